@@ -1,0 +1,43 @@
+# The two commands a newcomer needs: `make up` (the whole stack, in the background) and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+STACK := node tools/devstack/dist/main.js
+
+.PHONY: help install infra build up down status logs test lint format
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
+
+infra: ## Build nats-server and FerretDB into .tools/bin when missing
+	@bash scripts/install-infra.sh
+
+build: install ## Compile every package
+	npx tsc -b
+
+up: build ## Start NATS, FerretDB and the four services on loopback, in the background
+	@$(STACK) up
+
+down: ## Stop exactly what `make up` started
+	@if [ -f tools/devstack/dist/main.js ]; then $(STACK) down; else echo "Nothing running."; fi
+
+status: ## Show the processes `make up` started
+	@if [ -f tools/devstack/dist/main.js ]; then $(STACK) status; else echo "Nothing running."; fi
+
+logs: ## Follow the stack's logs
+	tail -F .run/logs/*.log
+
+lint: install ## Formatter check and linter
+	npx prettier --check .
+	npx eslint .
+
+format: install ## Format every file
+	npx prettier --write .
+
+test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs)
+	npx jest --ci
