@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/**
+ * Reads the environment through a zod schema. A service that is misconfigured must not start half
+ * working: it prints every problem at once and exits non-zero.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues
+    .map((issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`)
+    .join('\n');
+  process.stderr.write(`Invalid configuration:\n${problems}\n`);
+  process.exit(1);
+}
+
+/** A duration written as 500ms, 5s, 5m, 2h or 1d (a bare number means seconds), in milliseconds. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) return null;
+  const value = Number(match[1]);
+  const unit = match[2] ?? 's';
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit];
+  return factor === undefined ? null : Math.round(value * factor);
+}
+
+/** zod type for a duration variable; the parsed value is milliseconds. */
+export function duration(defaultValue: string) {
+  return z
+    .string()
+    .default(defaultValue)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `not a duration (e.g. 30s, 5m, 2h): ${text}` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+/** zod type for a TCP port variable. */
+export function port(defaultValue: number) {
+  return z.coerce.number().int().min(0).max(65535).default(defaultValue);
+}
+
+/** zod type for a boolean flag variable written as true/false/1/0. */
+export function flag(defaultValue: boolean) {
+  return z
+    .enum(['true', 'false', '1', '0'])
+    .default(defaultValue ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1');
+}
+
+/** Settings every service shares. */
+export const CommonEnv = {
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_GRACE: duration('20s'),
+};
+
+export { z };

@@ -1,0 +1,38 @@
+/**
+ * Every message the public API can answer with, in one table. The spec's messages are served
+ * verbatim (Portuguese where the spec is Portuguese, class-validator English where the spec is).
+ */
+export const ErrorMessages = {
+  bearerMissing: 'Bearer token ausente.',
+  tokenInvalid: 'Token inválido ou expirado.',
+  storeInactive: 'Loja inativa.',
+  amountMin: 'Valor mínimo permitido para geração de pagamentos é R$ 5,00.',
+  amountMax: 'Valor máximo permitido para geração de pagamentos é R$ 3000,00.',
+  amountInvalid: 'amount must be a number conforming to the specified constraints',
+  emailInvalid: 'email must be an email',
+  observationTooLong: 'observation must be shorter than or equal to 2048 characters',
+  observationInvalid: 'observation must be a string',
+  webhookUrlInvalid: 'webhookUrl must be a URL',
+  paymentNotFound: 'Pagamento não encontrado.',
+  routeNotFound: 'Rota não encontrada.',
+  malformedJson: 'Corpo da requisição não é um JSON válido.',
+  bodyNotObject: 'Corpo da requisição deve ser um objeto JSON.',
+  unsupportedMediaType: 'Content-Type deve ser application/json.',
+  payloadTooLarge: 'Corpo da requisição excede o tamanho máximo permitido.',
+  idempotencyKeyReused: 'Idempotency-Key já utilizada com outro corpo de requisição.',
+  idempotencyKeyInvalid: 'Idempotency-Key deve ter entre 1 e 255 caracteres.',
+  rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
+  internal: 'Erro interno. Tente novamente mais tarde.',
+  unavailable: 'Serviço temporariamente indisponível. Tente novamente mais tarde.',
+} as const;
+
+export type ErrorMessageKey = keyof typeof ErrorMessages;
+
+/** class-validator style messages for the list's query parameters. */
+export const QueryMessages = {
+  notInteger: (name: string) => `${name} must be an integer number`,
+  tooSmall: (name: string, min: number) => `${name} must not be less than ${min}`,
+  tooLarge: (name: string, max: number) => `${name} must not be greater than ${max}`,
+  notOneOf: (name: string, values: readonly string[]) =>
+    `${name} must be one of the following values: ${values.join(', ')}`,
+} as const;

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { PAYMENT_STATUSES } from './statuses';
+
+export const PAYMENT_EVENT_TYPES = ['payment.created', 'payment.status_changed'] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+/** What a webhook tells about the payment (spec 6): no isPublic. */
+export const PaymentEventDataSchema = z.object({
+  id: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  amount: z.number(),
+  storeId: z.string(),
+  createdAt: z.string(),
+  webhookUrl: z.string().nullable(),
+  observation: z.string().nullable(),
+  email: z.string().nullable(),
+  qrCodeUrl: z.string().nullable(),
+  qrCopyPaste: z.string().nullable(),
+});
+
+/** Body of the payment.created webhook (spec 6.1). */
+export const PaymentCreatedWebhookSchema = PaymentEventDataSchema.extend({
+  event: z.literal('payment.created'),
+});
+/** Body of the payment.status_changed webhook (spec 6.2). */
+export const PaymentStatusChangedWebhookSchema = PaymentEventDataSchema.extend({
+  event: z.literal('payment.status_changed'),
+  previousStatus: z.enum(PAYMENT_STATUSES),
+});
+export const PaymentWebhookSchema = z.discriminatedUnion('event', [
+  PaymentCreatedWebhookSchema,
+  PaymentStatusChangedWebhookSchema,
+]);
+export type PaymentWebhook = z.infer<typeof PaymentWebhookSchema>;
+
+/**
+ * A payment event on the PAYMENTS stream. `eventId` is stable for the event's whole life: it is the
+ * JetStream Nats-Msg-Id and the webhook-id of every delivery attempt. `body` is the webhook body.
+ */
+export const PaymentEventSchema = z.object({
+  eventId: z.string(),
+  occurredAt: z.string(),
+  /** Position of the event among its payment's events, 1-based: created is 1. */
+  sequence: z.number().int().min(1),
+  body: PaymentWebhookSchema,
+});
+export type PaymentEvent = z.infer<typeof PaymentEventSchema>;
+
+/** A Pix payment confirmed by the PSP (pix.events.paid). Idempotent by endToEndId. */
+export const PixPaidEventSchema = z.object({
+  endToEndId: z.string(),
+  txid: z.string(),
+  amountCents: z.number().int(),
+  paidAt: z.string(),
+});
+export type PixPaidEvent = z.infer<typeof PixPaidEventSchema>;

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from './payment';
+
+/**
+ * Request/reply contracts. A reply is either {ok: true, data} or {ok: false, error}, where the
+ * error carries an HTTP-like status and one of the ErrorMessages, so the gateway can pass it on.
+ */
+export const RpcErrorSchema = z.object({ status: z.number().int(), message: z.string() });
+export type RpcError = z.infer<typeof RpcErrorSchema>;
+
+export const CreatePaymentRequestSchema = z.object({
+  storeId: z.string(),
+  input: CreatePaymentInputSchema,
+  isPublic: z.boolean(),
+});
+export const GetPaymentRequestSchema = z.object({ storeId: z.string(), id: z.string() });
+export const ListPaymentsRequestSchema = z.object({ storeId: z.string(), query: ListQuerySchema });
+export const PaymentQrRequestSchema = z.object({ id: z.string() });
+export const PaymentQrReplySchema = z.object({ qrCopyPaste: z.string().nullable() });
+
+export const CreateChargeRequestSchema = z.object({
+  txid: z.string(),
+  paymentId: z.string(),
+  amountCents: z.number().int(),
+  expiresInSeconds: z.number().int().positive(),
+  description: z.string().nullable(),
+});
+export const CreateChargeReplySchema = z.object({
+  txid: z.string(),
+  location: z.string(),
+  qrCopyPaste: z.string(),
+});
+export type CreateChargeRequest = z.infer<typeof CreateChargeRequestSchema>;
+export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
+
+export const StoreCreateRequestSchema = z.object({ name: z.string().min(1) });
+export const StoreCreateReplySchema = z.object({
+  storeId: z.string(),
+  token: z.string(),
+  webhookSecret: z.string(),
+});
+export const StoreSetActiveRequestSchema = z.object({ storeId: z.string(), active: z.boolean() });
+export const StoreSetActiveReplySchema = z.object({ storeId: z.string(), active: z.boolean() });
+export const TokenIssueRequestSchema = z.object({
+  storeId: z.string(),
+  expiresInSeconds: z.number().int().positive().optional(),
+});
+export const TokenIssueReplySchema = z.object({ token: z.string(), expiresAt: z.string().nullable() });
+export const TokenRevokeRequestSchema = z.object({ token: z.string() });
+export const TokenRevokeReplySchema = z.object({ revoked: z.literal(true) });
+export const WebhookSecretsRequestSchema = z.object({ storeId: z.string() });
+export const WebhookSecretsReplySchema = z.object({ secrets: z.array(z.string()) });
+
+export const SandboxPayRequestSchema = z.object({
+  paymentId: z.string(),
+  amountCents: z.number().int().positive().optional(),
+});
+export const SandboxPayReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  endToEndId: z.string(),
+  amount: z.number(),
+});
+
+export { PaymentSchema, PaymentListSchema };

@@ -1,0 +1,35 @@
+/** NATS subjects and JetStream names: the one place they are spelled. */
+export const Subjects = {
+  paymentsCreate: 'payments.create',
+  paymentsGet: 'payments.get',
+  paymentsList: 'payments.list',
+  paymentsQr: 'payments.qr',
+  pixChargesCreate: 'pix.charges.create',
+  adminStoresCreate: 'admin.stores.create',
+  adminStoresSetActive: 'admin.stores.set-active',
+  adminTokensIssue: 'admin.tokens.issue',
+  adminTokensRevoke: 'admin.tokens.revoke',
+  storesWebhookSecrets: 'stores.webhook-secrets',
+  sandboxPay: 'sandbox.pay',
+  paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
+  pixPaid: 'pix.events.paid',
+} as const;
+
+export const Streams = {
+  payments: { name: 'PAYMENTS', subjects: ['payments.events.>'] },
+  pix: { name: 'PIX', subjects: ['pix.events.>'] },
+} as const;
+
+export const Consumers = {
+  /** payments consumes the PSP's facts. */
+  paymentsPix: 'payments-pix',
+  /** webhook-dispatcher consumes payment events. */
+  dispatcherPayments: 'webhook-dispatcher',
+} as const;
+
+/** Queue groups: every replica of a service joins its group, so each request is served once. */
+export const QueueGroups = {
+  gateway: 'gateway',
+  payments: 'payments',
+  pixProviderAdapter: 'pix-provider-adapter',
+} as const;

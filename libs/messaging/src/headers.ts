@@ -1,0 +1,24 @@
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { context, propagation, type Context } from '@opentelemetry/api';
+
+/**
+ * Message headers carrying the W3C trace context of the current span, so a consumer's work joins
+ * the trace of whoever published or requested it. With no OpenTelemetry SDK registered this is a
+ * no-op and the headers stay empty.
+ */
+export function traceHeaders(): MsgHdrs {
+  const hdrs = natsHeaders();
+  propagation.inject(context.active(), hdrs, {
+    set: (carrier, key, value) => carrier.set(key, value),
+  });
+  return hdrs;
+}
+
+/** The trace context a message arrived with, to run its handler in. */
+export function contextFromHeaders(hdrs: MsgHdrs | undefined): Context {
+  if (!hdrs) return context.active();
+  return propagation.extract(context.active(), hdrs, {
+    get: (carrier, key) => (carrier.has(key) ? carrier.get(key) : undefined),
+    keys: (carrier) => carrier.keys(),
+  });
+}

@@ -1,0 +1,4 @@
+export * from './connection';
+export * from './headers';
+export * from './rpc';
+export * from './jetstream';

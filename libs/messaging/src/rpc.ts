@@ -1,0 +1,92 @@
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { context } from '@opentelemetry/api';
+import { ErrorMessages, type RpcError } from '@pix/contracts';
+import type { Logger } from '@pix/observability';
+import type { z } from 'zod';
+import { contextFromHeaders, traceHeaders } from './headers';
+
+/** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
+export class RpcFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RpcFailure';
+  }
+}
+
+type Reply<T> = { ok: true; data: T } | { ok: false; error: RpcError };
+
+/**
+ * Serves one request/reply subject in a queue group: every replica subscribes, each request is
+ * answered once. Bad requests and RpcFailures are answered; anything else is logged and answered
+ * as an internal error, never left to time out silently.
+ */
+export function serveRpc<S extends z.ZodType, R>(
+  nc: NatsConnection,
+  options: { subject: string; queue: string; schema: S; logger: Logger },
+  handler: (request: z.infer<S>, msg: Msg) => Promise<R>,
+): Subscription {
+  const { subject, queue, schema, logger } = options;
+  return nc.subscribe(subject, {
+    queue,
+    callback: (err, msg) => {
+      if (err) {
+        logger.error({ err, subject }, 'rpc subscription error');
+        return;
+      }
+      void context.with(contextFromHeaders(msg.headers), () => answer(msg));
+    },
+  });
+
+  async function answer(msg: Msg): Promise<void> {
+    let reply: Reply<R>;
+    try {
+      const parsed = schema.safeParse(msg.json());
+      if (!parsed.success) {
+        reply = { ok: false, error: { status: 400, message: parsed.error.issues[0]?.message ?? 'invalid request' } };
+      } else {
+        reply = { ok: true, data: await handler(parsed.data, msg) };
+      }
+    } catch (err) {
+      if (err instanceof RpcFailure) {
+        reply = { ok: false, error: { status: err.status, message: err.message } };
+      } else {
+        logger.error({ err, subject }, 'rpc handler failed');
+        reply = { ok: false, error: { status: 500, message: ErrorMessages.internal } };
+      }
+    }
+    msg.respond(JSON.stringify(reply));
+  }
+}
+
+/** The callee did not answer: nobody listening, or too slow. Temporary by nature (a 503). */
+export class RpcUnavailable extends Error {
+  constructor(
+    readonly subject: string,
+    cause: unknown,
+  ) {
+    super(`no answer on ${subject}`, { cause });
+    this.name = 'RpcUnavailable';
+  }
+}
+
+/** Sends a request and returns the validated answer; refusals throw RpcFailure. */
+export async function callRpc<S extends z.ZodType>(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  schema: S,
+  timeoutMs = 5000,
+): Promise<z.infer<S>> {
+  let msg: Msg;
+  try {
+    msg = await nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs, headers: traceHeaders() });
+  } catch (err) {
+    throw new RpcUnavailable(subject, err);
+  }
+  const reply = msg.json<Reply<unknown>>();
+  if (!reply.ok) throw new RpcFailure(reply.error.status, reply.error.message);
+  return schema.parse(reply.data);
+}

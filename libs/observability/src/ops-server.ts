@@ -1,0 +1,58 @@
+import http from 'node:http';
+import type { Registry } from 'prom-client';
+
+/** A named readiness condition: NATS connected, database reachable, consumers bound... */
+export type ReadinessCheck = { name: string; check: () => boolean | Promise<boolean> };
+
+/**
+ * The operations port of a service, separate from any public port: /healthz (the process is
+ * alive), /readyz (every readiness check passes) and /metrics (Prometheus text format).
+ */
+export function startOpsServer(options: {
+  port: number;
+  host: string;
+  registry: Registry;
+  checks: () => ReadinessCheck[];
+  draining: () => boolean;
+}): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    void handle(req.url ?? '/', res).catch(() => {
+      res.writeHead(500).end();
+    });
+  });
+
+  async function handle(url: string, res: http.ServerResponse): Promise<void> {
+    const path = url.split('?')[0];
+    if (path === '/healthz') {
+      json(res, 200, { status: 'ok' });
+    } else if (path === '/readyz') {
+      const results: Record<string, boolean> = {};
+      for (const { name, check } of options.checks()) {
+        results[name] = await Promise.resolve()
+          .then(check)
+          .catch(() => false);
+      }
+      const ready = !options.draining() && Object.values(results).every(Boolean);
+      json(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'not_ready',
+        draining: options.draining(),
+        checks: results,
+      });
+    } else if (path === '/metrics') {
+      res.writeHead(200, { 'Content-Type': options.registry.contentType });
+      res.end(await options.registry.metrics());
+    } else {
+      json(res, 404, { status: 'not_found' });
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve(server));
+  });
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
