@@ -1,0 +1,60 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import {
+  QueueGroups,
+  StoreCreateRequestSchema,
+  StoreSetActiveRequestSchema,
+  Subjects,
+  TokenIssueRequestSchema,
+  TokenRevokeRequestSchema,
+  WebhookSecretsRequestSchema,
+} from '@pix/contracts';
+import { RpcFailure, serveRpc } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
+
+async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof StoreNotFound) throw new RpcFailure(404, `store not found: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * The gateway owns stores and tokens; the admin CLI and the webhook-dispatcher reach them over
+ * NATS. These subjects are internal: nothing public routes to them.
+ */
+export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription[] {
+  const queue = QueueGroups.gateway;
+  return [
+    serveRpc(nc, { subject: Subjects.adminStoresCreate, queue, schema: StoreCreateRequestSchema, logger }, (req) =>
+      createStore(req.name),
+    ),
+    serveRpc(
+      nc,
+      { subject: Subjects.adminStoresSetActive, queue, schema: StoreSetActiveRequestSchema, logger },
+      (req) =>
+        storeMustExist(async () => {
+          await setStoreActive(req.storeId, req.active);
+          return { storeId: req.storeId, active: req.active };
+        }),
+    ),
+    serveRpc(nc, { subject: Subjects.adminTokensIssue, queue, schema: TokenIssueRequestSchema, logger }, (req) =>
+      storeMustExist(() => issueToken(req.storeId, req.expiresInSeconds)),
+    ),
+    serveRpc(
+      nc,
+      { subject: Subjects.adminTokensRevoke, queue, schema: TokenRevokeRequestSchema, logger },
+      async (req) => {
+        if (!(await revokeToken(req.token))) throw new RpcFailure(404, 'token not found');
+        return { revoked: true as const };
+      },
+    ),
+    serveRpc(
+      nc,
+      { subject: Subjects.storesWebhookSecrets, queue, schema: WebhookSecretsRequestSchema, logger },
+      (req) => storeMustExist(async () => ({ secrets: await webhookSecretsOf(req.storeId) })),
+    ),
+  ];
+}

@@ -1,0 +1,22 @@
+import express, { type Express } from 'express';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '@pix/observability';
+import { errorHandler, notFoundHandler } from './http-errors';
+import { paymentsRouter } from './payments-routes';
+import { qrRouter } from './qr-route';
+
+/** Both path forms of spec section 4 serve the same operations. */
+export const PAYMENT_PATHS = ['/api-public/payments', '/public-api/v1/payments'] as const;
+
+export function createApp(options: { nc: NatsConnection; logger: Logger; rpcTimeoutMs: number }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
+  for (const path of PAYMENT_PATHS) app.use(path, payments);
+  app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
+  app.use(notFoundHandler);
+  app.use(errorHandler(options.logger));
+  return app;
+}

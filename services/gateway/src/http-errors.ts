@@ -1,0 +1,37 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { ErrorMessages, type ErrorBody } from '@pix/contracts';
+import { RpcFailure, RpcUnavailable } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+
+/** Every error leaves the API in the spec's error body (2.4). */
+export function sendError(res: Response, statusCode: number, message: string): void {
+  const body: ErrorBody = { statusCode, message };
+  res.status(statusCode).json(body);
+}
+
+export const notFoundHandler: RequestHandler = (_req, res) => {
+  sendError(res, 404, ErrorMessages.routeNotFound);
+};
+
+/** Maps what went wrong to a status: client mistakes are 4xx, outages 503, bugs 500 (logged). */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req, res, _next) => {
+    if (err instanceof RpcFailure) return sendError(res, err.status, err.message);
+    if (err instanceof RpcUnavailable) {
+      logger.warn({ err, subject: err.subject }, 'backend did not answer');
+      return sendError(res, 503, ErrorMessages.unavailable);
+    }
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.parse.failed') return sendError(res, 400, ErrorMessages.malformedJson);
+    if (type === 'entity.too.large') return sendError(res, 413, ErrorMessages.payloadTooLarge);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+    }
+    const status = (err as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendError(res, status, ErrorMessages.malformedJson);
+    }
+    logger.error({ err }, 'unhandled error');
+    sendError(res, 500, ErrorMessages.internal);
+  };
+}

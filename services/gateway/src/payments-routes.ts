@@ -1,0 +1,57 @@
+import express, { type Router } from 'express';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ErrorMessages, PaymentListSchema, PaymentSchema, Subjects } from '@pix/contracts';
+import { callRpc } from '@pix/messaging';
+import { requireStore, type AuthedLocals } from './auth';
+import { sendError } from './http-errors';
+import { isPaymentId, validateCreateBody, validateListQuery } from './validation';
+
+/** The public payments API (spec 4), mounted under both path forms. */
+export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
+  const router = express.Router();
+  router.use(requireStore);
+
+  router.post('/', express.json({ limit: '64kb', strict: false, type: () => true }), async (req, res) => {
+    const { storeId } = res.locals as AuthedLocals;
+    if (!req.is('application/json')) return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+    const validated = validateCreateBody(req.body);
+    if (!validated.ok) return sendError(res, 400, validated.message);
+    const payment = await callRpc(
+      nc,
+      Subjects.paymentsCreate,
+      { storeId, input: validated.value, isPublic: true },
+      PaymentSchema,
+      rpcTimeoutMs,
+    );
+    res.status(200).json(payment);
+  });
+
+  router.get('/', async (req, res) => {
+    const { storeId } = res.locals as AuthedLocals;
+    const validated = validateListQuery(req.query as Record<string, unknown>);
+    if (!validated.ok) return sendError(res, 400, validated.message);
+    const list = await callRpc(
+      nc,
+      Subjects.paymentsList,
+      { storeId, query: validated.value },
+      PaymentListSchema,
+      rpcTimeoutMs,
+    );
+    res.status(200).json(list);
+  });
+
+  router.get('/:id', async (req, res) => {
+    const { storeId } = res.locals as AuthedLocals;
+    if (!isPaymentId(req.params.id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
+    const payment = await callRpc(
+      nc,
+      Subjects.paymentsGet,
+      { storeId, id: req.params.id },
+      PaymentSchema,
+      rpcTimeoutMs,
+    );
+    res.status(200).json(payment);
+  });
+
+  return router;
+}

@@ -1,0 +1,125 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import mongoose, { Schema } from 'mongoose';
+
+interface StoreDoc {
+  _id: string;
+  name: string;
+  active: boolean;
+  /** Standard Webhooks secrets (whsec_...), newest first. */
+  webhookSecrets: { secret: string; createdAt: Date; expiresAt: Date | null }[];
+  createdAt: Date;
+}
+
+interface TokenDoc {
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  _id: string;
+  storeId: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export const StoreModel = mongoose.model<StoreDoc>(
+  'Store',
+  new Schema<StoreDoc>(
+    {
+      _id: { type: String, required: true },
+      name: { type: String, required: true },
+      active: { type: Boolean, required: true },
+      webhookSecrets: [{ _id: false, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } }],
+      createdAt: { type: Date, required: true },
+    },
+    { collection: 'stores', versionKey: false },
+  ),
+);
+
+export const TokenModel = mongoose.model<TokenDoc>(
+  'Token',
+  new Schema<TokenDoc>(
+    {
+      _id: { type: String, required: true },
+      storeId: { type: String, required: true, index: true },
+      createdAt: { type: Date, required: true },
+      expiresAt: { type: Date, default: null },
+      revokedAt: { type: Date, default: null },
+    },
+    { collection: 'tokens', versionKey: false },
+  ),
+);
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A bearer token: 256 random bits, URL-safe. */
+function newToken(): string {
+  return `pxt_${randomBytes(32).toString('base64url')}`;
+}
+
+/** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export class StoreNotFound extends Error {}
+
+export async function createStore(name: string): Promise<{ storeId: string; token: string; webhookSecret: string }> {
+  const storeId = randomUUID();
+  const webhookSecret = newWebhookSecret();
+  const now = new Date();
+  await StoreModel.create({
+    _id: storeId,
+    name,
+    active: true,
+    webhookSecrets: [{ secret: webhookSecret, createdAt: now, expiresAt: null }],
+    createdAt: now,
+  });
+  const { token } = await issueToken(storeId);
+  return { storeId, token, webhookSecret };
+}
+
+export async function setStoreActive(storeId: string, active: boolean): Promise<void> {
+  const result = await StoreModel.updateOne({ _id: { $eq: storeId } }, { $set: { active } });
+  if (result.matchedCount === 0) throw new StoreNotFound(storeId);
+}
+
+export async function issueToken(
+  storeId: string,
+  expiresInSeconds?: number,
+): Promise<{ token: string; expiresAt: string | null }> {
+  if (!(await StoreModel.exists({ _id: { $eq: storeId } }))) throw new StoreNotFound(storeId);
+  const token = newToken();
+  const now = new Date();
+  const expiresAt = expiresInSeconds ? new Date(now.getTime() + expiresInSeconds * 1000) : null;
+  await TokenModel.create({ _id: hashToken(token), storeId, createdAt: now, expiresAt, revokedAt: null });
+  return { token, expiresAt: expiresAt?.toISOString() ?? null };
+}
+
+/** Revokes a token; true when it existed. */
+export async function revokeToken(token: string): Promise<boolean> {
+  const result = await TokenModel.updateOne({ _id: hashToken(token) }, { $set: { revokedAt: new Date() } });
+  return result.matchedCount === 1;
+}
+
+export type AuthResult = { ok: true; storeId: string } | { ok: false; reason: 'token_invalid' | 'store_inactive' };
+
+/** Who a bearer token speaks for, and whether it may speak now. */
+export async function authenticate(token: string, now = new Date()): Promise<AuthResult> {
+  const record = await TokenModel.findById(hashToken(token)).lean<TokenDoc>();
+  if (!record || record.revokedAt || (record.expiresAt && record.expiresAt <= now)) {
+    return { ok: false, reason: 'token_invalid' };
+  }
+  const store = await StoreModel.findById(record.storeId).select({ active: 1 }).lean<Pick<StoreDoc, 'active'>>();
+  if (!store) return { ok: false, reason: 'token_invalid' };
+  if (!store.active) return { ok: false, reason: 'store_inactive' };
+  return { ok: true, storeId: record.storeId };
+}
+
+/** The secrets deliveries of a store are signed with: every one not yet expired. */
+export async function webhookSecretsOf(storeId: string, now = new Date()): Promise<string[]> {
+  const store = await StoreModel.findById(storeId)
+    .select({ webhookSecrets: 1 })
+    .lean<Pick<StoreDoc, 'webhookSecrets'>>();
+  if (!store) throw new StoreNotFound(storeId);
+  return store.webhookSecrets.filter((s) => !s.expiresAt || s.expiresAt > now).map((s) => s.secret);
+}

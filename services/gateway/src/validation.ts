@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import {
+  brlToCents,
+  ErrorMessages,
+  MAX_AMOUNT_CENTS,
+  MIN_AMOUNT_CENTS,
+  PUBLIC_STATUSES,
+  QueryMessages,
+  type CreatePaymentInput,
+  type ListQuery,
+  type PublicStatus,
+} from '@pix/contracts';
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const MAX_OBSERVATION_CHARS = 2048;
+const MAX_URL_CHARS = 2048;
+const emailSchema = z.email().max(254);
+
+/** Absent and null mean the same for the optional fields, as with class-validator's IsOptional. */
+function isAbsent(value: unknown): value is null | undefined {
+  return value === undefined || value === null;
+}
+
+function isWebhookUrl(value: string): boolean {
+  if (value.length > MAX_URL_CHARS) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Validates a create-payment body (spec 2.2). With several invalid fields the first of amount,
+ * email, observation, webhookUrl is reported, with the spec's message.
+ */
+export function validateCreateBody(body: unknown): Validated<CreatePaymentInput> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, message: ErrorMessages.bodyNotObject };
+  }
+  const { amount, email, observation, webhookUrl } = body as Record<string, unknown>;
+
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) {
+    return { ok: false, message: ErrorMessages.amountInvalid };
+  }
+  if (amount < MIN_AMOUNT_CENTS / 100) return { ok: false, message: ErrorMessages.amountMin };
+  if (amount > MAX_AMOUNT_CENTS / 100) return { ok: false, message: ErrorMessages.amountMax };
+  const amountCents = brlToCents(amount);
+  if (amountCents === null) return { ok: false, message: ErrorMessages.amountInvalid };
+
+  if (!isAbsent(email) && (typeof email !== 'string' || !emailSchema.safeParse(email).success)) {
+    return { ok: false, message: ErrorMessages.emailInvalid };
+  }
+  if (!isAbsent(observation)) {
+    if (typeof observation !== 'string') return { ok: false, message: ErrorMessages.observationInvalid };
+    // Characters, not UTF-16 units: an emoji is one character to the merchant.
+    if ([...observation].length > MAX_OBSERVATION_CHARS) {
+      return { ok: false, message: ErrorMessages.observationTooLong };
+    }
+  }
+  if (!isAbsent(webhookUrl) && (typeof webhookUrl !== 'string' || !isWebhookUrl(webhookUrl))) {
+    return { ok: false, message: ErrorMessages.webhookUrlInvalid };
+  }
+  return {
+    ok: true,
+    value: {
+      amountCents,
+      email: isAbsent(email) ? null : email,
+      observation: isAbsent(observation) ? null : observation,
+      webhookUrl: isAbsent(webhookUrl) ? null : webhookUrl,
+    },
+  };
+}
+
+function integerParam(
+  raw: unknown,
+  name: string,
+  bounds: { min: number; max?: number; fallback: number },
+): Validated<number> {
+  if (raw === undefined) return { ok: true, value: bounds.fallback };
+  if (typeof raw !== 'string' || !/^[+-]?\d+$/.test(raw.trim())) {
+    return { ok: false, message: QueryMessages.notInteger(name) };
+  }
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value)) return { ok: false, message: QueryMessages.notInteger(name) };
+  if (value < bounds.min) return { ok: false, message: QueryMessages.tooSmall(name, bounds.min) };
+  if (bounds.max !== undefined && value > bounds.max) {
+    return { ok: false, message: QueryMessages.tooLarge(name, bounds.max) };
+  }
+  return { ok: true, value };
+}
+
+/** Validates the list's query (spec 4.3): page >= 1, limit 1..200, status one of the four. */
+export function validateListQuery(query: Record<string, unknown>): Validated<ListQuery> {
+  const page = integerParam(query.page, 'page', { min: 1, fallback: 1 });
+  if (!page.ok) return page;
+  const limit = integerParam(query.limit, 'limit', { min: 1, max: 200, fallback: 50 });
+  if (!limit.ok) return limit;
+  const status = query.status;
+  if (
+    status !== undefined &&
+    !(typeof status === 'string' && (PUBLIC_STATUSES as readonly string[]).includes(status))
+  ) {
+    return { ok: false, message: QueryMessages.notOneOf('status', PUBLIC_STATUSES) };
+  }
+  return {
+    ok: true,
+    value: { page: page.value, limit: limit.value, ...(status ? { status: status as PublicStatus } : {}) },
+  };
+}
+
+const PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A payment id is a lowercase UUID; anything else is answered 404 without reaching a query. */
+export function isPaymentId(value: unknown): value is string {
+  return typeof value === 'string' && PAYMENT_ID.test(value);
+}

@@ -1,0 +1,20 @@
+import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+
+export const config = loadConfig(
+  z.object({
+    ...CommonEnv,
+    MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+    OPS_HOST: z.string().default('127.0.0.1'),
+    OPS_PORT: port(9102),
+    /** Base of the public addresses handed to merchants (the QR image lives under it). */
+    PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
+    /** Life of a charge at the PSP; an unpaid payment becomes not_approved after it. */
+    PIX_CHARGE_TTL: duration('86400s'),
+    /** Time in review after which the paid amount is refunded automatically. */
+    REVIEW_TIMEOUT: duration('30m'),
+    /** How long create waits for the PSP before answering with null QR fields. */
+    PSP_TIMEOUT: duration('3s'),
+    OUTBOX_POLL_INTERVAL: duration('250ms'),
+  }),
+);
+export type Config = typeof config;

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  CreateChargeReplySchema,
+  Subjects,
+  type CreateChargeReply,
+  type CreatePaymentInput,
+  type Payment,
+} from '@pix/contracts';
+import { callRpc } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+import type { Config } from './config';
+import { PaymentModel, type PaymentDoc } from './model';
+import { outboxEntry } from './outbox';
+import { toPayment } from './presenter';
+
+export interface CreateDeps {
+  nc: NatsConnection;
+  config: Config;
+  logger: Logger;
+  onPspFailure: () => void;
+}
+
+/** The API Pix txid of a payment's charge: its id without dashes (32 alphanumerics). */
+export function txidFor(paymentId: string): string {
+  return paymentId.replace(/-/g, '');
+}
+
+export function qrCodeUrlFor(config: Config, paymentId: string): string {
+  return new URL(`/public-api/v1/qrcodes/${paymentId}.png`, config.PUBLIC_BASE_URL).toString();
+}
+
+/** Asks the adapter for the charge; null when the PSP cannot be reached now. */
+export async function requestCharge(
+  deps: CreateDeps,
+  doc: Pick<PaymentDoc, '_id' | 'txid' | 'amountCents' | 'observation' | 'expiresAt'>,
+): Promise<CreateChargeReply | null> {
+  const expiresInSeconds = Math.max(1, Math.round((doc.expiresAt.getTime() - Date.now()) / 1000));
+  try {
+    return await callRpc(
+      deps.nc,
+      Subjects.pixChargesCreate,
+      {
+        txid: doc.txid,
+        paymentId: doc._id,
+        amountCents: doc.amountCents,
+        expiresInSeconds,
+        description: doc.observation,
+      },
+      CreateChargeReplySchema,
+      deps.config.PSP_TIMEOUT,
+    );
+  } catch (err) {
+    deps.logger.warn({ err, paymentId: doc._id }, 'charge creation at the PSP failed; will retry in the background');
+    deps.onPspFailure();
+    return null;
+  }
+}
+
+/**
+ * Creates a payment. The charge is requested first so the stored payment and its payment.created
+ * event carry the QR data; a PSP that does not answer never fails the create: the payment is stored
+ * with null QR fields and the charge is completed in the background.
+ */
+export async function createPayment(
+  deps: CreateDeps,
+  storeId: string,
+  input: CreatePaymentInput,
+  isPublic: boolean,
+): Promise<Payment> {
+  const id = randomUUID();
+  const createdAt = new Date();
+  const base = {
+    _id: id,
+    txid: txidFor(id),
+    amountCents: input.amountCents,
+    observation: input.observation,
+    expiresAt: new Date(createdAt.getTime() + deps.config.PIX_CHARGE_TTL),
+  };
+  const charge = await requestCharge(deps, base);
+  const doc: PaymentDoc = {
+    ...base,
+    storeId,
+    status: 'pending',
+    email: input.email,
+    webhookUrl: input.webhookUrl,
+    isPublic,
+    createdAt,
+    qrCodeUrl: charge ? qrCodeUrlFor(deps.config, id) : null,
+    qrCopyPaste: charge?.qrCopyPaste ?? null,
+    chargeCreated: charge !== null,
+    chargeNextAttemptAt: charge ? null : new Date(Date.now() + 1000),
+    chargeAttempts: 1,
+    paidEndToEndId: null,
+    paidAmountCents: null,
+    eventSeq: 1,
+    outbox: {},
+    outboxPending: 1,
+  };
+  const { eventId, entry } = outboxEntry(doc, 1, null);
+  doc.outbox = { [eventId]: entry };
+  await PaymentModel.create(doc);
+  return toPayment(doc);
+}

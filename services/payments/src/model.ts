@@ -1,0 +1,76 @@
+import mongoose, { Schema } from 'mongoose';
+import type { PaymentEvent, PaymentStatus } from '@pix/contracts';
+
+/** One event waiting in a payment's outbox to be published to JetStream. */
+export interface OutboxEntry {
+  subject: string;
+  event: PaymentEvent;
+}
+
+export interface PaymentDoc {
+  _id: string;
+  storeId: string;
+  status: PaymentStatus;
+  amountCents: number;
+  email: string | null;
+  observation: string | null;
+  webhookUrl: string | null;
+  isPublic: boolean;
+  createdAt: Date;
+  /** The charge's id at the PSP (API Pix txid: 26 to 35 alphanumerics). */
+  txid: string;
+  qrCodeUrl: string | null;
+  qrCopyPaste: string | null;
+  /** A charge the PSP has not confirmed yet is retried in the background until this is true. */
+  chargeCreated: boolean;
+  chargeNextAttemptAt: Date | null;
+  chargeAttempts: number;
+  /** When an unpaid charge expires. */
+  expiresAt: Date;
+  /** The PSP's confirmation, kept to recognise a redelivered one (idempotent by endToEndId). */
+  paidEndToEndId: string | null;
+  paidAmountCents: number | null;
+  /** How many events this payment has emitted; the next one gets eventSeq + 1. */
+  eventSeq: number;
+  /** Events not yet published, by event id (a map, not an array: unset by id is atomic). */
+  outbox: Record<string, OutboxEntry>;
+  outboxPending: number;
+}
+
+const PaymentSchema = new Schema<PaymentDoc>(
+  {
+    _id: { type: String, required: true },
+    storeId: { type: String, required: true },
+    status: { type: String, required: true },
+    amountCents: { type: Number, required: true },
+    email: { type: String, default: null },
+    observation: { type: String, default: null },
+    webhookUrl: { type: String, default: null },
+    isPublic: { type: Boolean, required: true },
+    createdAt: { type: Date, required: true },
+    txid: { type: String, required: true },
+    qrCodeUrl: { type: String, default: null },
+    qrCopyPaste: { type: String, default: null },
+    chargeCreated: { type: Boolean, required: true },
+    chargeNextAttemptAt: { type: Date, default: null },
+    chargeAttempts: { type: Number, default: 0 },
+    expiresAt: { type: Date, required: true },
+    paidEndToEndId: { type: String, default: null },
+    paidAmountCents: { type: Number, default: null },
+    eventSeq: { type: Number, required: true },
+    outbox: { type: Schema.Types.Mixed, default: {} },
+    outboxPending: { type: Number, required: true },
+  },
+  { collection: 'payments', versionKey: false, minimize: false, strict: true },
+);
+
+// The list: a store's payments, newest first, optionally by status.
+PaymentSchema.index({ storeId: 1, createdAt: -1, _id: -1 });
+PaymentSchema.index({ storeId: 1, status: 1, createdAt: -1, _id: -1 });
+// The PSP speaks of charges by txid.
+PaymentSchema.index({ txid: 1 }, { unique: true });
+// The outbox relay and the background charge completion look for work.
+PaymentSchema.index({ outboxPending: 1 });
+PaymentSchema.index({ chargeCreated: 1, chargeNextAttemptAt: 1 });
+
+export const PaymentModel = mongoose.model<PaymentDoc>('Payment', PaymentSchema);

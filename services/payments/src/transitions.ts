@@ -1,0 +1,39 @@
+import type { PaymentStatus } from '@pix/contracts';
+import { PaymentModel, type PaymentDoc } from './model';
+import { outboxEntry } from './outbox';
+import { canTransition } from './state-machine';
+
+export type TransitionResult =
+  | { changed: true; doc: PaymentDoc }
+  | { changed: false; reason: 'not_found' | 'refused' | 'lost_race'; doc: PaymentDoc | null };
+
+/**
+ * Moves a payment from `from` to `to` in one conditional update that also stores the
+ * payment.status_changed event in the outbox. A redelivered or late trigger finds the status
+ * already changed and changes nothing.
+ */
+export async function transition(
+  id: string,
+  from: PaymentStatus,
+  to: PaymentStatus,
+  extra: Partial<PaymentDoc> = {},
+): Promise<TransitionResult> {
+  if (!canTransition(from, to)) return { changed: false, reason: 'refused', doc: null };
+  const current = await PaymentModel.findById(id).lean<PaymentDoc>();
+  if (!current) return { changed: false, reason: 'not_found', doc: null };
+  if (current.status !== from) return { changed: false, reason: 'lost_race', doc: current };
+
+  const next: PaymentDoc = { ...current, ...extra, status: to };
+  const sequence = current.eventSeq + 1;
+  const { eventId, entry } = outboxEntry(next, sequence, from);
+  const updated = await PaymentModel.findOneAndUpdate(
+    { _id: id, status: from, eventSeq: current.eventSeq },
+    {
+      $set: { ...extra, status: to, eventSeq: sequence, [`outbox.${eventId}`]: entry },
+      $inc: { outboxPending: 1 },
+    },
+    { new: true },
+  ).lean<PaymentDoc>();
+  if (!updated) return { changed: false, reason: 'lost_race', doc: current };
+  return { changed: true, doc: updated };
+}
