@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  brlToCents,
+  SandboxPayReplySchema,
+  StoreCreateReplySchema,
+  StoreSetActiveReplySchema,
+  Subjects,
+  TokenIssueReplySchema,
+  TokenRevokeReplySchema,
+} from '@pix/contracts';
+import { callRpc, RpcFailure, RpcUnavailable } from '@pix/messaging';
+import { STACK_FILE } from '@pix/devstack';
+import type { z } from 'zod';
+
+/**
+ * The admin CLI: provisions stores and tokens and drives the sandbox PSP, over NATS, through the
+ * services that own each fact. Each command prints one JSON object, or a message on stderr and a
+ * non-zero exit.
+ */
+function natsUrl(): string {
+  if (process.env.NATS_URL) return process.env.NATS_URL;
+  if (fs.existsSync(STACK_FILE)) {
+    return (JSON.parse(fs.readFileSync(STACK_FILE, 'utf8')) as { natsUrl: string }).natsUrl;
+  }
+  return 'nats://127.0.0.1:14222';
+}
+
+async function call<S extends z.ZodType>(subject: string, payload: unknown, schema: S): Promise<void> {
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: natsUrl(), name: 'admin-cli', timeout: 5000 });
+  } catch (err) {
+    throw new Error(`cannot reach NATS at ${natsUrl()} (is the stack up? try: make up): ${String(err)}`);
+  }
+  try {
+    const result = await callRpc(nc, subject, payload, schema, 15_000);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await nc.close();
+  }
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return n;
+}
+
+function brlAmount(value: string): number {
+  const cents = brlToCents(Number(value));
+  if (cents === null || cents <= 0 || !/^\d+(\.\d{1,2})?$/.test(value)) {
+    throw new InvalidArgumentError('must be an amount in BRL with at most two decimals, e.g. 25.50');
+  }
+  return cents;
+}
+
+const program = new Command('admin').description('Administer the Pix payments platform').showHelpAfterError();
+
+const store = program.command('store').description('stores and their webhook secrets');
+store
+  .command('create')
+  .requiredOption('--name <name>', 'store name')
+  .action((opts: { name: string }) => call(Subjects.adminStoresCreate, { name: opts.name }, StoreCreateReplySchema));
+store
+  .command('deactivate <storeId>')
+  .action((storeId: string) =>
+    call(Subjects.adminStoresSetActive, { storeId, active: false }, StoreSetActiveReplySchema),
+  );
+store
+  .command('activate <storeId>')
+  .action((storeId: string) =>
+    call(Subjects.adminStoresSetActive, { storeId, active: true }, StoreSetActiveReplySchema),
+  );
+
+const token = program.command('token').description('bearer tokens');
+token
+  .command('issue')
+  .requiredOption('--store <storeId>', 'the store the token speaks for')
+  .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInt)
+  .action((opts: { store: string; expiresIn?: number }) =>
+    call(Subjects.adminTokensIssue, { storeId: opts.store, expiresInSeconds: opts.expiresIn }, TokenIssueReplySchema),
+  );
+token
+  .command('revoke <token>')
+  .action((value: string) => call(Subjects.adminTokensRevoke, { token: value }, TokenRevokeReplySchema));
+
+const sandbox = program.command('sandbox').description('drive the sandbox PSP');
+sandbox
+  .command('pay <paymentId>')
+  .option('--amount <brl>', 'amount paid (default: the payment amount)', brlAmount)
+  .action((paymentId: string, opts: { amount?: number }) =>
+    call(Subjects.sandboxPay, { paymentId, amountCents: opts.amount }, SandboxPayReplySchema),
+  );
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
+  else if (err instanceof RpcUnavailable)
+    process.stderr.write(`no service answered on ${err.subject}: is the stack up?\n`);
+  else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

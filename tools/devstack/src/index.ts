@@ -1,0 +1,3 @@
+export * from './layout';
+export * from './processes';
+export * from './stack';

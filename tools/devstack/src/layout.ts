@@ -1,0 +1,16 @@
+import path from 'node:path';
+
+/** The repository root (this file is tools/devstack/{src,dist}/layout.*). */
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+/** Where scripts/install-infra.sh puts nats-server and ferretdb. */
+export const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
+/** Runtime state of `make up`: data, logs, pids. */
+export const RUN_DIR = path.join(ROOT, '.run');
+export const STACK_FILE = path.join(RUN_DIR, 'stack.json');
+
+export const SERVICE_NAMES = ['pix-provider-adapter', 'payments', 'webhook-dispatcher', 'gateway'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export function serviceEntry(name: ServiceName): string {
+  return path.join(ROOT, 'services', name, 'dist', 'main.js');
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import { RUN_DIR, STACK_FILE } from './layout';
+import { isAlive } from './processes';
+import { defaultPorts, startStack, stopProcesses, type StackInfo } from './stack';
+
+/**
+ * `make up` / `make down`: the whole stack on loopback, in the background, with its state in .run/.
+ * Processes are recorded by pid so that down stops exactly what up started.
+ */
+function readStack(): StackInfo | null {
+  if (!fs.existsSync(STACK_FILE)) return null;
+  return JSON.parse(fs.readFileSync(STACK_FILE, 'utf8')) as StackInfo;
+}
+
+function printWelcome(info: StackInfo): void {
+  process.stdout.write(
+    [
+      '',
+      `Pix payments stack is up. Gateway: ${info.gatewayUrl}`,
+      '',
+      'Create a store and keep its token:',
+      '  npm run -s admin -- store create --name "My store"',
+      '',
+      'Then create a payment:',
+      `  curl -s -X POST ${info.gatewayUrl}/public-api/v1/payments \\`,
+      '    -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\',
+      `    -d '{"amount": 25.5}'`,
+      '',
+      `Logs: ${RUN_DIR}/logs/    Stop: make down`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function up(): Promise<void> {
+  const running = readStack();
+  if (running) {
+    const alive = running.processes.filter((p) => isAlive(p.pid));
+    if (alive.length === running.processes.length) {
+      process.stdout.write('Already running; nothing started.\n');
+      printWelcome(running);
+      return;
+    }
+    process.stdout.write('Part of the stack had stopped; restarting it.\n');
+    await stopProcesses(alive);
+    fs.rmSync(STACK_FILE);
+  }
+  const info = await startStack({
+    dir: RUN_DIR,
+    ports: defaultPorts(),
+    natsUrl: process.env.NATS_URL,
+    mongoUrl: process.env.MONGO_URL,
+    detached: true,
+  });
+  const { started: _children, ...record } = info;
+  fs.writeFileSync(STACK_FILE, JSON.stringify(record, null, 2));
+  printWelcome(record);
+}
+
+async function down(): Promise<void> {
+  const running = readStack();
+  if (!running) {
+    process.stdout.write('Nothing running.\n');
+    return;
+  }
+  await stopProcesses(running.processes);
+  fs.rmSync(STACK_FILE);
+  process.stdout.write(`Stopped ${running.processes.map((p) => p.name).join(', ')}.\n`);
+}
+
+function status(): void {
+  const running = readStack();
+  if (!running) {
+    process.stdout.write('Nothing running.\n');
+    return;
+  }
+  for (const p of running.processes) {
+    process.stdout.write(
+      `${p.name.padEnd(22)} pid ${String(p.pid).padEnd(8)} ${isAlive(p.pid) ? 'running' : 'stopped'}\n`,
+    );
+  }
+}
+
+const commands: Record<string, () => Promise<void> | void> = { up, down, status };
+const command = commands[process.argv[2] ?? ''];
+if (!command) {
+  process.stderr.write('usage: stack up|down|status\n');
+  process.exit(2);
+}
+Promise.resolve(command()).catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`See the logs in ${RUN_DIR}/logs/.\n`);
+  process.exit(1);
+});

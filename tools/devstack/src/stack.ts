@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
+import { freePort, isAlive, launch, stopPid, waitForHttp, waitForPort, type Started } from './processes';
+
+export interface StackPorts {
+  nats: number;
+  mongo: number;
+  mongoDebug: number;
+  gateway: number;
+  adapterHttp: number;
+  ops: Record<ServiceName, number>;
+}
+
+/** What a running stack is: where to reach it and which processes are its own. */
+export interface StackInfo {
+  dir: string;
+  gatewayUrl: string;
+  natsUrl: string;
+  mongoUrl: string;
+  opsUrls: Record<ServiceName, string>;
+  processes: { name: string; pid: number }[];
+}
+
+export interface StackOptions {
+  /** Data and logs live here. */
+  dir: string;
+  ports: StackPorts;
+  /** Environment for the services, on top of what the stack computes. */
+  env?: NodeJS.ProcessEnv;
+  /** Use these servers instead of starting NATS or FerretDB. */
+  natsUrl?: string;
+  mongoUrl?: string;
+  /** Detached processes outlive this one (make up); attached ones are stopped with it (tests). */
+  detached: boolean;
+  /** Which services to start (all by default). */
+  services?: readonly ServiceName[];
+}
+
+/** The fixed local ports of `make up`, each overridable from the environment. */
+export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
+  const n = (name: string, fallback: number) => Number(env[name] ?? fallback);
+  return {
+    nats: n('NATS_PORT', 14222),
+    mongo: n('MONGO_PORT', 37017),
+    mongoDebug: n('MONGO_DEBUG_PORT', 37018),
+    gateway: n('GATEWAY_PORT', 8080),
+    adapterHttp: n('ADAPTER_HTTP_PORT', 8081),
+    ops: {
+      gateway: n('GATEWAY_OPS_PORT', 9101),
+      payments: n('PAYMENTS_OPS_PORT', 9102),
+      'pix-provider-adapter': n('ADAPTER_OPS_PORT', 9103),
+      'webhook-dispatcher': n('DISPATCHER_OPS_PORT', 9104),
+    },
+  };
+}
+
+/** Ports nobody uses, for a stack of its own (tests run several side by side). */
+export async function randomPorts(): Promise<StackPorts> {
+  return {
+    nats: await freePort(),
+    mongo: await freePort(),
+    mongoDebug: await freePort(),
+    gateway: await freePort(),
+    adapterHttp: await freePort(),
+    ops: {
+      gateway: await freePort(),
+      payments: await freePort(),
+      'pix-provider-adapter': await freePort(),
+      'webhook-dispatcher': await freePort(),
+    },
+  };
+}
+
+function binary(name: string): string {
+  const local = path.join(TOOLS_BIN, name);
+  if (fs.existsSync(local)) return local;
+  return name; // from PATH
+}
+
+export async function startNats(dir: string, port: number, detached: boolean): Promise<Started> {
+  const dataDir = path.join(dir, 'data', 'nats');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const started = launch(
+    'nats-server',
+    binary('nats-server'),
+    ['-js', '-sd', dataDir, '-a', '127.0.0.1', '-p', String(port)],
+    {
+      env: process.env,
+      logFile: path.join(dir, 'logs', 'nats-server.log'),
+      detached,
+    },
+  );
+  await waitForPort('127.0.0.1', port, 15_000, 'nats-server');
+  return started;
+}
+
+export async function startFerretDb(dir: string, port: number, debugPort: number, detached: boolean): Promise<Started> {
+  const dataDir = path.join(dir, 'data', 'ferretdb');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const started = launch(
+    'ferretdb',
+    binary('ferretdb'),
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dataDir}/`,
+      `--listen-addr=127.0.0.1:${port}`,
+      `--debug-addr=127.0.0.1:${debugPort}`,
+      `--state-dir=${dataDir}`,
+      '--telemetry=disable',
+      '--log-level=warn',
+    ],
+    { env: process.env, logFile: path.join(dir, 'logs', 'ferretdb.log'), detached },
+  );
+  await waitForPort('127.0.0.1', port, 15_000, 'ferretdb');
+  return started;
+}
+
+function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, mongoUrl: string): NodeJS.ProcessEnv {
+  const { ports } = options;
+  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  return {
+    ...process.env,
+    // Local development: merchants test their webhooks on localhost.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    PUBLIC_BASE_URL: gatewayUrl,
+    ...options.env,
+    NATS_URL: natsUrl,
+    MONGO_URL: mongoUrl,
+    OPS_PORT: String(ports.ops[name]),
+    GATEWAY_PORT: String(ports.gateway),
+    HTTP_PORT: String(ports.adapterHttp),
+  };
+}
+
+/** Starts one service and waits for its /readyz. */
+export async function startService(
+  name: ServiceName,
+  options: StackOptions,
+  natsUrl: string,
+  mongoUrl: string,
+): Promise<Started> {
+  const started = launch(name, process.execPath, [serviceEntry(name)], {
+    env: serviceEnv(name, options, natsUrl, mongoUrl),
+    logFile: path.join(options.dir, 'logs', `${name}.log`),
+    detached: options.detached,
+  });
+  let exited = false;
+  started.child?.once('exit', () => (exited = true));
+  await waitForHttp(
+    `http://127.0.0.1:${options.ports.ops[name]}/readyz`,
+    60_000,
+    name,
+    () => !exited && isAlive(started.pid),
+  );
+  return started;
+}
+
+/** Starts NATS and FerretDB (unless given their URLs) and then the services, each once ready. */
+export async function startStack(options: StackOptions): Promise<StackInfo & { started: Started[] }> {
+  const { ports, dir } = options;
+  fs.mkdirSync(dir, { recursive: true });
+  const started: Started[] = [];
+  try {
+    if (!options.natsUrl) started.push(await startNats(dir, ports.nats, options.detached));
+    if (!options.mongoUrl) started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached));
+    const natsUrl = options.natsUrl ?? `nats://127.0.0.1:${ports.nats}`;
+    const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/pix`;
+    for (const name of options.services ?? SERVICE_NAMES) {
+      started.push(await startService(name, options, natsUrl, mongoUrl));
+    }
+    return {
+      dir,
+      gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+      natsUrl,
+      mongoUrl,
+      opsUrls: Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports.ops[name]}`])) as Record<
+        ServiceName,
+        string
+      >,
+      processes: started.map(({ name, pid }) => ({ name, pid })),
+      started,
+    };
+  } catch (err) {
+    await stopProcesses(started);
+    throw err;
+  }
+}
+
+/** Stops processes in the reverse order of their start: services first, infrastructure last. */
+export async function stopProcesses(processes: readonly { name: string; pid: number }[]): Promise<void> {
+  for (const proc of [...processes].reverse()) await stopPid(proc.pid);
+}
