@@ -1,0 +1,107 @@
+import { Webhook } from 'standardwebhooks';
+import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { api, eventually } from '../support/api';
+import { sharedStack } from '../support/stack';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The README walkthrough, end to end through all four services: create a store, create a payment,
+ * pay it in the sandbox, see it approved and both webhooks arrive, signed.
+ */
+describe('walkthrough: a payment from creation to approval', () => {
+  const stack = sharedStack();
+  const receiver = new WebhookReceiver();
+  let webhookUrl: string;
+  let store: StoreCredentials;
+
+  beforeAll(async () => {
+    webhookUrl = await receiver.start();
+    store = await createStore(stack.natsUrl, 'Walkthrough store');
+  });
+  afterAll(() => receiver.stop());
+
+  it('creates, reads, lists, pays and notifies', async () => {
+    expect(store.token).toMatch(/^pxt_[A-Za-z0-9_-]{43}$/);
+    expect(store.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+
+    const created = await api<Record<string, unknown>>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 25.5, email: 'cliente@example.com', observation: 'Pedido 42', webhookUrl },
+    });
+    expect(created.status).toBe(200);
+    const payment = created.body;
+    expect(payment).toMatchObject({
+      status: 'pending',
+      amount: 25.5,
+      storeId: store.storeId,
+      email: 'cliente@example.com',
+      observation: 'Pedido 42',
+      webhookUrl,
+      isPublic: true,
+    });
+    expect(payment.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(payment.qrCopyPaste).toMatch(/^000201/);
+    expect(String(payment.qrCopyPaste)).toContain('br.gov.bcb.pix');
+    expect(payment.qrCodeUrl).toBe(`${stack.gatewayUrl}/public-api/v1/qrcodes/${String(payment.id)}.png`);
+
+    const id = String(payment.id);
+    for (const path of [`/api-public/payments/${id}`, `/public-api/v1/payments/${id}`]) {
+      const read = await api(stack.gatewayUrl, 'GET', path, { token: store.token });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(payment);
+    }
+
+    const list = await api<{ items: unknown[]; page: number; limit: number; total: number }>(
+      stack.gatewayUrl,
+      'GET',
+      '/api-public/payments',
+      { token: store.token },
+    );
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual({ items: [payment], page: 1, limit: 50, total: 1 });
+
+    const qr = await fetch(String(payment.qrCodeUrl));
+    expect(qr.status).toBe(200);
+    expect(qr.headers.get('content-type')).toBe('image/png');
+
+    const paid = await admin<Record<string, unknown>>(stack.natsUrl, 'sandbox', 'pay', id);
+    expect(paid).toMatchObject({ paymentId: id, amount: 25.5 });
+    expect(paid.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
+
+    const approved = await eventually(
+      () =>
+        api<Record<string, unknown>>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
+      (res) => res.body.status === 'approved',
+    );
+    expect(approved.body).toEqual({ ...payment, status: 'approved' });
+
+    await eventually(
+      async () => receiver.events(id).length,
+      (n) => n >= 2,
+    );
+    const [createdHook, changedHook] = [
+      receiver.events(id, 'payment.created')[0],
+      receiver.events(id, 'payment.status_changed')[0],
+    ];
+    const { isPublic: _notInEvents, ...eventData } = payment;
+    expect(createdHook?.json).toEqual({ event: 'payment.created', ...eventData });
+    expect(changedHook?.json).toEqual({
+      event: 'payment.status_changed',
+      ...eventData,
+      status: 'approved',
+      previousStatus: 'pending',
+    });
+    const verifier = new Webhook(store.webhookSecret);
+    for (const hook of [createdHook, changedHook]) {
+      expect(hook?.method).toBe('POST');
+      expect(hook?.headers['content-type']).toBe('application/json');
+      expect(() =>
+        verifier.verify(hook?.body ?? '', {
+          'webhook-id': String(hook?.headers['webhook-id']),
+          'webhook-timestamp': String(hook?.headers['webhook-timestamp']),
+          'webhook-signature': String(hook?.headers['webhook-signature']),
+        }),
+      ).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: Record<string, unknown>;
+  at: number;
+}
+
+/**
+ * A merchant's webhook endpoint on loopback that records every delivery. `respond` decides each
+ * answer (200 by default), so tests can fail, delay or hang deliveries.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  respond: (hook: ReceivedWebhook) => number | Promise<number> = () => 200;
+  private server: http.Server | undefined;
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        let json: Record<string, unknown> = {};
+        try {
+          json = JSON.parse(body) as Record<string, unknown>;
+        } catch {
+          // recorded as text only
+        }
+        const hook = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          body,
+          json,
+          at: Date.now(),
+        };
+        this.received.push(hook);
+        void Promise.resolve(this.respond(hook)).then((status) => res.writeHead(status).end());
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  events(paymentId: string, event?: string): ReceivedWebhook[] {
+    return this.received.filter((h) => h.json.id === paymentId && (event === undefined || h.json.event === event));
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
