@@ -14,8 +14,9 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
 
-infra: ## Build nats-server and FerretDB into .tools/bin when missing
+infra: ## Build nats-server and FerretDB into .tools/bin when missing; Debian validators
 	@bash scripts/install-infra.sh
+	@bash scripts/install-system-packages.sh
 
 build: install ## Compile every package
 	npx tsc -b
