@@ -13,7 +13,8 @@ export function startOpsServer(options: {
   host: string;
   registry: Registry;
   checks: () => ReadinessCheck[];
-  draining: () => boolean;
+  /** Ready only between the end of start-up and the start of shutdown. */
+  lifecycle: () => { started: boolean; draining: boolean };
 }): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     void handle(req.url ?? '/', res).catch(() => {
@@ -32,12 +33,9 @@ export function startOpsServer(options: {
           .then(check)
           .catch(() => false);
       }
-      const ready = !options.draining() && Object.values(results).every(Boolean);
-      json(res, ready ? 200 : 503, {
-        status: ready ? 'ready' : 'not_ready',
-        draining: options.draining(),
-        checks: results,
-      });
+      const { started, draining } = options.lifecycle();
+      const ready = started && !draining && Object.values(results).every(Boolean);
+      json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', started, draining, checks: results });
     } else if (path === '/metrics') {
       res.writeHead(200, { 'Content-Type': options.registry.contentType });
       res.end(await options.registry.metrics());

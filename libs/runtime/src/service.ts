@@ -31,6 +31,7 @@ export class Service {
   private readonly steps: ShutdownStep[] = [];
   private opsServer: http.Server | undefined;
   private draining = false;
+  private hasStarted = false;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: ServiceOptions) {
@@ -57,7 +58,7 @@ export class Service {
       host: this.options.opsHost,
       registry: this.registry,
       checks: () => this.checks,
-      draining: () => this.draining,
+      lifecycle: () => ({ started: this.hasStarted, draining: this.draining }),
     });
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.once(signal, () => {
@@ -73,8 +74,9 @@ export class Service {
     });
   }
 
-  /** Reports the service as started (make up and the tests wait for this line or /readyz). */
+  /** Marks start-up as finished: /readyz answers 200 from now on (while every check passes). */
   started(details: Record<string, unknown> = {}): void {
+    this.hasStarted = true;
     this.logger.info(details, `${this.options.name} started`);
   }
 
