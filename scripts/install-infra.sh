@@ -10,7 +10,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
 mkdir -p "$bin"
 
-have() { [ -x "$bin/$1" ] && "$bin/$1" --version 2>/dev/null | grep -q "${2#v}"; }
+# The version check reads the whole output first: `grep -q` closing the pipe early would fail the
+# pipeline under pipefail and cause a needless rebuild.
+have() {
+  [ -x "$bin/$1" ] || return 1
+  local out
+  out=$("$bin/$1" --version 2>/dev/null) || return 1
+  [[ "$out" == *"${2#v}"* ]]
+}
 
 if ! command -v go >/dev/null 2>&1; then
   echo "Go is needed to build nats-server and FerretDB; install it (https://go.dev/dl/) and retry." >&2
