@@ -11,6 +11,7 @@ export const STACK_FILE = path.join(RUN_DIR, 'stack.json');
 export const SERVICE_NAMES = ['pix-provider-adapter', 'payments', 'webhook-dispatcher', 'gateway'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-export function serviceEntry(name: ServiceName): string {
-  return path.join(ROOT, 'services', name, 'dist', 'main.js');
+/** A service's compiled entry point, in this checkout or another one (make bench's baseline). */
+export function serviceEntry(name: ServiceName, root = ROOT): string {
+  return path.join(root, 'services', name, 'dist', 'main.js');
 }

@@ -35,6 +35,8 @@ export interface StackOptions {
   detached: boolean;
   /** Which services to start (all by default). */
   services?: readonly ServiceName[];
+  /** The checkout whose built services run (this one by default). */
+  root?: string;
 }
 
 /** The fixed local ports of `make up`, each overridable from the environment. */
@@ -140,7 +142,7 @@ export async function startService(
   natsUrl: string,
   mongoUrl: string,
 ): Promise<Started> {
-  const started = launch(name, process.execPath, [serviceEntry(name)], {
+  const started = launch(name, process.execPath, [serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, natsUrl, mongoUrl),
     logFile: path.join(options.dir, 'logs', `${name}.log`),
     detached: options.detached,
