@@ -37,4 +37,5 @@ module.exports = {
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/tests/support/summary-reporter.js'],
 };
