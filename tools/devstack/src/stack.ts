@@ -74,6 +74,9 @@ export async function randomPorts(): Promise<StackPorts> {
   };
 }
 
+/** Generous on purpose: on a loaded 2-core machine a cold start can take tens of seconds. */
+const STARTUP_TIMEOUT_MS = 90_000;
+
 function binary(name: string): string {
   const local = path.join(TOOLS_BIN, name);
   if (fs.existsSync(local)) return local;
@@ -93,7 +96,7 @@ export async function startNats(dir: string, port: number, detached: boolean): P
       detached,
     },
   );
-  await waitForPort('127.0.0.1', port, 15_000, 'nats-server');
+  await waitForPort('127.0.0.1', port, STARTUP_TIMEOUT_MS, 'nats-server');
   return started;
 }
 
@@ -114,7 +117,7 @@ export async function startFerretDb(dir: string, port: number, debugPort: number
     ],
     { env: process.env, logFile: path.join(dir, 'logs', 'ferretdb.log'), detached },
   );
-  await waitForPort('127.0.0.1', port, 15_000, 'ferretdb');
+  await waitForPort('127.0.0.1', port, STARTUP_TIMEOUT_MS, 'ferretdb');
   return started;
 }
 
