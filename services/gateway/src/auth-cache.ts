@@ -31,7 +31,7 @@ export class AuthCache {
   private stopped = false;
   private loop: Promise<void> | undefined;
 
-  private constructor(
+  constructor(
     private readonly kv: KV,
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
