@@ -1,5 +1,5 @@
 import { ErrorMessages, type Payment } from '@pix/contracts';
-import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { admin, adminFails, createStore, type StoreCredentials } from '../support/admin';
 import { contractClient, PATH_FORMS, type ContractClient } from '../support/contract';
 import { sharedStack } from '../support/stack';
 
@@ -127,5 +127,23 @@ describe('routes the API does not have', () => {
   ])('%s %s is 404 in the error body', async (method, path) => {
     const res = await call(method, path, { token: store.token });
     expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.routeNotFound } });
+  });
+});
+
+describe('admin payment create-internal', () => {
+  it('payment create-internal refuses an amount that is not BRL with two decimals', async () => {
+    for (const amount of ['abc', '10.001', '0', '-5']) {
+      const failure = await adminFails(
+        stack.natsUrl,
+        'payment',
+        'create-internal',
+        '--store',
+        store.storeId,
+        '--amount',
+        amount,
+      );
+      expect(failure.code).not.toBe(0);
+      expect(failure.stderr).toMatch(/amount/);
+    }
   });
 });
