@@ -44,6 +44,7 @@ describe('GET /public-api/v1/docs', () => {
     const page = await api<string>(stack.gatewayUrl, 'GET', '/public-api/v1/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(assets).toEqual(expect.arrayContaining(['docs/assets/swagger-ui-bundle.js', 'docs/init.js']));
     for (const asset of assets) {
