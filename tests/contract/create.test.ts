@@ -124,7 +124,21 @@ describe.each(PATH_FORMS)('POST %s (spec 4.1, 7, 8)', (base) => {
       rawBody: 'amount=10',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(res).toMatchObject({ status: 400, body: { statusCode: 400 } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, message: ErrorMessages.unsupportedMediaType },
+    });
+    const missing = await call('POST', base, { token: store.token });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, message: ErrorMessages.unsupportedMediaType },
+    });
+    const charset = await call('POST', base, {
+      token: store.token,
+      rawBody: '{"amount": 10}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(charset.status).toBe(200);
     const plain = await call('POST', base, {
       token: store.token,
       rawBody: '{"amount": 10}',
