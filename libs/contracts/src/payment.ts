@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import { MAX_AMOUNT_CENTS, MIN_AMOUNT_CENTS } from './money';
 import { PAYMENT_STATUSES, PUBLIC_STATUSES } from './statuses';
 
 /** A payment as the public API returns it (spec 2.1): the same shape from create, get and list. */
 export const PaymentSchema = z.object({
-  id: z.string(),
+  id: z.uuid(),
   status: z.enum(PAYMENT_STATUSES),
-  amount: z.number(),
+  amount: z.number().meta({ description: 'BRL, at most two decimal places' }),
   storeId: z.string(),
-  createdAt: z.string(),
+  createdAt: z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601, UTC, with milliseconds' }),
   webhookUrl: z.string().nullable(),
   observation: z.string().nullable(),
   email: z.string().nullable(),
@@ -32,6 +33,25 @@ export const ErrorBodySchema = z.object({
   message: z.string(),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** Spec 2.2 and 8; the spec leaves webhookUrl's length open, 2048 is the common URL limit. */
+export const MAX_OBSERVATION_CHARS = 2048;
+export const MAX_WEBHOOK_URL_CHARS = 2048;
+
+/**
+ * The create-payment body as a merchant sends it (spec 2.2), for the OpenAPI document. The gateway
+ * validates by hand (validation.ts) to answer the spec's exact message for the first bad field.
+ */
+export const CreatePaymentBodySchema = z.object({
+  amount: z
+    .number()
+    .min(MIN_AMOUNT_CENTS / 100)
+    .max(MAX_AMOUNT_CENTS / 100)
+    .meta({ description: 'BRL, at most two decimal places (centavos)', examples: [25.5] }),
+  email: z.email().nullable().optional(),
+  observation: z.string().max(MAX_OBSERVATION_CHARS).nullable().optional(),
+  webhookUrl: z.url().max(MAX_WEBHOOK_URL_CHARS).nullable().optional().meta({ description: 'http or https' }),
+});
 
 /** A validated create request, as the gateway hands it to payments (amount in centavos). */
 export const CreatePaymentInputSchema = z.object({

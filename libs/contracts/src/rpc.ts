@@ -12,7 +12,13 @@ export const CreatePaymentRequestSchema = z.object({
   storeId: z.string(),
   input: CreatePaymentInputSchema,
   isPublic: z.boolean(),
+  /**
+   * Chosen by the caller to make the create idempotent (the gateway's Idempotency-Key): a second
+   * create with the same id returns the payment the first one made.
+   */
+  paymentId: z.uuid().optional(),
 });
+export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequestSchema>;
 export const GetPaymentRequestSchema = z.object({ storeId: z.string(), id: z.string() });
 export const ListPaymentsRequestSchema = z.object({ storeId: z.string(), query: ListQuerySchema });
 export const PaymentQrRequestSchema = z.object({ id: z.string() });

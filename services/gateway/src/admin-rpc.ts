@@ -10,6 +10,7 @@ import {
 } from '@pix/contracts';
 import { RpcFailure, serveRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import type { AuthCache } from './auth-cache';
 import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
@@ -23,9 +24,11 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * The gateway owns stores and tokens; the admin CLI and the webhook-dispatcher reach them over
- * NATS. These subjects are internal: nothing public routes to them.
+ * NATS. These subjects are internal: nothing public routes to them. Revocations and (de)activations
+ * are written to MongoDB first, then to the AUTH bucket every gateway replica watches; if the
+ * bucket write fails the call fails and may simply be repeated.
  */
-export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription[] {
+export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): Subscription[] {
   const queue = QueueGroups.gateway;
   return [
     serveRpc(nc, { subject: Subjects.adminStoresCreate, queue, schema: StoreCreateRequestSchema, logger }, (req) =>
@@ -37,6 +40,7 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription
       (req) =>
         storeMustExist(async () => {
           await setStoreActive(req.storeId, req.active);
+          await authCache.storeActiveChanged(req.storeId, req.active);
           return { storeId: req.storeId, active: req.active };
         }),
     ),
@@ -47,7 +51,9 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription
       nc,
       { subject: Subjects.adminTokensRevoke, queue, schema: TokenRevokeRequestSchema, logger },
       async (req) => {
-        if (!(await revokeToken(req.token))) throw new RpcFailure(404, 'token not found');
+        const tokenHash = await revokeToken(req.token);
+        if (!tokenHash) throw new RpcFailure(404, 'token not found');
+        await authCache.tokenRevoked(tokenHash);
         return { revoked: true as const };
       },
     ),

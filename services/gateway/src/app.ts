@@ -1,21 +1,32 @@
 import express, { type Express } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@pix/observability';
+import { requireStore, type RateLimit } from './auth';
+import type { AuthCache } from './auth-cache';
 import { errorHandler, notFoundHandler } from './http-errors';
+import { docsRouter } from './openapi';
 import { paymentsRouter } from './payments-routes';
 import { qrRouter } from './qr-route';
 
 /** Both path forms of spec section 4 serve the same operations. */
 export const PAYMENT_PATHS = ['/api-public/payments', '/public-api/v1/payments'] as const;
 
-export function createApp(options: { nc: NatsConnection; logger: Logger; rpcTimeoutMs: number }): Express {
+export function createApp(options: {
+  nc: NatsConnection;
+  logger: Logger;
+  rpcTimeoutMs: number;
+  authCache: AuthCache;
+  rateLimit: RateLimit;
+}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  const auth = requireStore(options.authCache, options.rateLimit);
   const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
-  for (const path of PAYMENT_PATHS) app.use(path, payments);
+  for (const path of PAYMENT_PATHS) app.use(path, auth, payments);
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
+  app.use('/public-api/v1', docsRouter());
   app.use(notFoundHandler);
   app.use(errorHandler(options.logger));
   return app;

@@ -1,4 +1,4 @@
-import { CommonEnv, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
 
 export const config = loadConfig(
   z.object({
@@ -10,6 +10,9 @@ export const config = loadConfig(
     OPS_PORT: port(9101),
     /** How long the gateway waits for payments before answering 503. */
     RPC_TIMEOUT: z.coerce.number().int().positive().default(10_000),
+    /** Requests one token may make per RATE_LIMIT_WINDOW, on each gateway replica. */
+    RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(1200),
+    RATE_LIMIT_WINDOW: duration('1m'),
   }),
 );
 export type Config = typeof config;

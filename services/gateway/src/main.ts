@@ -4,7 +4,11 @@ import { connectNats, isNatsConnected } from '@pix/messaging';
 import { Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
+import { AuthCache } from './auth-cache';
 import { config } from './config';
+import { purgeExpiredIdempotencyKeys } from './idempotency';
+
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
   const service = new Service({
@@ -16,25 +20,46 @@ async function main(): Promise<void> {
   });
   const { logger } = service;
   await service.startOps();
+  // Not ready until the public listener is up (no other check is registered before then).
+  let listening = false;
+  service.addReadinessCheck('http server', () => listening);
 
   await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
   service.onShutdown('mongodb', () => mongoose.disconnect());
   service.addReadinessCheck('mongodb', () => mongoose.connection.readyState === 1);
-  await Promise.all([mongoose.model('Store').syncIndexes(), mongoose.model('Token').syncIndexes()]);
+  await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
 
   const nc = await connectNats(config.NATS_URL, 'gateway', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
 
-  const subscriptions = serveStoreRpcs(nc, logger);
+  const authCache = await AuthCache.open(nc, logger);
+  await authCache.start();
+  service.onShutdown('auth cache', () => authCache.stop());
+
+  // FerretDB has no TTL indexes: expired idempotency keys are purged here (any replica may).
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency key purge failed'));
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+  purge.unref();
+  service.onShutdown('idempotency key purge', () => clearInterval(purge));
+
+  const subscriptions = serveStoreRpcs(nc, logger, authCache);
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
-  const app = createApp({ nc, logger, rpcTimeoutMs: config.RPC_TIMEOUT });
+  const app = createApp({
+    nc,
+    logger,
+    rpcTimeoutMs: config.RPC_TIMEOUT,
+    authCache,
+    rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
+  });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
   });
+  listening = true;
   service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
 
   service.started({ url: `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}` });

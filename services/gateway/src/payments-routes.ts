@@ -1,25 +1,42 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorMessages, PaymentListSchema, PaymentSchema, Subjects } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
-import { requireStore, type AuthedLocals } from './auth';
+import type { AuthedLocals } from './auth';
 import { sendError } from './http-errors';
+import { claimPaymentId, isValidIdempotencyKey } from './idempotency';
 import { isPaymentId, validateCreateBody, validateListQuery } from './validation';
 
-/** The public payments API (spec 4), mounted under both path forms. */
+/** The public payments API (spec 4), mounted under both path forms behind requireStore. */
 export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
   const router = express.Router();
-  router.use(requireStore);
 
-  router.post('/', express.json({ limit: '64kb', strict: false, type: () => true }), async (req, res) => {
+  // The content type is checked before the body is read, so a form post is told what is wrong with
+  // it rather than that it is malformed JSON.
+  const requireJson: RequestHandler = (req, res, next) => {
+    if (req.is('application/json') !== 'application/json') {
+      return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+    }
+    next();
+  };
+  const json = express.json({ limit: '64kb', strict: false, type: () => true });
+
+  router.post('/', requireJson, json, async (req, res) => {
     const { storeId } = res.locals as AuthedLocals;
-    if (!req.is('application/json')) return sendError(res, 400, ErrorMessages.unsupportedMediaType);
     const validated = validateCreateBody(req.body);
     if (!validated.ok) return sendError(res, 400, validated.message);
+    const key = req.get('idempotency-key');
+    let paymentId: string | undefined;
+    if (key !== undefined) {
+      if (!isValidIdempotencyKey(key)) return sendError(res, 400, ErrorMessages.idempotencyKeyInvalid);
+      const claim = await claimPaymentId(storeId, key, validated.value);
+      if (!claim.ok) return sendError(res, 409, ErrorMessages.idempotencyKeyReused);
+      paymentId = claim.paymentId;
+    }
     const payment = await callRpc(
       nc,
       Subjects.paymentsCreate,
-      { storeId, input: validated.value, isPublic: true },
+      { storeId, input: validated.value, isPublic: true, paymentId },
       PaymentSchema,
       rpcTimeoutMs,
     );

@@ -95,24 +95,25 @@ export async function issueToken(
   return { token, expiresAt: expiresAt?.toISOString() ?? null };
 }
 
-/** Revokes a token; true when it existed. */
-export async function revokeToken(token: string): Promise<boolean> {
-  const result = await TokenModel.updateOne({ _id: hashToken(token) }, { $set: { revokedAt: new Date() } });
-  return result.matchedCount === 1;
+/** Revokes a token; its hash when it existed, null otherwise. */
+export async function revokeToken(token: string): Promise<string | null> {
+  const tokenHash = hashToken(token);
+  const result = await TokenModel.updateOne({ _id: { $eq: tokenHash } }, { $set: { revokedAt: new Date() } });
+  return result.matchedCount === 1 ? tokenHash : null;
 }
 
-export type AuthResult = { ok: true; storeId: string } | { ok: false; reason: 'token_invalid' | 'store_inactive' };
+/** A token's record by its hash; null when unknown. */
+export function findToken(tokenHash: string): Promise<Pick<TokenDoc, 'storeId' | 'expiresAt' | 'revokedAt'> | null> {
+  return TokenModel.findById(tokenHash)
+    .select({ storeId: 1, expiresAt: 1, revokedAt: 1 })
+    .lean<Pick<TokenDoc, 'storeId' | 'expiresAt' | 'revokedAt'>>()
+    .exec();
+}
 
-/** Who a bearer token speaks for, and whether it may speak now. */
-export async function authenticate(token: string, now = new Date()): Promise<AuthResult> {
-  const record = await TokenModel.findById(hashToken(token)).lean<TokenDoc>();
-  if (!record || record.revokedAt || (record.expiresAt && record.expiresAt <= now)) {
-    return { ok: false, reason: 'token_invalid' };
-  }
-  const store = await StoreModel.findById(record.storeId).select({ active: 1 }).lean<Pick<StoreDoc, 'active'>>();
-  if (!store) return { ok: false, reason: 'token_invalid' };
-  if (!store.active) return { ok: false, reason: 'store_inactive' };
-  return { ok: true, storeId: record.storeId };
+/** Whether a store is active; null when it does not exist. */
+export async function findStoreActive(storeId: string): Promise<boolean | null> {
+  const store = await StoreModel.findById(storeId).select({ active: 1 }).lean<Pick<StoreDoc, 'active'>>();
+  return store ? store.active : null;
 }
 
 /** The secrets deliveries of a store are signed with: every one not yet expired. */

@@ -3,6 +3,8 @@ import {
   brlToCents,
   ErrorMessages,
   MAX_AMOUNT_CENTS,
+  MAX_OBSERVATION_CHARS,
+  MAX_WEBHOOK_URL_CHARS,
   MIN_AMOUNT_CENTS,
   PUBLIC_STATUSES,
   QueryMessages,
@@ -13,8 +15,6 @@ import {
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; message: string };
 
-const MAX_OBSERVATION_CHARS = 2048;
-const MAX_URL_CHARS = 2048;
 const emailSchema = z.email().max(254);
 
 /** Absent and null mean the same for the optional fields, as with class-validator's IsOptional. */
@@ -23,7 +23,7 @@ function isAbsent(value: unknown): value is null | undefined {
 }
 
 function isWebhookUrl(value: string): boolean {
-  if (value.length > MAX_URL_CHARS) return false;
+  if (value.length > MAX_WEBHOOK_URL_CHARS) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname.length > 0;

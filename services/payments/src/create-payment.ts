@@ -67,8 +67,8 @@ export async function createPayment(
   storeId: string,
   input: CreatePaymentInput,
   isPublic: boolean,
+  id: string = randomUUID(),
 ): Promise<Payment> {
-  const id = randomUUID();
   const createdAt = new Date();
   const base = {
     _id: id,

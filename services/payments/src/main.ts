@@ -14,7 +14,7 @@ import { Counter } from '@pix/observability';
 import { Service } from '@pix/runtime';
 import { ChargeCompleter } from './charge-completer';
 import { config } from './config';
-import { createPayment } from './create-payment';
+import { createPaymentOnce } from './create-once';
 import { OutboxRelay } from './outbox';
 import { onPixPaid } from './pix-events';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       nc,
       { subject: Subjects.paymentsCreate, queue, schema: CreatePaymentRequestSchema, logger },
       async (req) => {
-        const payment = await createPayment(deps, req.storeId, req.input, req.isPublic);
+        const payment = await createPaymentOnce(deps, req);
         relay.poke();
         return payment;
       },

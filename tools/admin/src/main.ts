@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
+  PaymentSchema,
   SandboxPayReplySchema,
   StoreCreateReplySchema,
   StoreSetActiveReplySchema,
@@ -85,6 +86,25 @@ token
 token
   .command('revoke <token>')
   .action((value: string) => call(Subjects.adminTokensRevoke, { token: value }, TokenRevokeReplySchema));
+
+const payment = program.command('payment').description('payments');
+payment
+  .command('create-internal')
+  .description('create a payment outside the public API (isPublic: false), through payments')
+  .requiredOption('--store <storeId>', 'the store the payment belongs to')
+  .requiredOption('--amount <brl>', 'amount in BRL, e.g. 25.50', brlAmount)
+  .option('--observation <text>', 'free-text note')
+  .action((opts: { store: string; amount: number; observation?: string }) =>
+    call(
+      Subjects.paymentsCreate,
+      {
+        storeId: opts.store,
+        input: { amountCents: opts.amount, email: null, observation: opts.observation ?? null, webhookUrl: null },
+        isPublic: false,
+      },
+      PaymentSchema,
+    ),
+  );
 
 const sandbox = program.command('sandbox').description('drive the sandbox PSP');
 sandbox

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/**
+ * The AUTH key-value bucket (JetStream KV): the facts about tokens and stores that must reach every
+ * gateway replica within a second. The gateway's admin handlers write it after MongoDB; every
+ * replica watches it and keeps its in-memory auth cache fresh without a database round trip.
+ */
+export const AuthBucket = {
+  name: 'AUTH',
+  tokenKey: (tokenHash: string) => `token.${tokenHash}`,
+  storeKey: (storeId: string) => `store.${storeId}`,
+} as const;
+
+/** Value under token.<sha256>: the token was revoked (revocation is final). */
+export const AuthTokenStateSchema = z.object({ revoked: z.literal(true) });
+/** Value under store.<storeId>: whether the store may use the API. */
+export const AuthStoreStateSchema = z.object({ active: z.boolean() });

@@ -1,0 +1,132 @@
+import type { KV, KvWatchEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AuthBucket } from '@pix/contracts';
+import { createLogger } from '@pix/observability';
+import { AuthCache } from './auth-cache';
+import { findStoreActive, findToken, hashToken } from './stores';
+
+jest.mock('./stores', () => ({
+  ...jest.requireActual<typeof import('./stores')>('./stores'),
+  findToken: jest.fn(),
+  findStoreActive: jest.fn(),
+}));
+const findTokenMock = jest.mocked(findToken);
+const findStoreActiveMock = jest.mocked(findStoreActive);
+
+/** A watch whose entries the test pushes, like the AUTH bucket would. */
+class FakeWatch implements AsyncIterable<KvWatchEntry> {
+  private readonly waiting: ((entry: IteratorResult<KvWatchEntry>) => void)[] = [];
+  private revision = 0;
+
+  put(key: string, value: unknown): void {
+    const entry = {
+      key,
+      operation: 'PUT',
+      revision: ++this.revision,
+      json: () => value,
+    } as unknown as KvWatchEntry;
+    this.waiting.shift()?.({ value: entry, done: false });
+  }
+
+  stop(): void {
+    for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<KvWatchEntry> {
+    return { next: () => new Promise((resolve) => this.waiting.push(resolve)) };
+  }
+}
+
+const watch = new FakeWatch();
+const kv = { watch: async () => watch, put: jest.fn(async () => 1) } as unknown as KV;
+const nc = { status: () => (async function* () {})() } as unknown as NatsConnection;
+const logger = createLogger('test', 'silent');
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+const token = 'pxt_a-token';
+const record = { storeId: 'store-1', expiresAt: null, revokedAt: null };
+
+let cache: AuthCache;
+beforeEach(async () => {
+  findTokenMock.mockReset().mockResolvedValue(record);
+  findStoreActiveMock.mockReset().mockResolvedValue(true);
+  cache = new AuthCache(kv, nc, logger, 2);
+  await cache.start();
+});
+afterEach(async () => {
+  const stopping = cache.stop();
+  watch.stop();
+  await stopping;
+});
+
+describe('AuthCache', () => {
+  it('asks MongoDB once per token and store, then answers from memory', async () => {
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(findTokenMock).toHaveBeenCalledTimes(1);
+    expect(findStoreActiveMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses unknown, revoked and expired tokens, and tokens of unknown stores', async () => {
+    findTokenMock.mockResolvedValueOnce(null);
+    expect(await cache.authenticate('pxt_unknown')).toEqual({ ok: false, reason: 'token_invalid' });
+    findTokenMock.mockResolvedValueOnce({ ...record, revokedAt: new Date() });
+    expect(await cache.authenticate('pxt_revoked')).toEqual({ ok: false, reason: 'token_invalid' });
+    findTokenMock.mockResolvedValueOnce({ ...record, expiresAt: new Date(1000) });
+    expect(await cache.authenticate('pxt_expired', 1000)).toEqual({ ok: false, reason: 'token_invalid' });
+    findTokenMock.mockResolvedValueOnce({ ...record, storeId: 'gone' });
+    findStoreActiveMock.mockResolvedValueOnce(null);
+    expect(await cache.authenticate('pxt_orphan')).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('applies a revocation and a (de)activation seen on the watch', async () => {
+    expect((await cache.authenticate(token)).ok).toBe(true);
+    watch.put(AuthBucket.storeKey('store-1'), { active: false });
+    await tick();
+    expect(await cache.authenticate(token)).toEqual({ ok: false, reason: 'store_inactive' });
+    watch.put(AuthBucket.storeKey('store-1'), { active: true });
+    await tick();
+    expect((await cache.authenticate(token)).ok).toBe(true);
+    watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
+    await tick();
+    expect(await cache.authenticate(token)).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('lets the watch win over a MongoDB read that started before it', async () => {
+    let answer: (value: typeof record) => void = () => undefined;
+    findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    const pending = cache.authenticate(token);
+    watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
+    await tick();
+    answer(record);
+    expect(await pending).toEqual({ ok: false, reason: 'token_invalid' });
+
+    let active: (value: boolean) => void = () => undefined;
+    findStoreActiveMock.mockReturnValueOnce(new Promise((resolve) => (active = resolve)));
+    const other = cache.authenticate('pxt_other');
+    await tick();
+    watch.put(AuthBucket.storeKey('store-1'), { active: false });
+    await tick();
+    active(true);
+    expect(await other).toEqual({ ok: false, reason: 'store_inactive' });
+  });
+
+  it('writes revocations and activations to the bucket, and applies them here at once', async () => {
+    expect((await cache.authenticate(token)).ok).toBe(true);
+    await cache.storeActiveChanged('store-1', false);
+    expect(kv.put).toHaveBeenCalledWith(AuthBucket.storeKey('store-1'), JSON.stringify({ active: false }));
+    expect(await cache.authenticate(token)).toEqual({ ok: false, reason: 'store_inactive' });
+    await cache.tokenRevoked(hashToken(token));
+    expect(kv.put).toHaveBeenCalledWith(AuthBucket.tokenKey(hashToken(token)), JSON.stringify({ revoked: true }));
+    expect(await cache.authenticate(token)).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('keeps at most maxTokens tokens, dropping the oldest', async () => {
+    for (const t of ['pxt_1', 'pxt_2', 'pxt_3']) await cache.authenticate(t);
+    findTokenMock.mockClear();
+    await cache.authenticate('pxt_3');
+    expect(findTokenMock).not.toHaveBeenCalled();
+    await cache.authenticate('pxt_1');
+    expect(findTokenMock).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,87 @@
+import { createHash, randomUUID } from 'node:crypto';
+import mongoose, { Schema } from 'mongoose';
+import type { CreatePaymentInput } from '@pix/contracts';
+
+/** Stripe's window: a key is remembered for 24 hours, then it may be used again. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_CHARS = 255;
+
+interface IdempotencyKeyDoc {
+  /** `${storeId}:${sha256(key)}`: keys are per store, and the key itself is not stored. */
+  _id: string;
+  /** SHA-256 of the validated, canonical request body. */
+  requestHash: string;
+  /** The payment this key creates, chosen here so that every repeat asks payments for the same id. */
+  paymentId: string;
+  createdAt: Date;
+}
+
+export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>(
+  'IdempotencyKey',
+  new Schema<IdempotencyKeyDoc>(
+    {
+      _id: { type: String, required: true },
+      requestHash: { type: String, required: true },
+      paymentId: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    { collection: 'idempotency_keys', versionKey: false },
+  )
+    // FerretDB 1.24 has no TTL indexes: expired keys are ignored by the code and purged by
+    // purgeExpiredIdempotencyKeys, which this index serves.
+    .index({ createdAt: 1 }),
+);
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export function isValidIdempotencyKey(key: string): boolean {
+  return key.length >= 1 && key.length <= MAX_KEY_CHARS;
+}
+
+/** The same request, whatever the JSON's key order or the client's absent-vs-null choice. */
+function requestHashOf(input: CreatePaymentInput): string {
+  return sha256(JSON.stringify([input.amountCents, input.email, input.observation, input.webhookUrl]));
+}
+
+export type Claim = { ok: true; paymentId: string } | { ok: false };
+
+/**
+ * The payment id an Idempotency-Key stands for. The first request inserts the key (the unique _id
+ * decides among concurrent ones); a repeat with the same body gets the same payment id, a repeat
+ * with another body is refused ({ok: false}).
+ */
+export async function claimPaymentId(
+  storeId: string,
+  key: string,
+  input: CreatePaymentInput,
+  now = new Date(),
+): Promise<Claim> {
+  const _id = `${storeId}:${sha256(key)}`;
+  const requestHash = requestHashOf(input);
+  const oldest = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
+  for (;;) {
+    const existing = await IdempotencyKeyModel.findById(_id).lean<IdempotencyKeyDoc>();
+    if (existing && existing.createdAt > oldest) {
+      return existing.requestHash === requestHash ? { ok: true, paymentId: existing.paymentId } : { ok: false };
+    }
+    // An expired key is free again; the createdAt condition keeps a concurrent fresh claim.
+    if (existing) await IdempotencyKeyModel.deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
+    try {
+      const paymentId = randomUUID();
+      await IdempotencyKeyModel.create({ _id, requestHash, paymentId, createdAt: now });
+      return { ok: true, paymentId };
+    } catch (err) {
+      // Another request claimed the key first: read its claim.
+      if ((err as { code?: unknown }).code !== 11000) throw err;
+    }
+  }
+}
+
+export async function purgeExpiredIdempotencyKeys(now = new Date()): Promise<number> {
+  const result = await IdempotencyKeyModel.deleteMany({
+    createdAt: { $lt: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) },
+  });
+  return result.deletedCount;
+}

@@ -1,0 +1,58 @@
+import { api } from '../support/api';
+import { PATH_FORMS } from '../support/contract';
+import { sharedStack } from '../support/stack';
+
+const stack = sharedStack();
+
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>>;
+  components: { securitySchemes: Record<string, { scheme?: string }> };
+}
+
+describe('GET /public-api/v1/openapi.json', () => {
+  let document: Document;
+  beforeAll(async () => {
+    const res = await api<Document>(stack.gatewayUrl, 'GET', '/public-api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    document = res.body;
+  });
+
+  it('is OpenAPI 3.1 with bearer auth', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.components.securitySchemes.bearer.scheme).toBe('bearer');
+  });
+
+  it('documents both path forms with every status each operation answers', () => {
+    for (const base of PATH_FORMS) {
+      const collection = document.paths[base];
+      const item = document.paths[`${base}/{id}`];
+      const common = ['401', '403', '429', '500', '503'];
+      expect(Object.keys(collection.post.responses)).toEqual(
+        expect.arrayContaining(['200', '400', '409', '413', ...common]),
+      );
+      expect(collection.post.parameters?.map((p) => p.name)).toContain('Idempotency-Key');
+      expect(Object.keys(collection.get.responses)).toEqual(expect.arrayContaining(['200', '400', ...common]));
+      expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(['200', '404', ...common]));
+    }
+  });
+});
+
+describe('GET /public-api/v1/docs', () => {
+  it('serves the interactive reference and its assets from the gateway itself', async () => {
+    const page = await api<string>(stack.gatewayUrl, 'GET', '/public-api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets).toEqual(expect.arrayContaining(['docs/assets/swagger-ui-bundle.js', 'docs/init.js']));
+    for (const asset of assets) {
+      expect(asset).not.toMatch(/^https?:/);
+      const res = await fetch(new URL(asset, `${stack.gatewayUrl}/public-api/v1/docs`));
+      expect(res.status).toBe(200);
+    }
+    const init = await api<string>(stack.gatewayUrl, 'GET', '/public-api/v1/docs/init.js');
+    expect(init.body).toContain("url: 'openapi.json'");
+  });
+});
