@@ -20,9 +20,6 @@ async function main(): Promise<void> {
   });
   const { logger } = service;
   await service.startOps();
-  // Not ready until the public listener is up (no other check is registered before then).
-  let listening = false;
-  service.addReadinessCheck('http server', () => listening);
 
   await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
   service.onShutdown('mongodb', () => mongoose.disconnect());
@@ -59,7 +56,6 @@ async function main(): Promise<void> {
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
   });
-  listening = true;
   service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
 
   service.started({ url: `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}` });

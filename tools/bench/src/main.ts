@@ -52,7 +52,7 @@ async function prepare(variant: Variant): Promise<void> {
     ports: await randomPorts(),
     detached: false,
     root: variant.root,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000' },
   });
   const nc = await connect({ servers: variant.stack.natsUrl });
   const store = await callRpc(nc, Subjects.adminStoresCreate, { name: 'bench' }, StoreCreateReplySchema, 30_000);
