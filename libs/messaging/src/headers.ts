@@ -22,3 +22,18 @@ export function contextFromHeaders(hdrs: MsgHdrs | undefined): Context {
     keys: (carrier) => carrier.keys(),
   });
 }
+
+/**
+ * The current trace context as a plain object, for work that happens later than the code that
+ * causes it (the outbox relay publishes what a request wrote): store it, then continue with
+ * contextFromCarrier.
+ */
+export function traceCarrier(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+export function contextFromCarrier(carrier: Record<string, string> | undefined): Context {
+  return carrier ? propagation.extract(context.active(), carrier) : context.active();
+}

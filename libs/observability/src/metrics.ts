@@ -1,11 +1,28 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
+
+/** Metrics recorded by shared library code (HTTP middleware, NATS, JetStream), see libraryMetric. */
+const libraryMetrics: Metric[] = [];
+const registries: Registry[] = [];
 
 /** One registry per process, with the default process metrics, labelled with the service name. */
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  for (const metric of libraryMetrics) registry.registerMetric(metric);
+  registries.push(registry);
   return registry;
+}
+
+/**
+ * Declares a metric that library code records (create it with `registers: []`). It appears on the
+ * service's registry without every call site (callRpc, startConsumer, the HTTP middleware) having
+ * to be handed one; code outside a service, like the admin CLI, records into nothing.
+ */
+export function libraryMetric<T extends Metric>(metric: T): T {
+  libraryMetrics.push(metric);
+  for (const registry of registries) registry.registerMetric(metric);
+  return metric;
 }
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
