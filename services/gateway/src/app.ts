@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '@pix/observability';
+import { observeHttp, type Logger } from '@pix/observability';
 import { errorHandler, notFoundHandler } from './http-errors';
 import { paymentsRouter } from './payments-routes';
 import { qrRouter } from './qr-route';
@@ -11,6 +11,7 @@ export const PAYMENT_PATHS = ['/api-public/payments', '/public-api/v1/payments']
 export function createApp(options: { nc: NatsConnection; logger: Logger; rpcTimeoutMs: number }): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(observeHttp(options.logger));
   app.set('etag', false);
   app.set('query parser', 'simple');
   const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
