@@ -65,7 +65,8 @@ export function observeHttp(logger: Logger): RequestHandler {
       requestDuration.observe(labels, seconds);
       logger.info(
         {
-          req: { method: req.method, url: req.originalUrl, headers: req.headers },
+          // The path only: a query string may carry what must not be logged (an e-mail, a token).
+          req: { method: req.method, path: req.originalUrl.split('?')[0], headers: req.headers },
           route: labels.route,
           statusCode: res.statusCode,
           durationMs: Math.round(seconds * 1000),

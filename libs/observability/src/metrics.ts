@@ -4,11 +4,22 @@ import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
 const libraryMetrics: Metric[] = [];
 const registries: Registry[] = [];
 
+/**
+ * prom-client's gauges of active handles, requests and resources end in `_total`, which Prometheus
+ * reserves for counters (`promtool check metrics` flags them); they are left out.
+ */
+const MISNAMED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /** One registry per process, with the default process metrics, labelled with the service name. */
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name);
   for (const metric of libraryMetrics) registry.registerMetric(metric);
   registries.push(registry);
   return registry;
