@@ -17,9 +17,9 @@ async function readiness(opsUrl: string): Promise<Readiness> {
 /**
  * Readiness means "can do its work now": with NATS gone every service answers 503 on /readyz
  * (liveness stays 200, so nothing restarts it), and once NATS is back on the same port and data
- * directory each is ready again and work resumes, consumers included.
+ * directory each is ready again and work resumes, consumers included. The database is asked too.
  */
-describe('readiness follows NATS', () => {
+describe('readiness follows NATS and the database', () => {
   const webhooks = new WebhookReceiver();
   let stack: PrivateStack;
   let restartedNats: Started | undefined;
@@ -77,5 +77,18 @@ describe('readiness follows NATS', () => {
       async () => webhooks.events(created.body.id, 'payment.created').length,
       (n) => n === 1,
     );
+  });
+
+  it('is not ready while the database does not answer, in the services that use it', async () => {
+    const ferretdb = stack.processes.find((p) => p.name === 'ferretdb');
+    await stopPid(ferretdb!.pid);
+    for (const service of ['gateway', 'payments', 'pix-provider-adapter'] as const) {
+      const down = await eventually(
+        () => readiness(stack.opsUrls[service]),
+        (r) => r.status === 503,
+      );
+      expect(down.body.checks).toMatchObject({ mongodb: false, nats: true });
+    }
+    expect((await readiness(stack.opsUrls['webhook-dispatcher'])).status).toBe(200);
   });
 });
