@@ -14,10 +14,11 @@ type LogLine = Record<string, unknown> & { service: string; msg: string };
  */
 describe('logs', () => {
   const webhooks = new WebhookReceiver();
+  const pspCallbackSecret = 'psp-callback-secret-for-the-logs-test';
   let stack: PrivateStack;
 
   beforeAll(async () => {
-    stack = await startPrivateStack({ env: { LOG_LEVEL: 'debug' } });
+    stack = await startPrivateStack({ env: { LOG_LEVEL: 'debug', PSP_CALLBACK_SECRET: pspCallbackSecret } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -64,7 +65,7 @@ describe('logs', () => {
       (all) => all.some((l) => l.service === 'webhook-dispatcher' && l.msg === 'webhook delivered'),
     );
     const text = logText();
-    for (const secret of [store.token, store.webhookSecret, email, encodeURIComponent(email)]) {
+    for (const secret of [store.token, store.webhookSecret, pspCallbackSecret, email, encodeURIComponent(email)]) {
       expect(text).not.toContain(secret);
     }
 
@@ -81,6 +82,12 @@ describe('logs', () => {
     // The rest of the flow, in other services, shares the request's trace.
     const sameTrace = lines.filter((l) => l.trace_id === access?.trace_id);
     expect(new Set(sameTrace.map((l) => l.service))).toContain('webhook-dispatcher');
+    // The sandbox PSP's callback reached the adapter with its secret header, logged censored.
+    const callback = lines.find((l) => l.service === 'pix-provider-adapter' && l.msg === 'http request');
+    expect(callback).toMatchObject({
+      route: '/psp/callbacks/pix',
+      req: { headers: { 'x-psp-callback-secret': '[redacted]' } },
+    });
     const delivered = lines.filter((l) => l.msg === 'webhook delivered');
     expect(delivered.every((l) => typeof l.trace_id === 'string')).toBe(true);
   });
