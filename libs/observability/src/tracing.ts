@@ -14,8 +14,16 @@ const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let provider: NodeTracerProvider | undefined;
 
-/** True when an OTLP endpoint is configured: without one nothing is exported anywhere. */
+function sdkDisabled(env: NodeJS.ProcessEnv): boolean {
+  return env.OTEL_SDK_DISABLED?.toLowerCase() === 'true';
+}
+
+/**
+ * True when an OTLP endpoint is configured and trace export is not switched off
+ * (OTEL_TRACES_EXPORTER=none, OTEL_SDK_DISABLED=true): without one nothing is exported anywhere.
+ */
 export function tracingExportConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (sdkDisabled(env) || env.OTEL_TRACES_EXPORTER?.toLowerCase() === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
@@ -27,10 +35,11 @@ export function tracingExportConfigured(env: NodeJS.ProcessEnv = process.env): b
  * The provider is always registered, so trace context flows through HTTP and NATS and every log
  * line carries trace_id/span_id; spans leave the process only when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Exporter, batching (OTEL_BSP_*) and sampling
- * (OTEL_TRACES_SAMPLER) read the standard OTEL_* variables; OTEL_SERVICE_NAME overrides the name.
+ * (OTEL_TRACES_SAMPLER) read the standard OTEL_* variables; OTEL_SERVICE_NAME overrides the name;
+ * OTEL_SDK_DISABLED=true leaves tracing out altogether.
  */
 export function startTracing(serviceName: string): void {
-  if (provider) return;
+  if (provider || sdkDisabled(process.env)) return;
   const spanProcessors = tracingExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || serviceName }),
@@ -45,7 +54,8 @@ export function startTracing(serviceName: string): void {
       }),
       new ExpressInstrumentation(),
       // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
-      // request or message are worth a span. Statements are not recorded: they hold e-mails.
+      // request or message are worth a span. No query values reach a span (they hold e-mails):
+      // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
       new MongooseInstrumentation({ requireParentSpan: true }),
       new MongoDBInstrumentation({ requireParentSpan: true }),
     ],
