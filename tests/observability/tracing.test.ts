@@ -102,6 +102,15 @@ describe('tracing across hops', () => {
       changedLineage.find((s) => s.service === 'pix-provider-adapter' && s.kind === SpanKinds.producer),
     ).toBeDefined();
 
+    // Inside the create: express in the gateway, the database in payments.
+    const createSpans = otlp.spans.filter((s) => s.traceId === root.traceId);
+    expect(createSpans.some((s) => s.service === 'gateway' && s.attributes['express.type'] === 'request_handler')).toBe(
+      true,
+    );
+    expect(createSpans.some((s) => s.service === 'payments' && s.attributes['db.system.name'] === 'mongodb')).toBe(
+      true,
+    );
+
     // Every service took part in each flow (the dispatcher asks the gateway for the store's secrets).
     for (const traceId of [root.traceId, changedTraceId]) {
       await eventually(

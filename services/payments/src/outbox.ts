@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
-import { context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { contextFromCarrier, jetstream, publishEvent, traceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { PaymentModel, type OutboxEntry, type PaymentDoc } from './model';
@@ -57,7 +57,9 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    this.running = this.drain()
+    // A pass serves every payment, not the request that poked it: it starts outside any trace.
+    this.running = context
+      .with(ROOT_CONTEXT, () => this.drain())
       .catch((err: unknown) => this.logger.error({ err }, 'outbox relay pass failed'))
       .finally(() => {
         this.running = undefined;
