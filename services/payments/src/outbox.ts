@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
-import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { contextFromCarrier, jetstream, publishEvent, traceCarrier } from '@pix/messaging';
+import { jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { PaymentModel, type OutboxEntry, type PaymentDoc } from './model';
 import { toPayment } from './presenter';
@@ -58,8 +57,7 @@ export class OutboxRelay {
       return;
     }
     // A pass serves every payment, not the request that poked it: it starts outside any trace.
-    this.running = context
-      .with(ROOT_CONTEXT, () => this.drain())
+    this.running = withTraceCarrier(undefined, () => this.drain())
       .catch((err: unknown) => this.logger.error({ err }, 'outbox relay pass failed'))
       .finally(() => {
         this.running = undefined;
@@ -91,9 +89,7 @@ export class OutboxRelay {
       for (const doc of docs) {
         const entries = Object.entries(doc.outbox).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
         for (const [eventId, entry] of entries) {
-          await context.with(contextFromCarrier(entry.trace), () =>
-            publishEvent(js, entry.subject, entry.event, eventId),
-          );
+          await withTraceCarrier(entry.trace, () => publishEvent(js, entry.subject, entry.event, eventId));
           await PaymentModel.updateOne(
             { _id: doc._id, [`outbox.${eventId}`]: { $exists: true } },
             { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },
