@@ -1,5 +1,5 @@
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
-import { context, propagation, type Context } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 
 /**
  * Message headers carrying the W3C trace context of the current span, so a consumer's work joins
@@ -21,4 +21,20 @@ export function contextFromHeaders(hdrs: MsgHdrs | undefined): Context {
     get: (carrier, key) => (carrier.has(key) ? carrier.get(key) : undefined),
     keys: (carrier) => carrier.keys(),
   });
+}
+
+/**
+ * The current trace context as a plain object, for work that happens later than the code that
+ * causes it (the outbox relay publishes what a request wrote): store it, then run the later work
+ * with withTraceCarrier.
+ */
+export function traceCarrier(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+/** Runs `work` in the trace context a carrier holds; without one, outside any trace. */
+export function withTraceCarrier<T>(carrier: Record<string, string> | undefined, work: () => T): T {
+  return context.with(carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT, work);
 }

@@ -8,10 +8,11 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { context } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import { Streams } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { contextFromHeaders, traceHeaders } from './headers';
+import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
 /**
  * Window in which JetStream drops a re-published message with an already seen Nats-Msg-Id. It is
@@ -21,6 +22,8 @@ import { contextFromHeaders, traceHeaders } from './headers';
 const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
 /** Events stay long enough for the longest webhook retry schedule to finish. */
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
+const PENDING_REFRESH_MS = 5000;
 
 /** Creates the platform's streams, or updates them to this configuration. Safe on every start. */
 export async function ensureStreams(nc: NatsConnection): Promise<void> {
@@ -73,19 +76,30 @@ export async function publishEvent(
   payload: unknown,
   eventId: string,
 ): Promise<{ duplicate: boolean; seq: number }> {
-  const ack = await js.publish(subject, JSON.stringify(payload), {
-    msgID: eventId,
-    headers: traceHeaders(),
-  });
-  return { duplicate: ack.duplicate, seq: ack.seq };
+  return tracer.startActiveSpan(
+    `${subject} publish`,
+    { kind: SpanKind.PRODUCER, attributes: { ...natsAttributes(subject, 'publish'), 'messaging.message.id': eventId } },
+    async (span) => {
+      try {
+        const ack = await js.publish(subject, JSON.stringify(payload), { msgID: eventId, headers: traceHeaders() });
+        return { duplicate: ack.duplicate, seq: ack.seq };
+      } catch (err) {
+        failSpan(span, err);
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 export type HandlerOutcome = { ack: true } | { ack: false; retryInMs: number };
 
 /**
- * Consumes a durable consumer until stopped. Each message runs in the trace context it was
- * published with; the handler decides ack or a delayed redelivery. A handler that throws is
+ * Consumes a durable consumer until stopped. Each message is handled in a CONSUMER span, child of
+ * the publisher's; the handler decides ack or a delayed redelivery. A handler that throws is
  * logged and redelivered after `retryOnErrorMs`, so nothing is dropped on a bug or an outage.
+ * `isBound` tells readiness whether the server still has the consumer and answers for it.
  */
 export async function startConsumer(
   nc: NatsConnection,
@@ -97,30 +111,61 @@ export async function startConsumer(
     maxMessages?: number;
   },
   handler: (msg: JsMsg) => Promise<HandlerOutcome>,
-): Promise<{ stop: () => Promise<void> }> {
+): Promise<{ stop: () => Promise<void>; isBound: () => Promise<boolean> }> {
   const js = jetstream(nc);
   const consumer = await js.consumers.get(options.stream, options.durable);
   const messages = await consumer.consume({ max_messages: options.maxMessages ?? 64 });
   const retryOnErrorMs = options.retryOnErrorMs ?? 1000;
+  const labels = { stream: options.stream, consumer: options.durable };
+  let stopped = false;
+
+  const isBound = async (): Promise<boolean> => {
+    if (stopped) return false;
+    const info = await consumer.info();
+    consumerPending.set(labels, info.num_pending);
+    return true;
+  };
+  const refresh = setInterval(() => void isBound().catch(() => undefined), PENDING_REFRESH_MS);
+  refresh.unref();
+
   const done = (async () => {
     for await (const msg of messages) {
-      await context.with(contextFromHeaders(msg.headers), async () => {
-        try {
-          const outcome = await handler(msg);
-          if (outcome.ack) msg.ack();
-          else msg.nak(outcome.retryInMs);
-        } catch (err) {
-          options.logger.error({ err, subject: msg.subject, seq: msg.seq }, 'message handler failed');
-          msg.nak(retryOnErrorMs);
-        }
-      });
+      if (msg.info.redelivered) consumerRedeliveries.inc(labels);
+      await tracer.startActiveSpan(
+        `${msg.subject} process`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            ...natsAttributes(msg.subject, 'process'),
+            'messaging.consumer.group.name': options.durable,
+            'messaging.message.delivery_count': msg.info.deliveryCount,
+          },
+        },
+        contextFromHeaders(msg.headers),
+        async (span) => {
+          try {
+            const outcome = await handler(msg);
+            if (outcome.ack) msg.ack();
+            else msg.nak(outcome.retryInMs);
+          } catch (err) {
+            options.logger.error({ err, subject: msg.subject, seq: msg.seq }, 'message handler failed');
+            failSpan(span, err);
+            msg.nak(retryOnErrorMs);
+          } finally {
+            span.end();
+          }
+        },
+      );
     }
   })();
   return {
     stop: async () => {
+      stopped = true;
+      clearInterval(refresh);
       await messages.close();
       await done;
     },
+    isBound,
   };
 }
 

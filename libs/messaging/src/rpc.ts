@@ -1,9 +1,10 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { context } from '@opentelemetry/api';
+import { SpanKind, type Span } from '@opentelemetry/api';
 import { ErrorMessages, type RpcError } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import { contextFromHeaders, traceHeaders } from './headers';
+import { failSpan, natsAttributes, natsRequestDuration, tracer } from './telemetry';
 
 /** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
 export class RpcFailure extends Error {
@@ -36,11 +37,17 @@ export function serveRpc<S extends z.ZodType, R>(
         logger.error({ err, subject }, 'rpc subscription error');
         return;
       }
-      void context.with(contextFromHeaders(msg.headers), () => answer(msg));
+      // The handler's span is a child of the caller's, whose context travels in the headers.
+      void tracer.startActiveSpan(
+        `${subject} process`,
+        { kind: SpanKind.SERVER, attributes: natsAttributes(subject, 'process') },
+        contextFromHeaders(msg.headers),
+        (span) => answer(msg, span).finally(() => span.end()),
+      );
     },
   });
 
-  async function answer(msg: Msg): Promise<void> {
+  async function answer(msg: Msg, span: Span): Promise<void> {
     let reply: Reply<R>;
     try {
       const parsed = schema.safeParse(msg.json());
@@ -54,6 +61,7 @@ export function serveRpc<S extends z.ZodType, R>(
         reply = { ok: false, error: { status: err.status, message: err.message } };
       } else {
         logger.error({ err, subject }, 'rpc handler failed');
+        failSpan(span, err);
         reply = { ok: false, error: { status: 500, message: ErrorMessages.internal } };
       }
     }
@@ -73,12 +81,43 @@ export class RpcUnavailable extends Error {
 }
 
 /** Sends a request and returns the validated answer; refusals throw RpcFailure. */
-export async function callRpc<S extends z.ZodType>(
+export function callRpc<S extends z.ZodType>(
   nc: NatsConnection,
   subject: string,
   payload: unknown,
   schema: S,
   timeoutMs = 5000,
+): Promise<z.infer<S>> {
+  return tracer.startActiveSpan(
+    `${subject} request`,
+    { kind: SpanKind.CLIENT, attributes: natsAttributes(subject, 'send') },
+    async (span) => {
+      const stopTimer = natsRequestDuration.startTimer({ subject });
+      let outcome = 'error';
+      try {
+        const answer = await request(nc, subject, payload, schema, timeoutMs);
+        outcome = 'ok';
+        return answer;
+      } catch (err) {
+        if (err instanceof RpcFailure) outcome = 'refused';
+        else if (err instanceof RpcUnavailable) outcome = 'unavailable';
+        // A refusal is an answer (a 4xx for the caller), not a failure of the call.
+        if (!(err instanceof RpcFailure) || err.status >= 500) failSpan(span, err);
+        throw err;
+      } finally {
+        stopTimer({ outcome });
+        span.end();
+      }
+    },
+  );
+}
+
+async function request<S extends z.ZodType>(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  schema: S,
+  timeoutMs: number,
 ): Promise<z.infer<S>> {
   let msg: Msg;
   try {

@@ -4,6 +4,20 @@ import type { Registry } from 'prom-client';
 /** A named readiness condition: NATS connected, database reachable, consumers bound... */
 export type ReadinessCheck = { name: string; check: () => boolean | Promise<boolean> };
 
+/** A check that has not answered by then counts as failed: a probe must answer quickly, always. */
+const CHECK_TIMEOUT_MS = 2000;
+
+function runCheck(check: ReadinessCheck['check']): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+  });
+  const result = Promise.resolve()
+    .then(check)
+    .catch(() => false);
+  return Promise.race([result, timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The operations port of a service, separate from any public port: /healthz (the process is
  * alive), /readyz (every readiness check passes) and /metrics (Prometheus text format).
@@ -27,12 +41,9 @@ export function startOpsServer(options: {
     if (path === '/healthz') {
       json(res, 200, { status: 'ok' });
     } else if (path === '/readyz') {
-      const results: Record<string, boolean> = {};
-      for (const { name, check } of options.checks()) {
-        results[name] = await Promise.resolve()
-          .then(check)
-          .catch(() => false);
-      }
+      const checks = options.checks();
+      const outcomes = await Promise.all(checks.map(({ check }) => runCheck(check)));
+      const results = Object.fromEntries(checks.map(({ name }, i) => [name, outcomes[i] === true]));
       const { started, draining } = options.lifecycle();
       const ready = started && !draining && Object.values(results).every(Boolean);
       json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', started, draining, checks: results });

@@ -5,6 +5,7 @@ import {
   startOpsServer,
   type Logger,
   type ReadinessCheck,
+  shutdownTracing,
   type Registry,
 } from '@pix/observability';
 
@@ -105,6 +106,8 @@ export class Service {
       this.opsServer.close(() => resolve());
       this.opsServer.closeAllConnections();
     });
+    // Last, so the spans of the shutdown itself leave too.
+    await shutdownTracing().catch((err: unknown) => this.logger.warn({ err }, 'flushing spans failed'));
     clearTimeout(timer);
     this.logger.info('stopped');
   }

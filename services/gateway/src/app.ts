@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '@pix/observability';
+import { observeHttp, type Logger } from '@pix/observability';
 import { requireStore, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
 import { errorHandler, notFoundHandler } from './http-errors';
@@ -20,6 +20,7 @@ export function createApp(options: {
 }): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(observeHttp(options.logger));
   app.set('etag', false);
   app.set('query parser', 'simple');
   const auth = requireStore(options.authCache, options.rateLimit);

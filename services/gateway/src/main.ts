@@ -1,7 +1,8 @@
+import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
 import { connectNats, isNatsConnected } from '@pix/messaging';
-import { Service } from '@pix/runtime';
+import { databaseReachable, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
 
   await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
   service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => mongoose.connection.readyState === 1);
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
   await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
 
   const nc = await connectNats(config.NATS_URL, 'gateway', logger);

@@ -1,3 +1,4 @@
+import './tracing';
 import mongoose from 'mongoose';
 import {
   Consumers,
@@ -11,7 +12,7 @@ import {
 } from '@pix/contracts';
 import { connectNats, ensureConsumer, ensureStreams, isNatsConnected, serveRpc, startConsumer } from '@pix/messaging';
 import { Counter } from '@pix/observability';
-import { Service } from '@pix/runtime';
+import { databaseReachable, Service } from '@pix/runtime';
 import { ChargeCompleter } from './charge-completer';
 import { config } from './config';
 import { createPaymentOnce } from './create-once';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
 
   await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
   service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => mongoose.connection.readyState === 1);
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
   await mongoose.model('Payment').syncIndexes();
 
   const nc = await connectNats(config.NATS_URL, 'payments', logger);
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
       return outcome;
     },
   );
-  service.addReadinessCheck('pix consumer', () => true);
+  service.addReadinessCheck('pix consumer', consumer.isBound);
   service.onShutdown('pix consumer', () => consumer.stop());
 
   service.started({ nats: config.NATS_URL });

@@ -5,6 +5,8 @@ import type { PaymentEvent, PaymentStatus } from '@pix/contracts';
 export interface OutboxEntry {
   subject: string;
   event: PaymentEvent;
+  /** W3C trace context of the change that caused the event; the relay publishes in it. */
+  trace?: Record<string, string>;
 }
 
 export interface PaymentDoc {

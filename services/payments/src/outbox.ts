@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
-import { jetstream, publishEvent } from '@pix/messaging';
+import { jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { PaymentModel, type OutboxEntry, type PaymentDoc } from './model';
 import { toPayment } from './presenter';
@@ -24,7 +24,8 @@ export function outboxEntry(
       : { event: 'payment.status_changed', ...data, previousStatus };
   const event: PaymentEvent = { eventId, occurredAt: new Date().toISOString(), sequence, body };
   const subject = Subjects.paymentEvent(previousStatus === null ? 'created' : 'status_changed');
-  return { eventId, entry: { subject, event } };
+  // The relay publishes later, outside this request; the stored context keeps the event in its trace.
+  return { eventId, entry: { subject, event, trace: traceCarrier() } };
 }
 
 /**
@@ -55,7 +56,8 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    this.running = this.drain()
+    // A pass serves every payment, not the request that poked it: it starts outside any trace.
+    this.running = withTraceCarrier(undefined, () => this.drain())
       .catch((err: unknown) => this.logger.error({ err }, 'outbox relay pass failed'))
       .finally(() => {
         this.running = undefined;
@@ -87,7 +89,7 @@ export class OutboxRelay {
       for (const doc of docs) {
         const entries = Object.entries(doc.outbox).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
         for (const [eventId, entry] of entries) {
-          await publishEvent(js, entry.subject, entry.event, eventId);
+          await withTraceCarrier(entry.trace, () => publishEvent(js, entry.subject, entry.event, eventId));
           await PaymentModel.updateOne(
             { _id: doc._id, [`outbox.${eventId}`]: { $exists: true } },
             { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },

@@ -1,9 +1,11 @@
+import './tracing';
 import type http from 'node:http';
 import express from 'express';
 import mongoose from 'mongoose';
 import { CreateChargeRequestSchema, QueueGroups, SandboxPayRequestSchema, Subjects } from '@pix/contracts';
 import { connectNats, ensureStreams, isNatsConnected, jetstream, serveRpc } from '@pix/messaging';
-import { Service } from '@pix/runtime';
+import { observeHttp } from '@pix/observability';
+import { databaseReachable, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
 import { config } from './config';
 import { SandboxProvider } from './providers/sandbox';
@@ -22,7 +24,7 @@ async function main(): Promise<void> {
 
   await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
   service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => mongoose.connection.readyState === 1);
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
 
   const nc = await connectNats(config.NATS_URL, 'pix-provider-adapter', logger);
   service.onShutdown('nats', () => nc.drain());
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(observeHttp(logger));
   app.use('/psp/callbacks', callbackRouter({ js, secret: config.PSP_CALLBACK_SECRET, logger }));
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));

@@ -1,3 +1,4 @@
+import './tracing';
 import { Consumers, PaymentEventSchema, Streams, Subjects, WebhookSecretsReplySchema } from '@pix/contracts';
 import { callRpc, connectNats, ensureConsumer, ensureStreams, isNatsConnected, startConsumer } from '@pix/messaging';
 import { Service } from '@pix/runtime';
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
       return { ack: false, retryInMs: nextDelay };
     },
   );
-  service.addReadinessCheck('payments consumer', () => true);
+  service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
 
   service.started({ schedule });

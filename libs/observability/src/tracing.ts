@@ -1,0 +1,75 @@
+import { context, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+/** Paths of the ops port: scrapes and probes are not requests anybody wants to trace. */
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+let provider: NodeTracerProvider | undefined;
+
+function sdkDisabled(env: NodeJS.ProcessEnv): boolean {
+  return env.OTEL_SDK_DISABLED?.toLowerCase() === 'true';
+}
+
+/**
+ * True when an OTLP endpoint is configured and trace export is not switched off
+ * (OTEL_TRACES_EXPORTER=none, OTEL_SDK_DISABLED=true): without one nothing is exported anywhere.
+ */
+export function tracingExportConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (sdkDisabled(env) || env.OTEL_TRACES_EXPORTER?.toLowerCase() === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+}
+
+/**
+ * Starts OpenTelemetry tracing for this process. It must run before express, mongoose or http are
+ * required, because the instrumentations patch those modules as they load: each service's
+ * src/tracing.ts calls it and is the first import of its main.ts.
+ *
+ * The provider is always registered, so trace context flows through HTTP and NATS and every log
+ * line carries trace_id/span_id; spans leave the process only when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Exporter, batching (OTEL_BSP_*) and sampling
+ * (OTEL_TRACES_SAMPLER) read the standard OTEL_* variables; OTEL_SERVICE_NAME overrides the name;
+ * OTEL_SDK_DISABLED=true leaves tracing out altogether.
+ */
+export function startTracing(serviceName: string): void {
+  if (provider || sdkDisabled(process.env)) return;
+  const spanProcessors = tracingExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
+  provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || serviceName }),
+    spanProcessors,
+  });
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => OPS_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
+      }),
+      new ExpressInstrumentation(),
+      // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
+      // request or message are worth a span. No query values reach a span (they hold e-mails):
+      // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
+      new MongooseInstrumentation({ requireParentSpan: true }),
+      new MongoDBInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+}
+
+/** Sends the spans still buffered; part of a graceful shutdown. */
+export async function shutdownTracing(): Promise<void> {
+  await provider?.shutdown();
+}
+
+/** The trace and span of the current context, as log fields (empty outside any span). */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  if (!spanContext || !trace.isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
