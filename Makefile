@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 STACK := node tools/devstack/dist/main.js
 
-.PHONY: help install infra build up down status logs test lint format
+.PHONY: help install infra build up down status logs test lint format k8s
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -42,3 +42,6 @@ format: install ## Format every file
 
 test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs)
 	npx jest --ci
+
+k8s: build ## Synthesise the Kubernetes manifests (k8s/platform.json) into k8s/dist/
+	node k8s/build/main.js
