@@ -8,8 +8,8 @@ const TERMINATION_GRACE_SECONDS = 30;
 const SHUTDOWN_GRACE = '20s';
 /** The gateway keeps serving this long after it is told to stop, while endpoints drop it everywhere. */
 const GATEWAY_PRESTOP_SECONDS = 5;
-/** The images' non-root user (see the Dockerfile). */
-const APP_UID = 10001;
+/** The images' non-root user, `node` of the Node.js base image (see the Dockerfile). */
+const APP_UID = 1000;
 
 export function natsUrl(settings: Settings): string {
   if (!settings.nats.inCluster) return settings.nats.url;
