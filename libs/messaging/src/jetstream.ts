@@ -102,8 +102,15 @@ export async function startConsumer(
   const consumer = await js.consumers.get(options.stream, options.durable);
   const messages = await consumer.consume({ max_messages: options.maxMessages ?? 64 });
   const retryOnErrorMs = options.retryOnErrorMs ?? 1000;
+  let stopping = false;
   const done = (async () => {
     for await (const msg of messages) {
+      // After stop() the iterator still yields what was fetched ahead: hand it back at once, so
+      // another replica (or this one, restarted) takes it now rather than after ack_wait.
+      if (stopping) {
+        msg.nak();
+        continue;
+      }
       await context.with(contextFromHeaders(msg.headers), async () => {
         try {
           const outcome = await handler(msg);
@@ -117,7 +124,9 @@ export async function startConsumer(
     }
   })();
   return {
+    /** Stops fetching, finishes the message in hand (ack or nak), hands back the rest. */
     stop: async () => {
+      stopping = true;
       await messages.close();
       await done;
     },

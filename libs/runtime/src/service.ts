@@ -31,11 +31,14 @@ export class Service {
   private readonly steps: ShutdownStep[] = [];
   private opsServer: http.Server | undefined;
   private draining = false;
+  private serving = false;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: ServiceOptions) {
     this.logger = createLogger(options.name, options.logLevel);
     this.registry = createRegistry(options.name);
+    // Not ready until started(): a pod must not receive work before it subscribes and listens.
+    this.addReadinessCheck('started', () => this.serving);
   }
 
   get isDraining(): boolean {
@@ -75,6 +78,7 @@ export class Service {
 
   /** Reports the service as started (make up and the tests wait for this line or /readyz). */
   started(details: Record<string, unknown> = {}): void {
+    this.serving = true;
     this.logger.info(details, `${this.options.name} started`);
   }
 

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   QueueGroups,
   StoreCreateRequestSchema,
@@ -8,7 +8,7 @@ import {
   TokenRevokeRequestSchema,
   WebhookSecretsRequestSchema,
 } from '@pix/contracts';
-import { RpcFailure, serveRpc } from '@pix/messaging';
+import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
 
@@ -25,7 +25,7 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * The gateway owns stores and tokens; the admin CLI and the webhook-dispatcher reach them over
  * NATS. These subjects are internal: nothing public routes to them.
  */
-export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription[] {
+export function serveStoreRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
   const queue = QueueGroups.gateway;
   return [
     serveRpc(nc, { subject: Subjects.adminStoresCreate, queue, schema: StoreCreateRequestSchema, logger }, (req) =>

@@ -101,6 +101,8 @@ async function main(): Promise<void> {
   service.addReadinessCheck('pix consumer', () => true);
   service.onShutdown('pix consumer', () => consumer.stop());
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ nats: config.NATS_URL });
 }
 

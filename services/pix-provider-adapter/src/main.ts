@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ provider: config.PIX_PROVIDER, callbackUrl });
 }
 

@@ -63,6 +63,8 @@ async function main(): Promise<void> {
   service.addReadinessCheck('payments consumer', () => true);
   service.onShutdown('payments consumer', () => consumer.stop());
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ schedule });
 }
 
