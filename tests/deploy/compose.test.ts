@@ -102,6 +102,7 @@ describe('docker-compose.yml', () => {
     const admin = compose.services.admin!;
     expect(admin.profiles).toEqual(['tools']);
     expect(admin.build!.args).toEqual({ SERVICE: 'admin' });
+    expect((admin as ComposeService & { entrypoint: string[] }).entrypoint).toEqual(['node', 'main.js']);
     expect(fs.existsSync(path.join(root, 'tools', 'admin', 'src', 'main.ts'))).toBe(true);
     expect(Object.keys(admin.depends_on!)).toEqual(expect.arrayContaining(['gateway', 'payments']));
   });
