@@ -7,6 +7,8 @@ export const MONGO_IMAGE = 'mongo:7.0';
 /** The mongo image's own mongodb user. */
 const MONGO_UID = 999;
 export const MONGO_INIT_COMPONENT = 'mongodb-init';
+/** mongosh keeps its history and logs under HOME; the root filesystem is read-only, /tmp is not. */
+const MONGOSH_HOME = { name: 'HOME', value: '/tmp' };
 
 /** Initiates the replica set once; on a later run rs.status() answers and nothing changes. */
 function initiateScript(replicas: number): string {
@@ -36,6 +38,7 @@ export function addMongo(chart: Chart, replicas: number, storage: string): void 
               name: 'mongodb',
               image: MONGO_IMAGE,
               args: ['--replSet', 'rs0', '--bind_ip_all', '--dbpath', '/data/db'],
+              env: [MONGOSH_HOME],
               ports: [{ name: 'mongodb', containerPort: MONGO_PORT }],
               livenessProbe: { ...tcp, periodSeconds: 10, failureThreshold: 6 },
               readinessProbe: {
@@ -82,6 +85,7 @@ export function addMongo(chart: Chart, replicas: number, storage: string): void 
               image: MONGO_IMAGE,
               command: ['mongosh', '--quiet', `mongodb://mongodb-0.mongodb:${MONGO_PORT}/admin`, '--eval'],
               args: [initiateScript(replicas)],
+              env: [MONGOSH_HOME],
               resources: {
                 requests: { cpu: quantity('50m'), memory: quantity('128Mi') },
                 limits: { cpu: quantity('500m'), memory: quantity('256Mi') },
