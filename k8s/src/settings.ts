@@ -33,7 +33,14 @@ export const SettingsSchema = z.object({
     prometheusOperator: z.boolean(),
   }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
-  nats: z.discriminatedUnion('inCluster', [inCluster, managed.extend({ url: z.string().regex(/^nats:\/\//) })]),
+  nats: z.discriminatedUnion('inCluster', [
+    inCluster,
+    managed.extend({
+      url: z.string().regex(/^nats:\/\//),
+      /** Copies of each stream on the managed cluster (JETSTREAM_REPLICAS). */
+      streamReplicas: z.number().int().min(1).max(5),
+    }),
+  ]),
   /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
   mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
   psp: z.object({

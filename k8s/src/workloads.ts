@@ -29,6 +29,9 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
     metadata: { name: 'pix-config', labels: labelsOf('pix') },
     data: {
       NATS_URL: natsUrl(settings),
+      JETSTREAM_REPLICAS: String(
+        settings.nats.inCluster ? Math.min(3, settings.nats.replicas) : settings.nats.streamReplicas,
+      ),
       ...(settings.mongodb.inCluster ? { MONGO_URL: mongoUrl(settings.mongodb.replicas) } : {}),
       LOG_LEVEL: settings.logLevel,
       SHUTDOWN_GRACE,

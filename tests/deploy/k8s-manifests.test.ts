@@ -164,6 +164,10 @@ describe('k8s/dist', () => {
   it('runs NATS as a 3-node JetStream cluster whose configuration nats-server accepts', () => {
     const nats = byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'nats')!;
     expect(nats.spec!.replicas).toBe(3);
+    // Each stream is replicated over the three servers.
+    expect(byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!.data!.JETSTREAM_REPLICAS).toBe(
+      '3',
+    );
     const conf = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'nats-config')!.data!['nats.conf']!;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pix-nats-')), 'nats.conf');
     fs.writeFileSync(file, conf);
@@ -186,7 +190,12 @@ describe('k8s/dist', () => {
 describe('k8s with managed NATS and MongoDB', () => {
   const settings = {
     ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')),
-    nats: { inCluster: false, url: 'nats://nats.managed.example.com:4222', cidrs: ['198.51.100.0/24'] },
+    nats: {
+      inCluster: false,
+      url: 'nats://nats.managed.example.com:4222',
+      cidrs: ['198.51.100.0/24'],
+      streamReplicas: 5,
+    },
     mongodb: { inCluster: false, cidrs: ['198.51.100.128/25'] },
     monitoring: { namespace: 'monitoring', prometheusOperator: false },
   };
@@ -198,6 +207,7 @@ describe('k8s with managed NATS and MongoDB', () => {
     const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!;
     expect(config.data!.NATS_URL).toBe('nats://nats.managed.example.com:4222');
     expect(config.data!.MONGO_URL).toBeUndefined();
+    expect(config.data!.JETSTREAM_REPLICAS).toBe('5');
     const payments = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'payments')!;
     expect(payments.spec!.template.spec.containers[0].env).toContainEqual({
       name: 'MONGO_URL',

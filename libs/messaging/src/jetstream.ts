@@ -22,8 +22,11 @@ const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
 /** Events stay long enough for the longest webhook retry schedule to finish. */
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Creates the platform's streams, or updates them to this configuration. Safe on every start. */
-export async function ensureStreams(nc: NatsConnection): Promise<void> {
+/**
+ * Creates the platform's streams, or updates them to this configuration. Safe on every start.
+ * `replicas` > 1 spreads each stream over that many servers of a cluster, so losing one loses nothing.
+ */
+export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const stream of Object.values(Streams)) {
     const config = {
@@ -31,6 +34,7 @@ export async function ensureStreams(nc: NatsConnection): Promise<void> {
       subjects: [...stream.subjects],
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       max_age: nanos(MAX_AGE_MS),
+      num_replicas: replicas,
     };
     try {
       await jsm.streams.info(stream.name);

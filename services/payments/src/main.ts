@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'payments', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.pix.name, {
     durable_name: Consumers.paymentsPix,
     filter_subject: 'pix.events.>',

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'pix-provider-adapter', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   const js = jetstream(nc);
 
   const sandbox = new SandboxProvider({

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'webhook-dispatcher', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.payments.name, {
     durable_name: Consumers.dispatcherPayments,
     filter_subject: 'payments.events.>',
