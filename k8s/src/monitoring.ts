@@ -3,6 +3,12 @@ import path from 'node:path';
 import { ApiObject, type Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import YAML from 'yaml';
+import type { IPodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor' with {
+  'resolution-mode': 'import',
+};
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule' with {
+  'resolution-mode': 'import',
+};
 import { labelsOf } from './services';
 import type { Settings } from './settings';
 
@@ -28,13 +34,14 @@ export function addMonitoring(chart: Chart, settings: Settings): void {
     });
     return;
   }
-  new ApiObject(chart, 'rules', {
+  // Typed by the Prometheus Operator's CRD models, so a misspelt field does not compile.
+  const rule: IPrometheusRule = {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PrometheusRule',
     metadata: { name: 'pix', labels: labelsOf('pix') },
-    spec: YAML.parse(rulesText) as Record<string, unknown>,
-  });
-  new ApiObject(chart, 'pod-monitor', {
+    spec: YAML.parse(rulesText) as IPrometheusRule['spec'],
+  };
+  const podMonitor: IPodMonitor = {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PodMonitor',
     metadata: { name: 'pix', labels: labelsOf('pix') },
@@ -42,5 +49,7 @@ export function addMonitoring(chart: Chart, settings: Settings): void {
       selector: { matchLabels: { 'app.kubernetes.io/part-of': 'pix' } },
       podMetricsEndpoints: [{ port: 'ops', path: '/metrics', interval: '15s' }],
     },
-  });
+  };
+  new ApiObject(chart, 'rules', rule);
+  new ApiObject(chart, 'pod-monitor', podMonitor);
 }
