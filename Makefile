@@ -6,7 +6,7 @@ STACK := node tools/devstack/dist/main.js
 .PHONY: help install infra build up down status logs test lint format k8s
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
