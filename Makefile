@@ -3,10 +3,10 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 STACK := node tools/devstack/dist/main.js
 
-.PHONY: help install infra build up down status logs test lint format bench
+.PHONY: help install infra build up down status logs test lint format bench k8s
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -45,3 +45,6 @@ test: build lint ## Every test: unit, integration and end-to-end (starts and sto
 
 bench: build ## Load the API and compare speed and memory with a baseline commit (BENCH_BASE=<ref>)
 	node tools/bench/dist/main.js
+
+k8s: build ## Synthesise the Kubernetes manifests (k8s/platform.json) into k8s/dist/
+	node k8s/build/main.js

@@ -3,7 +3,9 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.run/**', '.tools/**', 'coverage/**', 'k8s/dist/**'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '.run/**', '.tools/**', 'coverage/**', 'k8s/dist/**', 'k8s/build/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

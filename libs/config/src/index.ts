@@ -57,6 +57,8 @@ export const CommonEnv = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE: duration('20s'),
+  /** Copies of each JetStream stream: 1 on a single server, 3 on a 3-node cluster (Kubernetes). */
+  JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 };
 
 export { z };

@@ -25,8 +25,11 @@ const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
 const PENDING_REFRESH_MS = 5000;
 
-/** Creates the platform's streams, or updates them to this configuration. Safe on every start. */
-export async function ensureStreams(nc: NatsConnection): Promise<void> {
+/**
+ * Creates the platform's streams, or updates them to this configuration. Safe on every start.
+ * `replicas` > 1 spreads each stream over that many servers of a cluster, so losing one loses nothing.
+ */
+export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const stream of Object.values(Streams)) {
     const config = {
@@ -34,6 +37,7 @@ export async function ensureStreams(nc: NatsConnection): Promise<void> {
       subjects: [...stream.subjects],
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       max_age: nanos(MAX_AGE_MS),
+      num_replicas: replicas,
     };
     try {
       await jsm.streams.info(stream.name);
@@ -130,6 +134,12 @@ export async function startConsumer(
 
   const done = (async () => {
     for await (const msg of messages) {
+      // After stop() the iterator still yields what was fetched ahead: hand it back at once, so
+      // another replica (or this one, restarted) takes it now rather than after ack_wait.
+      if (stopped) {
+        msg.nak();
+        continue;
+      }
       if (msg.info.redelivered) consumerRedeliveries.inc(labels);
       await tracer.startActiveSpan(
         `${msg.subject} process`,
@@ -159,6 +169,7 @@ export async function startConsumer(
     }
   })();
   return {
+    /** Stops fetching, finishes the message in hand (ack or nak), hands back the rest. */
     stop: async () => {
       stopped = true;
       clearInterval(refresh);

@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import { ErrorMessages, type RpcError } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
@@ -19,6 +19,11 @@ export class RpcFailure extends Error {
 
 type Reply<T> = { ok: true; data: T } | { ok: false; error: RpcError };
 
+/** A served subject. drain() stops taking requests and resolves once every taken one is answered. */
+export interface RpcServer {
+  drain(): Promise<void>;
+}
+
 /**
  * Serves one request/reply subject in a queue group: every replica subscribes, each request is
  * answered once. Bad requests and RpcFailures are answered; anything else is logged and answered
@@ -28,9 +33,11 @@ export function serveRpc<S extends z.ZodType, R>(
   nc: NatsConnection,
   options: { subject: string; queue: string; schema: S; logger: Logger },
   handler: (request: z.infer<S>, msg: Msg) => Promise<R>,
-): Subscription {
+): RpcServer {
   const { subject, queue, schema, logger } = options;
-  return nc.subscribe(subject, {
+  // Answers under way: a graceful shutdown waits for them, so a request taken is never left unanswered.
+  const inFlight = new Set<Promise<void>>();
+  const subscription = nc.subscribe(subject, {
     queue,
     callback: (err, msg) => {
       if (err) {
@@ -38,14 +45,24 @@ export function serveRpc<S extends z.ZodType, R>(
         return;
       }
       // The handler's span is a child of the caller's, whose context travels in the headers.
-      void tracer.startActiveSpan(
-        `${subject} process`,
-        { kind: SpanKind.SERVER, attributes: natsAttributes(subject, 'process') },
-        contextFromHeaders(msg.headers),
-        (span) => answer(msg, span).finally(() => span.end()),
-      );
+      const answering = tracer
+        .startActiveSpan(
+          `${subject} process`,
+          { kind: SpanKind.SERVER, attributes: natsAttributes(subject, 'process') },
+          contextFromHeaders(msg.headers),
+          (span) => answer(msg, span).finally(() => span.end()),
+        )
+        .catch((error: unknown) => logger.error({ err: error, subject }, 'rpc reply failed'));
+      inFlight.add(answering);
+      void answering.finally(() => inFlight.delete(answering));
     },
   });
+  return {
+    drain: async () => {
+      await subscription.drain();
+      await Promise.all(inFlight);
+    },
+  };
 
   async function answer(msg: Msg, span: Span): Promise<void> {
     let reply: Reply<R>;

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   QueueGroups,
   StoreCreateRequestSchema,
@@ -8,7 +8,7 @@ import {
   TokenRevokeRequestSchema,
   WebhookSecretsRequestSchema,
 } from '@pix/contracts';
-import { RpcFailure, serveRpc } from '@pix/messaging';
+import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
 import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
@@ -28,7 +28,7 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * are written to MongoDB first, then to the AUTH bucket every gateway replica watches; if the
  * bucket write fails the call fails and may simply be repeated.
  */
-export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): Subscription[] {
+export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): RpcServer[] {
   const queue = QueueGroups.gateway;
   return [
     serveRpc(nc, { subject: Subjects.adminStoresCreate, queue, schema: StoreCreateRequestSchema, logger }, (req) =>

@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   });
   service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ url: `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}` });
 }
 

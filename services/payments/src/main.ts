@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'payments', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.pix.name, {
     durable_name: Consumers.paymentsPix,
     filter_subject: 'pix.events.>',
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
   service.addReadinessCheck('pix consumer', consumer.isBound);
   service.onShutdown('pix consumer', () => consumer.stop());
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ nats: config.NATS_URL });
 }
 

@@ -37,6 +37,7 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -52,6 +53,7 @@ export class OutboxRelay {
 
   /** Asks for a pass now; passes never overlap, a poke during one schedules another. */
   poke(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
@@ -69,6 +71,8 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
+    // Entries left pending are published by any replica's next pass (or this one's, restarted).
+    this.stopped = true;
     clearInterval(this.timer);
     this.again = false;
     await this.running;

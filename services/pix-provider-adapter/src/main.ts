@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'pix-provider-adapter', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   const js = jetstream(nc);
 
   const sandbox = new SandboxProvider({
@@ -67,6 +67,8 @@ async function main(): Promise<void> {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ provider: config.PIX_PROVIDER, callbackUrl });
 }
 

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const nc = await connectNats(config.NATS_URL, 'webhook-dispatcher', logger);
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
-  await ensureStreams(nc);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.payments.name, {
     durable_name: Consumers.dispatcherPayments,
     filter_subject: 'payments.events.>',
@@ -64,6 +64,8 @@ async function main(): Promise<void> {
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
 
+  // The server knows every subscription before the service reports ready.
+  await nc.flush();
   service.started({ schedule });
 }
 

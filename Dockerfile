@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# One image per service, all from this file:
+#   docker build --build-arg SERVICE=gateway -t pix/gateway .
+# SERVICE names a folder of services/ (gateway, payments, pix-provider-adapter, webhook-dispatcher)
+# or of tools/ (admin, the admin CLI).
+ARG NODE_IMAGE=node:20.19-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# k8s/ is a workspace too, but no image needs it: npm ci only wants its manifest.
+COPY package.json package-lock.json tsconfig.base.json ./
+COPY libs/ libs/
+COPY services/ services/
+COPY tools/ tools/
+COPY k8s/package.json k8s/package.json
+RUN npm ci --no-audit --no-fund --ignore-scripts
+ARG SERVICE
+COPY scripts/image-bundle.sh scripts/
+RUN bash scripts/image-bundle.sh "$SERVICE" /bundle
+
+FROM ${NODE_IMAGE} AS runtime
+# Every service listens on all interfaces inside its container, with its ops port
+# (/healthz, /readyz, /metrics) on 9100; the gateway serves on 8080, the adapter on 8081.
+ENV NODE_ENV=production \
+    HTTP_HOST=0.0.0.0 \
+    OPS_HOST=0.0.0.0 \
+    OPS_PORT=9100
+WORKDIR /app
+COPY --from=build /bundle/ ./
+# The image's own non-root user (uid 1000); the files stay root's, so the process cannot change them.
+USER node
+EXPOSE 9100
+# node is PID 1 and handles SIGTERM itself (graceful shutdown in libs/runtime).
+CMD ["node", "main.js"]

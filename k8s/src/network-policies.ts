@@ -1,0 +1,125 @@
+import type { Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-33';
+import { MONGO_INIT_COMPONENT } from './mongodb';
+import {
+  MONGO_PORT,
+  NATS_CLIENT_PORT,
+  NATS_CLUSTER_PORT,
+  NATS_MONITOR_PORT,
+  SERVICES,
+  labelsOf,
+  type ServiceSpec,
+} from './services';
+import type { Settings } from './settings';
+
+/** Ranges that are never the internet: webhooks must not reach the cluster or the cloud's metadata. */
+const NON_PUBLIC_RANGES = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '169.254.0.0/16',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+];
+
+type Peer = k8s.NetworkPolicyPeer;
+type Port = k8s.NetworkPolicyPort;
+
+const tcp = (port: number): Port => ({ protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) });
+const pods = (component: string): Peer => ({ podSelector: { matchLabels: { 'app.kubernetes.io/name': component } } });
+const namespace = (name: string): Peer => ({
+  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } },
+});
+const cidrs = (list: string[]): Peer[] => list.map((cidr) => ({ ipBlock: { cidr } }));
+
+function policy(chart: Chart, name: string, spec: k8s.NetworkPolicySpec): void {
+  new k8s.KubeNetworkPolicy(chart, name, { metadata: { name, labels: labelsOf('pix') }, spec });
+}
+
+/**
+ * Default deny in both directions, then one allowance per need: the ingress controller reaches the
+ * gateway only; every service reaches NATS, and MongoDB when it uses it; the dispatcher reaches the
+ * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP.
+ */
+export function addNetworkPolicies(chart: Chart, settings: Settings): void {
+  policy(chart, 'default-deny', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+  policy(chart, 'allow-dns', {
+    podSelector: {},
+    policyTypes: ['Egress'],
+    egress: [
+      {
+        to: [{ ...namespace('kube-system'), podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+        ports: [
+          { protocol: 'UDP', port: k8s.IntOrString.fromNumber(53) },
+          { protocol: 'TCP', port: k8s.IntOrString.fromNumber(53) },
+        ],
+      },
+    ],
+  });
+
+  const natsPeers: Peer[] = settings.nats.inCluster ? [pods('nats')] : cidrs(settings.nats.cidrs);
+  const mongoPeers: Peer[] = settings.mongodb.inCluster ? [pods('mongodb')] : cidrs(settings.mongodb.cidrs);
+
+  for (const spec of SERVICES) {
+    const ingress: k8s.NetworkPolicyIngressRule[] = [
+      { from: [namespace(settings.monitoring.namespace)], ports: [tcp(spec.opsPort)] },
+    ];
+    if (spec.name === 'gateway') {
+      ingress.push({ from: [namespace(settings.ingress.controllerNamespace)], ports: [tcp(spec.httpPort!.port)] });
+    }
+    if (spec.name === 'pix-provider-adapter' && settings.psp.callbackCidrs.length > 0) {
+      ingress.push({ from: cidrs(settings.psp.callbackCidrs), ports: [tcp(spec.httpPort!.port)] });
+    }
+    policy(chart, spec.name, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': spec.name } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress,
+      egress: serviceEgress(spec, settings, natsPeers, mongoPeers),
+    });
+  }
+
+  const clients = SERVICES.map((spec) => pods(spec.name));
+  if (settings.nats.inCluster) {
+    policy(chart, 'nats', {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [
+        { from: clients, ports: [tcp(NATS_CLIENT_PORT)] },
+        { from: [pods('nats')], ports: [tcp(NATS_CLUSTER_PORT)] },
+        { from: [namespace(settings.monitoring.namespace)], ports: [tcp(NATS_MONITOR_PORT)] },
+      ],
+      egress: [{ to: [pods('nats')], ports: [tcp(NATS_CLUSTER_PORT)] }],
+    });
+  }
+  if (settings.mongodb.inCluster) {
+    const mongoClients = SERVICES.filter((spec) => spec.usesMongo).map((spec) => pods(spec.name));
+    policy(chart, 'mongodb', {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'mongodb' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [...mongoClients, pods('mongodb'), pods(MONGO_INIT_COMPONENT)], ports: [tcp(MONGO_PORT)] }],
+      egress: [{ to: [pods('mongodb')], ports: [tcp(MONGO_PORT)] }],
+    });
+    policy(chart, MONGO_INIT_COMPONENT, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': MONGO_INIT_COMPONENT } },
+      policyTypes: ['Egress'],
+      egress: [{ to: [pods('mongodb')], ports: [tcp(MONGO_PORT)] }],
+    });
+  }
+}
+
+function serviceEgress(
+  spec: ServiceSpec,
+  settings: Settings,
+  natsPeers: Peer[],
+  mongoPeers: Peer[],
+): k8s.NetworkPolicyEgressRule[] {
+  const natsPort = settings.nats.inCluster ? NATS_CLIENT_PORT : Number(new URL(settings.nats.url).port || 4222);
+  const egress: k8s.NetworkPolicyEgressRule[] = [{ to: natsPeers, ports: [tcp(natsPort)] }];
+  if (spec.usesMongo) egress.push({ to: mongoPeers, ports: [tcp(MONGO_PORT)] });
+  if (spec.name === 'webhook-dispatcher') {
+    // Any port: a merchant's webhook URL may name one.
+    egress.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: NON_PUBLIC_RANGES } }] });
+  }
+  if (spec.name === 'pix-provider-adapter') egress.push({ to: cidrs(settings.psp.apiCidrs), ports: [tcp(443)] });
+  return egress;
+}

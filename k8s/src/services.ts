@@ -1,0 +1,63 @@
+/** The platform's four services as the manifests see them: ports, scaling and what they reach. */
+export interface ServiceSpec {
+  name: string;
+  opsPort: number;
+  /** The public or callback HTTP port, when the service has one. */
+  httpPort?: { name: string; port: number; env: string };
+  usesMongo: boolean;
+  minReplicas: number;
+  maxReplicas: number;
+  cpu: { request: number; limit: number };
+  memoryMiB: { request: number; limit: number };
+}
+
+export const SERVICES: ServiceSpec[] = [
+  {
+    name: 'gateway',
+    opsPort: 9101,
+    httpPort: { name: 'http', port: 8080, env: 'GATEWAY_PORT' },
+    usesMongo: true,
+    minReplicas: 2,
+    maxReplicas: 10,
+    cpu: { request: 200, limit: 1000 },
+    memoryMiB: { request: 192, limit: 384 },
+  },
+  {
+    name: 'payments',
+    opsPort: 9102,
+    usesMongo: true,
+    minReplicas: 2,
+    maxReplicas: 10,
+    cpu: { request: 200, limit: 1000 },
+    memoryMiB: { request: 192, limit: 384 },
+  },
+  {
+    name: 'pix-provider-adapter',
+    opsPort: 9103,
+    httpPort: { name: 'callbacks', port: 8081, env: 'HTTP_PORT' },
+    usesMongo: true,
+    minReplicas: 2,
+    maxReplicas: 6,
+    cpu: { request: 100, limit: 500 },
+    memoryMiB: { request: 160, limit: 320 },
+  },
+  {
+    name: 'webhook-dispatcher',
+    opsPort: 9104,
+    usesMongo: false,
+    minReplicas: 2,
+    maxReplicas: 10,
+    cpu: { request: 100, limit: 500 },
+    memoryMiB: { request: 160, limit: 320 },
+  },
+];
+
+export const NATS_CLIENT_PORT = 4222;
+export const NATS_CLUSTER_PORT = 6222;
+export const NATS_MONITOR_PORT = 8222;
+export const MONGO_PORT = 27017;
+
+/** Labels every object of one component carries; selectors and NetworkPolicies match on them. */
+export function labelsOf(component: string): Record<string, string> {
+  return { 'app.kubernetes.io/name': component, 'app.kubernetes.io/part-of': 'pix' };
+}

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+
+const cidr = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 CIDR such as 203.0.113.0/24');
+
+/**
+ * A backing service (NATS, MongoDB) either runs in the cluster as a StatefulSet, or is a managed
+ * one reached by URL; then the services' egress is opened to its address ranges only.
+ */
+const inCluster = z.object({
+  inCluster: z.literal(true),
+  replicas: z.number().int().min(1),
+  storage: z.string(),
+});
+const managed = z.object({ inCluster: z.literal(false), cidrs: z.array(cidr).min(1) });
+
+export const SettingsSchema = z.object({
+  namespace: z.string().min(1),
+  /** Images are `<repository>/<service>:<tag>`, built from the repository's Dockerfile. */
+  image: z.object({ repository: z.string().min(1), tag: z.string().min(1) }),
+  /** Host of the public API; PUBLIC_BASE_URL (the base of qrCodeUrl) is https://<publicHost>. */
+  publicHost: z.string().min(1),
+  ingress: z.object({
+    className: z.string().min(1),
+    tlsSecretName: z.string().min(1),
+    /** Namespace of the ingress controller: the only source allowed to reach the gateway. */
+    controllerNamespace: z.string().min(1),
+  }),
+  monitoring: z.object({
+    /** Namespace of Prometheus: the only source allowed to scrape the ops ports. */
+    namespace: z.string().min(1),
+    /** true: alert rules as a PrometheusRule (needs the Prometheus Operator); false: a ConfigMap. */
+    prometheusOperator: z.boolean(),
+  }),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+  nats: z.discriminatedUnion('inCluster', [
+    inCluster,
+    managed.extend({
+      url: z.string().regex(/^nats:\/\//),
+      /** Copies of each stream on the managed cluster (JETSTREAM_REPLICAS). */
+      streamReplicas: z.number().int().min(1).max(5),
+    }),
+  ]),
+  /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
+  mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
+  psp: z.object({
+    /** Where the PSP's API lives: the adapter's only egress besides NATS and MongoDB. */
+    apiCidrs: z.array(cidr).min(1),
+    /** Where the PSP's payment callbacks come from. */
+    callbackCidrs: z.array(cidr),
+  }),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export function loadSettings(file: string): Settings {
+  const parsed = SettingsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    throw new Error(`invalid settings in ${file}:\n${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,158 @@
+import { Duration, Size, type Chart } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-33';
+import { MONGO_PORT, NATS_CLIENT_PORT, SERVICES, labelsOf, type ServiceSpec } from './services';
+import type { Settings } from './settings';
+
+/** Kubernetes gives a pod this long after SIGTERM; SHUTDOWN_GRACE stays below it so the service exits first. */
+const TERMINATION_GRACE_SECONDS = 30;
+const SHUTDOWN_GRACE = '20s';
+/** The gateway keeps serving this long after it is told to stop, while endpoints drop it everywhere. */
+const GATEWAY_PRESTOP_SECONDS = 5;
+/** The images' non-root user, `node` of the Node.js base image (see the Dockerfile). */
+const APP_UID = 1000;
+
+export function natsUrl(settings: Settings): string {
+  if (!settings.nats.inCluster) return settings.nats.url;
+  return Array.from({ length: settings.nats.replicas }, (_, i) => `nats://nats-${i}.nats:${NATS_CLIENT_PORT}`).join(
+    ',',
+  );
+}
+
+export function mongoUrl(replicas: number): string {
+  const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
+  return `mongodb://${hosts}/pix?replicaSet=rs0`;
+}
+
+/** Settings shared by every service; each reads only the variables its schema knows. */
+function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
+  return new kplus.ConfigMap(chart, 'config', {
+    metadata: { name: 'pix-config', labels: labelsOf('pix') },
+    data: {
+      NATS_URL: natsUrl(settings),
+      JETSTREAM_REPLICAS: String(
+        settings.nats.inCluster ? Math.min(3, settings.nats.replicas) : settings.nats.streamReplicas,
+      ),
+      ...(settings.mongodb.inCluster ? { MONGO_URL: mongoUrl(settings.mongodb.replicas) } : {}),
+      LOG_LEVEL: settings.logLevel,
+      SHUTDOWN_GRACE,
+      OPS_HOST: '0.0.0.0',
+      HTTP_HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: `https://${settings.publicHost}`,
+      PIX_PROVIDER: 'sandbox',
+      // Merchant URLs on private networks would let a store probe the cluster.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+    },
+  });
+}
+
+/** Per service: Deployment, Service, PodDisruptionBudget and HorizontalPodAutoscaler. */
+export function addServices(chart: Chart, settings: Settings): Map<string, kplus.Service> {
+  const config = platformConfig(chart, settings);
+  const mongoSecret = kplus.Secret.fromSecretName(chart, 'mongodb-secret', 'pix-mongodb');
+  const pspSecret = kplus.Secret.fromSecretName(chart, 'psp-secret', 'pix-psp');
+  const exposed = new Map<string, kplus.Service>();
+
+  for (const spec of SERVICES) {
+    const env: Record<string, kplus.EnvValue> = { OPS_PORT: kplus.EnvValue.fromValue(String(spec.opsPort)) };
+    if (spec.httpPort) env[spec.httpPort.env] = kplus.EnvValue.fromValue(String(spec.httpPort.port));
+    if (spec.usesMongo && !settings.mongodb.inCluster) {
+      env.MONGO_URL = kplus.EnvValue.fromSecretValue({ secret: mongoSecret, key: 'url' });
+    }
+    if (spec.name === 'pix-provider-adapter') {
+      env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });
+    }
+    const deployment = serviceDeployment(chart, settings, spec, config, env);
+    const ports = [{ name: 'ops', port: spec.opsPort, targetPort: spec.opsPort }];
+    if (spec.httpPort)
+      ports.push({ name: spec.httpPort.name, port: spec.httpPort.port, targetPort: spec.httpPort.port });
+    const service = new kplus.Service(chart, `${spec.name}-service`, {
+      metadata: { name: spec.name, labels: labelsOf(spec.name) },
+      selector: deployment,
+      ports,
+    });
+    exposed.set(spec.name, service);
+
+    new kplus.k8s.KubePodDisruptionBudget(chart, `${spec.name}-pdb`, {
+      metadata: { name: spec.name, labels: labelsOf(spec.name) },
+      spec: { maxUnavailable: kplus.k8s.IntOrString.fromNumber(1), selector: { matchLabels: labelsOf(spec.name) } },
+    });
+    new kplus.HorizontalPodAutoscaler(chart, `${spec.name}-hpa`, {
+      metadata: { name: spec.name, labels: labelsOf(spec.name) },
+      target: deployment,
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas,
+      metrics: [kplus.Metric.resourceCpu(kplus.MetricTarget.averageUtilization(70))],
+    });
+  }
+  return exposed;
+}
+
+function serviceDeployment(
+  chart: Chart,
+  settings: Settings,
+  spec: ServiceSpec,
+  config: kplus.ConfigMap,
+  env: Record<string, kplus.EnvValue>,
+): kplus.Deployment {
+  const tmp = kplus.Volume.fromEmptyDir(chart, `${spec.name}-tmp`, 'tmp');
+  const ports: kplus.ContainerPort[] = [{ name: 'ops', number: spec.opsPort }];
+  if (spec.httpPort) ports.push({ name: spec.httpPort.name, number: spec.httpPort.port });
+  return new kplus.Deployment(chart, spec.name, {
+    metadata: { name: spec.name, labels: labelsOf(spec.name) },
+    podMetadata: {
+      labels: labelsOf(spec.name),
+      // For a Prometheus that discovers pods by annotation (without the Prometheus Operator).
+      annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(spec.opsPort) },
+    },
+    // No fixed replicas: the HorizontalPodAutoscaler owns the count (from minReplicas up).
+    // A rollout never lowers capacity: the new pod is ready before an old one drains.
+    strategy: kplus.DeploymentStrategy.rollingUpdate({
+      maxSurge: kplus.PercentOrAbsolute.absolute(1),
+      maxUnavailable: kplus.PercentOrAbsolute.absolute(0),
+    }),
+    terminationGracePeriod: Duration.seconds(TERMINATION_GRACE_SECONDS),
+    automountServiceAccountToken: false,
+    securityContext: { ensureNonRoot: true, user: APP_UID, group: APP_UID, fsGroup: APP_UID },
+    volumes: [tmp],
+    containers: [
+      {
+        name: spec.name,
+        image: `${settings.image.repository}/${spec.name}:${settings.image.tag}`,
+        imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
+        ports,
+        envFrom: [kplus.Env.fromConfigMap(config)],
+        envVariables: env,
+        volumeMounts: [{ path: '/tmp', volume: tmp }],
+        resources: {
+          cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
+          memory: { request: Size.mebibytes(spec.memoryMiB.request), limit: Size.mebibytes(spec.memoryMiB.limit) },
+        },
+        liveness: kplus.Probe.fromHttpGet('/healthz', {
+          port: spec.opsPort,
+          periodSeconds: Duration.seconds(10),
+          failureThreshold: 3,
+        }),
+        // /readyz turns 503 as soon as SIGTERM arrives, which takes the pod out of its Service.
+        readiness: kplus.Probe.fromHttpGet('/readyz', {
+          port: spec.opsPort,
+          periodSeconds: Duration.seconds(5),
+          failureThreshold: 1,
+        }),
+        lifecycle:
+          spec.name === 'gateway'
+            ? { preStop: kplus.Handler.fromCommand(['sleep', String(GATEWAY_PRESTOP_SECONDS)]) }
+            : undefined,
+        securityContext: {
+          ensureNonRoot: true,
+          user: APP_UID,
+          group: APP_UID,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          privileged: false,
+          capabilities: { drop: [kplus.Capability.ALL] },
+          seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
+        },
+      },
+    ],
+  });
+}

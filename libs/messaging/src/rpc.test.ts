@@ -1,0 +1,43 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createLogger } from '@pix/observability';
+import { z } from 'zod';
+import { sharedStack } from '../../../tests/support/stack';
+import { callRpc, serveRpc } from './rpc';
+
+describe('serveRpc drain', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connect({ servers: sharedStack().natsUrl });
+  });
+  afterAll(() => nc.close());
+
+  it('resolves only once every request it took is answered', async () => {
+    const subject = `test.drain.${Date.now()}`;
+    let release!: () => void;
+    const handlerMayFinish = new Promise<void>((resolve) => (release = resolve));
+    let handlerStarted!: () => void;
+    const started = new Promise<void>((resolve) => (handlerStarted = resolve));
+    const server = serveRpc(
+      nc,
+      { subject, queue: 'test', schema: z.object({ n: z.number() }), logger: createLogger('test', 'silent') },
+      async (req) => {
+        handlerStarted();
+        await handlerMayFinish;
+        return { doubled: req.n * 2 };
+      },
+    );
+    await nc.flush();
+
+    const reply = callRpc(nc, subject, { n: 21 }, z.object({ doubled: z.number() }));
+    reply.catch(() => undefined); // its outcome is asserted below
+    await started;
+    let drained = false;
+    const draining = server.drain().then(() => (drained = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(drained).toBe(false);
+
+    release();
+    await draining;
+    await expect(reply).resolves.toEqual({ doubled: 42 });
+  });
+});

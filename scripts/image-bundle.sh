@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Used by the Dockerfile's build stage: compiles one workspace (a service or a tool) and copies into
+# OUT what it needs at run time: its production dependencies, the compiled workspaces it links to
+# (with their package.json, which some read at run time) and a main.js that starts it.
+# Usage: scripts/image-bundle.sh SERVICE OUT   (run from the repository root, after npm ci)
+set -euo pipefail
+service="${1:?SERVICE build argument missing (gateway, payments, pix-provider-adapter, webhook-dispatcher, admin)}"
+out="${2:?output folder missing}"
+
+if [ -d "services/$service" ]; then dir="services/$service"
+elif [ -d "tools/$service" ]; then dir="tools/$service"
+else echo "unknown SERVICE: $service" >&2; exit 1
+fi
+
+npx tsc -b "$dir"
+# Replaces node_modules with the production dependencies of this workspace and the ones it uses.
+npm ci --omit=dev --no-audit --no-fund --ignore-scripts --workspace "$dir"
+
+mkdir -p "$out"
+cp package.json "$out/"
+cp -a node_modules "$out/"
+for link in node_modules/@pix/*; do
+  ws="$(realpath --relative-to=. "$link")"
+  mkdir -p "$out/$ws"
+  cp -a "$ws/package.json" "$ws/dist" "$out/$ws/"
+done
+printf "require('./%s/dist/main.js');\n" "$dir" > "$out/main.js"

@@ -1,0 +1,228 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/**
+ * The committed manifests in k8s/dist/: fresh, valid against the Kubernetes OpenAPI schema (and the
+ * Prometheus Operator CRDs), and holding the invariants an SRE relies on. Needs `npx tsc -b` first
+ * (make test does it): the synth and the validator run from k8s/build/.
+ */
+const root = path.join(__dirname, '..', '..');
+const k8sDir = path.join(root, 'k8s');
+const dist = path.join(k8sDir, 'dist');
+const synth = path.join(k8sDir, 'build', 'main.js');
+const validator = path.join(k8sDir, 'build', 'validate.js');
+const natsServer = path.join(root, '.tools', 'bin', 'nats-server');
+
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+};
+
+function readObjects(dir: string): K8sObject[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .flatMap((name) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, name), 'utf8')))
+    .map((doc) => doc.toJS() as K8sObject);
+}
+
+function synthInto(settings: object | null): string {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-k8s-'));
+  const args = [synth];
+  if (settings) {
+    const file = path.join(out, 'settings.json');
+    fs.writeFileSync(file, JSON.stringify(settings));
+    args.push(file, path.join(out, 'dist'));
+  } else {
+    args.push(path.join(k8sDir, 'platform.json'), path.join(out, 'dist'));
+  }
+  execFileSync('node', args, { stdio: 'pipe' });
+  return path.join(out, 'dist');
+}
+
+function validate(target: string): { status: number | null; output: string } {
+  const run = spawnSync('node', [validator, target], { encoding: 'utf8' });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+
+describe('k8s/dist', () => {
+  const objects = readObjects(dist);
+
+  it('equals a fresh synth of k8s/platform.json (run `make k8s` after changing k8s/)', () => {
+    const fresh = synthInto(null);
+    const names = fs.readdirSync(dist).sort();
+    expect(fs.readdirSync(fresh).sort()).toEqual(names);
+    for (const name of names) {
+      expect(fs.readFileSync(path.join(fresh, name), 'utf8')).toBe(fs.readFileSync(path.join(dist, name), 'utf8'));
+    }
+  });
+
+  it('validates every object against the Kubernetes and Prometheus Operator schemas', () => {
+    const result = validate(dist);
+    expect(result.output).toMatch(new RegExp(`^${objects.length} objects valid`));
+    expect(result.status).toBe(0);
+  });
+
+  it('has a validator that refuses an invalid object and an unknown kind', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-k8s-bad-'));
+    const bad = YAML.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x' },
+      spec: { replicas: 'two', selector: {}, template: {} },
+    });
+    fs.writeFileSync(path.join(dir, 'bad.yaml'), `${bad}---\napiVersion: example.com/v1\nkind: Widget\n`);
+    const result = validate(dir);
+    expect(result.status).toBe(1);
+    expect(result.output).toContain('Deployment/x');
+    expect(result.output).toContain('replicas');
+    expect(result.output).toContain('no schema for example.com/v1 Widget');
+  });
+
+  it('gives every Deployment probes on the ops port, limits and a non-root read-only context', () => {
+    const deployments = byKind(objects, 'Deployment');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+      'gateway',
+      'payments',
+      'pix-provider-adapter',
+      'webhook-dispatcher',
+    ]);
+    for (const deployment of deployments) {
+      const pod = deployment.spec!.template.spec;
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      for (const container of pod.containers) {
+        const ops = container.ports.find((p: { name: string }) => p.name === 'ops').containerPort;
+        expect(container.livenessProbe.httpGet).toMatchObject({ path: '/healthz', port: ops });
+        expect(container.readinessProbe.httpGet).toMatchObject({ path: '/readyz', port: ops });
+        expect(container.resources.limits).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.resources.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.securityContext).toMatchObject({
+          runAsNonRoot: true,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+        });
+      }
+    }
+  });
+
+  it('gives every service a Service, a PodDisruptionBudget and a HorizontalPodAutoscaler', () => {
+    for (const name of byKind(objects, 'Deployment').map((d) => d.metadata.name)) {
+      expect(byKind(objects, 'Service').some((s) => s.metadata.name === name)).toBe(true);
+      expect(byKind(objects, 'PodDisruptionBudget').some((p) => p.metadata.name === name)).toBe(true);
+      const hpa = byKind(objects, 'HorizontalPodAutoscaler').find((h) => h.metadata.name === name);
+      expect(hpa?.spec?.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+    }
+  });
+
+  it('references Secrets but never writes one', () => {
+    for (const secret of byKind(objects, 'Secret')) {
+      expect(secret.data).toBeUndefined();
+      expect(secret.stringData).toBeUndefined();
+    }
+    const adapter = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'pix-provider-adapter')!;
+    const env = adapter.spec!.template.spec.containers[0].env;
+    expect(env).toContainEqual({
+      name: 'PSP_CALLBACK_SECRET',
+      valueFrom: { secretKeyRef: { name: 'pix-psp', key: 'callback-secret' } },
+    });
+  });
+
+  it('lets ingress reach only the gateway, and the dispatcher only the public internet', () => {
+    const policies = byKind(objects, 'NetworkPolicy');
+    expect(policies.find((p) => p.metadata.name === 'default-deny')?.spec).toEqual({
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+    });
+    const ingressNamespaces = policies.flatMap((p) =>
+      (p.spec!.ingress ?? []).flatMap((rule: { from: { namespaceSelector?: { matchLabels: object } }[] }) =>
+        rule.from.filter((peer) => peer.namespaceSelector).map((peer) => [p.metadata.name, peer.namespaceSelector]),
+      ),
+    );
+    const fromIngressController = ingressNamespaces.filter(
+      ([, selector]) =>
+        (selector as { matchLabels: Record<string, string> }).matchLabels['kubernetes.io/metadata.name'] ===
+        'ingress-nginx',
+    );
+    expect(fromIngressController.map(([name]) => name)).toEqual(['gateway']);
+    const dispatcher = policies.find((p) => p.metadata.name === 'webhook-dispatcher')!;
+    const internet = dispatcher.spec!.egress.find((rule: { to: { ipBlock?: object }[] }) => rule.to[0]?.ipBlock);
+    expect(internet.to[0].ipBlock.cidr).toBe('0.0.0.0/0');
+    expect(internet.to[0].ipBlock.except).toEqual(
+      expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']),
+    );
+  });
+
+  it('runs NATS as a 3-node JetStream cluster whose configuration nats-server accepts', () => {
+    const nats = byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'nats')!;
+    expect(nats.spec!.replicas).toBe(3);
+    // Each stream is replicated over the three servers.
+    expect(byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!.data!.JETSTREAM_REPLICAS).toBe(
+      '3',
+    );
+    const conf = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'nats-config')!.data!['nats.conf']!;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pix-nats-')), 'nats.conf');
+    fs.writeFileSync(file, conf);
+    const check = spawnSync(natsServer, ['-t', '-c', file], { encoding: 'utf8', env: { POD_NAME: 'nats-0' } });
+    expect(check.stdout + check.stderr).toContain('configuration file');
+    expect(check.status).toBe(0);
+    expect(byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'mongodb')?.spec?.replicas).toBe(3);
+  });
+
+  it('packages the alert rules as a PrometheusRule that promtool accepts', () => {
+    const rule = byKind(objects, 'PrometheusRule')[0]!;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pix-rules-')), 'rules.yaml');
+    fs.writeFileSync(file, YAML.stringify(rule.spec));
+    const check = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toContain('SUCCESS');
+    expect(check.status).toBe(0);
+  });
+});
+
+describe('k8s with managed NATS and MongoDB', () => {
+  const settings = {
+    ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')),
+    nats: {
+      inCluster: false,
+      url: 'nats://nats.managed.example.com:4222',
+      cidrs: ['198.51.100.0/24'],
+      streamReplicas: 5,
+    },
+    mongodb: { inCluster: false, cidrs: ['198.51.100.128/25'] },
+    monitoring: { namespace: 'monitoring', prometheusOperator: false },
+  };
+  const dir = synthInto(settings);
+  const objects = readObjects(dir);
+
+  it('runs neither StatefulSet and reaches the managed ones by URL and address range', () => {
+    expect(byKind(objects, 'StatefulSet')).toEqual([]);
+    const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!;
+    expect(config.data!.NATS_URL).toBe('nats://nats.managed.example.com:4222');
+    expect(config.data!.MONGO_URL).toBeUndefined();
+    expect(config.data!.JETSTREAM_REPLICAS).toBe('5');
+    const payments = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'payments')!;
+    expect(payments.spec!.template.spec.containers[0].env).toContainEqual({
+      name: 'MONGO_URL',
+      valueFrom: { secretKeyRef: { name: 'pix-mongodb', key: 'url' } },
+    });
+    const policy = byKind(objects, 'NetworkPolicy').find((p) => p.metadata.name === 'payments')!;
+    expect(policy.spec!.egress).toEqual([
+      { to: [{ ipBlock: { cidr: '198.51.100.0/24' } }], ports: [{ protocol: 'TCP', port: 4222 }] },
+      { to: [{ ipBlock: { cidr: '198.51.100.128/25' } }], ports: [{ protocol: 'TCP', port: 27017 }] },
+    ]);
+  });
+
+  it('is valid too, with the alert rules in a ConfigMap', () => {
+    expect(validate(dir).status).toBe(0);
+    expect(byKind(objects, 'PrometheusRule')).toEqual([]);
+    expect(byKind(objects, 'ConfigMap').some((c) => c.metadata.name === 'pix-prometheus-rules')).toBe(true);
+  });
+});

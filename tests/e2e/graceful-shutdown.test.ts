@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  RUN_DIR,
+  randomPorts,
+  startService,
+  startStack,
+  stopProcesses,
+  type ServiceName,
+  type Started,
+  type StackOptions,
+} from '@pix/devstack';
+import { createStore, type StoreCredentials } from '../support/admin';
+import { api, eventually } from '../support/api';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * SIGTERM under load, as Kubernetes sends it on every rollout: the service stops taking work,
+ * finishes or hands back what it holds, and exits 0 within its grace period; nothing accepted is
+ * lost, no event is published twice, every event is delivered.
+ */
+describe('graceful shutdown under load', () => {
+  const receiver = new WebhookReceiver();
+  let options: StackOptions;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  const started: Started[] = [];
+  let nc: NatsConnection;
+  let store: StoreCredentials;
+  let webhookUrl: string;
+
+  beforeAll(async () => {
+    webhookUrl = await receiver.start();
+    fs.mkdirSync(RUN_DIR, { recursive: true });
+    options = {
+      dir: fs.mkdtempSync(path.join(RUN_DIR, 'test-')),
+      ports: await randomPorts(),
+      detached: false,
+      // Failed deliveries come back quickly, so a lost one would show within the test.
+      // A short grace: a service that works through its backlog instead of handing it back exceeds it.
+      env: { WEBHOOK_RETRY_SCHEDULE: '0s,500ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s', SHUTDOWN_GRACE: '5s' },
+    };
+    stack = await startStack(options);
+    started.push(...stack.started);
+    nc = await connect({ servers: stack.natsUrl });
+    store = await createStore(stack.natsUrl, 'Shutdown store');
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await stopProcesses(started);
+    await receiver.stop();
+    if (!process.env.KEEP_TEST_LOGS) fs.rmSync(options.dir, { recursive: true, force: true });
+  });
+
+  /** SIGTERMs a running service, waits for its exit and returns the exit code. */
+  async function terminate(name: ServiceName): Promise<number | null> {
+    const proc = started.find((p) => p.name === name && p.child?.exitCode === null && p.child.signalCode === null)!;
+    const exited = new Promise<number | null>((resolve) => proc.child!.once('exit', (code) => resolve(code)));
+    proc.child!.kill('SIGTERM');
+    return exited;
+  }
+
+  async function restart(name: ServiceName): Promise<void> {
+    started.push(await startService(name, options, stack.natsUrl, stack.mongoUrl));
+  }
+
+  /** The payment.created events in the PAYMENTS stream, by payment id. */
+  async function createdEventsByPayment(): Promise<Map<string, number>> {
+    const jsm = await jetstreamManager(nc);
+    const { state } = await jsm.streams.info('PAYMENTS');
+    const counts = new Map<string, number>();
+    for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
+      const msg = await jsm.streams.getMessage('PAYMENTS', { seq });
+      const event = msg!.json<{ body: { id: string; event: string } }>();
+      if (event.body.event === 'payment.created') counts.set(event.body.id, (counts.get(event.body.id) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  function createPayment() {
+    return api<{ id: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 10, email: 'cliente@example.com', webhookUrl },
+    });
+  }
+
+  /** Webhook ids received per payment for payment.created: one event, so one id, however many attempts. */
+  function createdWebhookIds(paymentId: string): Set<string> {
+    return new Set(receiver.events(paymentId, 'payment.created').map((hook) => String(hook.headers['webhook-id'])));
+  }
+
+  it('loses no payment and no event when payments is restarted during concurrent creates', async () => {
+    const outcomes: { status: number; id?: string }[] = [];
+    let loading = true;
+    const workers = Array.from({ length: 6 }, async () => {
+      while (loading) {
+        const res = await createPayment();
+        outcomes.push({ status: res.status, id: res.status === 200 ? res.body.id : undefined });
+      }
+    });
+
+    await eventually(
+      async () => outcomes.length,
+      (n) => n >= 30,
+      20_000,
+    );
+    const exitCode = await terminate('payments');
+    const createdBeforeRestart = outcomes.length;
+    await restart('payments');
+    await eventually(
+      async () => outcomes.length,
+      (n) => n >= createdBeforeRestart + 30,
+      20_000,
+    );
+    loading = false;
+    await Promise.all(workers);
+
+    expect(exitCode).toBe(0);
+    // While payments is away the gateway says so (503); it never fails otherwise or hangs.
+    expect(outcomes.filter((o) => o.status !== 200 && o.status !== 503)).toEqual([]);
+    const createdIds = outcomes.flatMap((o) => (o.id ? [o.id] : []));
+    for (const id of createdIds) {
+      const read = await api(stack.gatewayUrl, 'GET', `/api-public/payments/${id}`, { token: store.token });
+      expect(read.status).toBe(200);
+    }
+    // Every stored payment's created event is published once (including any whose answer was a 503)...
+    const events = await eventually(
+      () => createdEventsByPayment(),
+      (counts) => createdIds.every((id) => counts.has(id)),
+      20_000,
+    );
+    for (const [id, count] of events) expect({ id, count }).toEqual({ id, count: 1 });
+    // ...and delivered.
+    await eventually(
+      async () => [...events.keys()].filter((id) => createdWebhookIds(id).size === 0),
+      (missing) => missing.length === 0,
+      20_000,
+    );
+    for (const id of events.keys()) expect(createdWebhookIds(id).size).toBe(1);
+  }, 120_000);
+
+  it('hands back undelivered webhooks when the dispatcher stops mid-delivery, and delivers them after', async () => {
+    // A slow merchant: every delivery is in flight for a second, and the backlog is longer than the grace.
+    receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(200), 1000));
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await createPayment();
+      expect(res.status).toBe(200);
+      ids.push(res.body.id);
+    }
+    await eventually(
+      async () => ids.filter((id) => createdWebhookIds(id).size > 0).length,
+      (n) => n >= 2,
+      20_000,
+    );
+    const exitCode = await terminate('webhook-dispatcher');
+    const deliveredBeforeRestart = ids.filter((id) => createdWebhookIds(id).size > 0).length;
+    expect(exitCode).toBe(0);
+    expect(deliveredBeforeRestart).toBeLessThan(ids.length);
+    receiver.respond = () => 200;
+
+    await restart('webhook-dispatcher');
+    await eventually(
+      async () => ids.filter((id) => createdWebhookIds(id).size === 0),
+      (missing) => missing.length === 0,
+      20_000,
+    );
+    for (const id of ids) expect(createdWebhookIds(id).size).toBe(1);
+  }, 120_000);
+});
