@@ -2,6 +2,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   QueueGroups,
   StoreCreateRequestSchema,
+  StoreRotateSecretRequestSchema,
   StoreSetActiveRequestSchema,
   Subjects,
   TokenIssueRequestSchema,
@@ -10,7 +11,15 @@ import {
 } from '@pix/contracts';
 import { RpcFailure, serveRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
+import {
+  createStore,
+  issueToken,
+  revokeToken,
+  rotateWebhookSecret,
+  setStoreActive,
+  StoreNotFound,
+  webhookSecretsOf,
+} from './stores';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -50,6 +59,12 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger): Subscription
         if (!(await revokeToken(req.token))) throw new RpcFailure(404, 'token not found');
         return { revoked: true as const };
       },
+    ),
+    serveRpc(
+      nc,
+      { subject: Subjects.adminStoresRotateSecret, queue, schema: StoreRotateSecretRequestSchema, logger },
+      (req) =>
+        storeMustExist(async () => ({ storeId: req.storeId, webhookSecret: await rotateWebhookSecret(req.storeId) })),
     ),
     serveRpc(
       nc,
