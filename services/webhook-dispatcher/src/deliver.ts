@@ -1,26 +1,45 @@
 import { Webhook } from 'standardwebhooks';
 import { got } from '@pix/http';
-import type { PaymentEvent } from '@pix/contracts';
+import type { PaymentEvent, WebhookAttemptOutcome } from '@pix/contracts';
 import packageJson from '../package.json';
+import { guardedLookup, refuseUrl, type TargetRefused } from './target-policy';
 
 export const USER_AGENT = `pix-payments-webhooks/${packageJson.version}`;
 
-export type DeliveryResult = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
+export interface AttemptResult {
+  outcome: WebhookAttemptOutcome;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliverOptions {
+  timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the SSRF guard (local development). */
+  allowPrivate: boolean;
+}
 
 /**
  * One delivery attempt: POST the webhook body, signed with every current secret of the store
  * (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Only a 2xx within the
- * timeout counts; redirects are not followed.
+ * timeout counts; redirects are not followed. Unless private targets are allowed, the target is
+ * checked on this attempt, after DNS resolution, and the connection goes to the checked address.
  */
 export async function deliver(
   event: PaymentEvent,
   url: string,
   secrets: string[],
-  timeoutMs: number,
-): Promise<DeliveryResult> {
+  options: DeliverOptions,
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const early = refuseUrl(url, options.allowPrivate);
+  if (early) return { outcome: 'refused', statusCode: null, latencyMs: elapsed(), error: early.message };
+
   const payload = JSON.stringify(event.body);
   const timestamp = new Date();
   const signatures = secrets.map((secret) => new Webhook(secret).sign(event.eventId, timestamp, payload));
+  let refusal: TargetRefused | undefined;
   try {
     const response = await got.post(url, {
       body: payload,
@@ -31,15 +50,23 @@ export async function deliver(
         'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
         'webhook-signature': signatures.join(' '),
       },
-      timeout: { request: timeoutMs },
+      ...(options.allowPrivate ? {} : { dnsLookup: guardedLookup((refused) => (refusal = refused)) }),
+      timeout: { request: options.timeoutMs },
       followRedirect: false,
       throwHttpErrors: false,
       retry: { limit: 0 },
     });
     const statusCode = response.statusCode;
-    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode };
-    return { ok: false, statusCode, error: `HTTP ${statusCode}` };
+    if (statusCode >= 200 && statusCode < 300)
+      return { outcome: 'success', statusCode, latencyMs: elapsed(), error: null };
+    return { outcome: 'failure', statusCode, latencyMs: elapsed(), error: `HTTP ${statusCode}` };
   } catch (err) {
-    return { ok: false, statusCode: null, error: err instanceof Error ? err.message : String(err) };
+    if (refusal) return { outcome: 'refused', statusCode: null, latencyMs: elapsed(), error: refusal.message };
+    return {
+      outcome: 'failure',
+      statusCode: null,
+      latencyMs: elapsed(),
+      error: err instanceof Error ? err.message : String(err),
+    };
   }
 }
