@@ -104,11 +104,11 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
- * Records a consumed event's delivery, once: a redelivered stream message finds it already there
- * and changes nothing. Returns false when there is nothing to deliver (no webhookUrl) or it was
- * already recorded.
+ * Records a consumed event's delivery, its first attempt due after `firstDelayMs` (the schedule's
+ * first entry), once: a redelivered stream message finds it already there and changes nothing.
+ * Returns false when there is nothing to deliver (no webhookUrl) or it was already recorded.
  */
-export async function recordDelivery(event: PaymentEvent, now = new Date()): Promise<boolean> {
+export async function recordDelivery(event: PaymentEvent, firstDelayMs: number, now = new Date()): Promise<boolean> {
   const url = event.body.webhookUrl;
   if (!url) return false;
   try {
@@ -123,7 +123,7 @@ export async function recordDelivery(event: PaymentEvent, now = new Date()): Pro
       status: 'pending',
       run: 1,
       attempts: 0,
-      nextAttemptAt: now,
+      nextAttemptAt: new Date(now.getTime() + firstDelayMs),
       createdAt: now,
     });
     return true;

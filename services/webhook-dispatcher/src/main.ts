@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
         return { ack: true };
       }
-      if (await recordDelivery(parsed.data)) scheduler.poke();
+      if (await recordDelivery(parsed.data, schedule[0] ?? 0)) scheduler.poke();
       return { ack: true };
     },
   );

@@ -169,9 +169,14 @@ export class DeliveryScheduler {
       )
       .finally(() => {
         const left = (this.inFlight.get(origin) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(origin, left);
-        else this.inFlight.delete(origin);
-        this.deps.metrics.inFlight.dec({ endpoint: origin });
+        if (left > 0) {
+          this.inFlight.set(origin, left);
+          this.deps.metrics.inFlight.dec({ endpoint: origin });
+        } else {
+          // An idle endpoint leaves the metric, so its series do not pile up with every merchant ever seen.
+          this.inFlight.delete(origin);
+          this.deps.metrics.inFlight.remove({ endpoint: origin });
+        }
         this.tasks.delete(task);
         this.poke();
       });
