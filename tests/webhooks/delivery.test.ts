@@ -22,7 +22,7 @@ describe('webhook delivery', () => {
   }
 
   beforeAll(async () => {
-    const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '5s' };
+    const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '10s' };
     stack = await startPrivateStack({ env });
     replica = await startPrivateStack({
       env,
