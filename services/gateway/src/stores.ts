@@ -126,6 +126,8 @@ export async function webhookSecretsOf(storeId: string, now = new Date()): Promi
 
 /** How long a replaced webhook secret keeps signing deliveries, so merchants can switch without a gap. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Rotations racing on one store retry a few times, then fail rather than spin. */
+const ROTATION_TRIES = 5;
 
 /**
  * Gives the store a new webhook secret. Secrets still in use without an expiry get one 24 hours
@@ -133,7 +135,7 @@ export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * conditional on the secrets read, so two rotations at once cannot lose one another's secret.
  */
 export async function rotateWebhookSecret(storeId: string, now = new Date()): Promise<string> {
-  for (;;) {
+  for (let tries = 0; tries < ROTATION_TRIES; tries++) {
     const store = await StoreModel.findById(storeId)
       .select({ webhookSecrets: 1 })
       .lean<Pick<StoreDoc, 'webhookSecrets'>>();
@@ -149,4 +151,5 @@ export async function rotateWebhookSecret(storeId: string, now = new Date()): Pr
     );
     if (result.modifiedCount === 1) return webhookSecret;
   }
+  throw new Error(`webhook secret of store ${storeId} changed under ${ROTATION_TRIES} rotations in a row`);
 }
