@@ -10,8 +10,8 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** An answer: a status code, or a status code with headers (a redirect's Location, say). */
-export type ReceiverAnswer = number | { status: number; headers: Record<string, string> };
+/** An answer: a status code, or a status code with headers (a redirect's Location, say) and a body. */
+export type ReceiverAnswer = number | { status: number; headers?: Record<string, string>; body?: string };
 
 /**
  * A merchant's webhook endpoint on loopback that records every delivery. `respond` decides each
@@ -44,7 +44,9 @@ export class WebhookReceiver {
         };
         this.received.push(hook);
         void Promise.resolve(this.respond(hook)).then((answer) =>
-          typeof answer === 'number' ? res.writeHead(answer).end() : res.writeHead(answer.status, answer.headers).end(),
+          typeof answer === 'number'
+            ? res.writeHead(answer).end()
+            : res.writeHead(answer.status, answer.headers).end(answer.body),
         );
       });
     });

@@ -113,6 +113,22 @@ describe('webhook delivery', () => {
     expect(r.received.every((h) => h.path === '/hooks')).toBe(true);
   });
 
+  it('judges an answer by its status, however large its body', async () => {
+    const { receiver: r, url } = await receiver();
+    const huge = 'x'.repeat(4 * 1024 * 1024);
+    r.respond = (hook) => ({ status: r.received.indexOf(hook) === 0 ? 500 : 200, body: huge });
+    const id = await createPayment(stack, store.token, url);
+
+    const [delivery] = await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d[0]?.status === 'delivered',
+    );
+    expect(delivery?.attempts.map((a) => [a.outcome, a.statusCode])).toEqual([
+      ['failure', 500],
+      ['success', 200],
+    ]);
+  });
+
   it('runs a short schedule to the dead letter, then replays it with the same webhook-id', async () => {
     const { receiver: r, url } = await receiver();
     r.respond = () => 500;

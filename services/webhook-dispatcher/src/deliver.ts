@@ -1,3 +1,4 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { got } from '@pix/http';
 import type { PaymentEvent, WebhookAttemptOutcome } from '@pix/contracts';
@@ -5,6 +6,11 @@ import packageJson from '../package.json';
 import { guardedLookup, refuseUrl, type TargetRefused } from './target-policy';
 
 export const USER_AGENT = `pix-payments-webhooks/${packageJson.version}`;
+/**
+ * Only the status code matters. A receiver's answer is read up to this size and then cut off, so an
+ * endpoint streaming a huge body cannot fill the dispatcher's memory.
+ */
+const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface AttemptResult {
   outcome: WebhookAttemptOutcome;
@@ -22,8 +28,9 @@ export interface DeliverOptions {
 /**
  * One delivery attempt: POST the webhook body, signed with every current secret of the store
  * (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Only a 2xx within the
- * timeout counts; redirects are not followed. Unless private targets are allowed, the target is
- * checked on this attempt, after DNS resolution, and the connection goes to the checked address.
+ * timeout counts; redirects are not followed; the answer's body is not kept. Unless private targets
+ * are allowed, the target is checked on this attempt, after DNS resolution, and the connection goes
+ * to the checked address.
  */
 export async function deliver(
   event: PaymentEvent,
@@ -40,28 +47,34 @@ export async function deliver(
   const timestamp = new Date();
   const signatures = secrets.map((secret) => new Webhook(secret).sign(event.eventId, timestamp, payload));
   let refusal: TargetRefused | undefined;
+  const request = got.post(url, {
+    body: payload,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': event.eventId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signatures.join(' '),
+    },
+    ...(options.allowPrivate ? {} : { dnsLookup: guardedLookup((refused) => (refusal = refused)) }),
+    timeout: { request: options.timeoutMs },
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+  });
+  let answeredWith: number | undefined;
+  // got reports the response only once its body is read; the status is known as soon as the headers arrive.
+  request.on('request', (clientRequest: ClientRequest) =>
+    clientRequest.once('response', (response: IncomingMessage) => (answeredWith = response.statusCode)),
+  );
+  request.on('downloadProgress', ({ transferred }) => {
+    if (transferred > MAX_RESPONSE_BYTES) request.cancel();
+  });
   try {
-    const response = await got.post(url, {
-      body: payload,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'webhook-id': event.eventId,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signatures.join(' '),
-      },
-      ...(options.allowPrivate ? {} : { dnsLookup: guardedLookup((refused) => (refusal = refused)) }),
-      timeout: { request: options.timeoutMs },
-      followRedirect: false,
-      throwHttpErrors: false,
-      retry: { limit: 0 },
-    });
-    const statusCode = response.statusCode;
-    if (statusCode >= 200 && statusCode < 300)
-      return { outcome: 'success', statusCode, latencyMs: elapsed(), error: null };
-    return { outcome: 'failure', statusCode, latencyMs: elapsed(), error: `HTTP ${statusCode}` };
+    return byStatus((await request).statusCode, elapsed());
   } catch (err) {
     if (refusal) return { outcome: 'refused', statusCode: null, latencyMs: elapsed(), error: refusal.message };
+    if (request.isCanceled && answeredWith !== undefined) return byStatus(answeredWith, elapsed());
     return {
       outcome: 'failure',
       statusCode: null,
@@ -69,4 +82,9 @@ export async function deliver(
       error: err instanceof Error ? err.message : String(err),
     };
   }
+}
+
+function byStatus(statusCode: number, latencyMs: number): AttemptResult {
+  if (statusCode >= 200 && statusCode < 300) return { outcome: 'success', statusCode, latencyMs, error: null };
+  return { outcome: 'failure', statusCode, latencyMs, error: `HTTP ${statusCode}` };
 }
