@@ -22,7 +22,8 @@ describe('webhook delivery', () => {
   }
 
   beforeAll(async () => {
-    const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '10s' };
+    // Few slots per replica (4 per endpoint, 6 in all), so that a busy endpoint could crowd out others.
+    const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '10s', WEBHOOK_MAX_IN_FLIGHT: '6' };
     stack = await startPrivateStack({ env });
     replica = await startPrivateStack({
       env,
@@ -212,6 +213,28 @@ describe('webhook delivery', () => {
     for (const ops of [stack.opsUrls['webhook-dispatcher'], replica.opsUrls['webhook-dispatcher']]) {
       expect(await metric(ops, 'webhook_in_flight', `endpoint="${new URL(hung.url).origin}"`)).toBe(4);
     }
+  });
+
+  it('keeps delivering to other endpoints while a failing one has a backlog', async () => {
+    const failing = await receiver();
+    failing.receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(500), 100));
+    const healthy = await receiver();
+    await Promise.all(Array.from({ length: 30 }, () => createPayment(stack, store.token, failing.url)));
+    // Every event is recorded; their retries (60 more attempts of 100 ms) keep the endpoint busy.
+    await eventually(
+      async () => new Set(failing.receiver.received.map((h) => h.headers['webhook-id'])).size,
+      (n) => n === 30,
+    );
+
+    const id = await createPayment(stack, store.token, healthy.url);
+    const sentAt = Date.now();
+    const [hook] = await eventually(
+      async () => healthy.receiver.events(id),
+      (h) => h.length === 1,
+      2_000,
+      20,
+    );
+    expect((hook?.at ?? Infinity) - sentAt).toBeLessThan(2_000);
   });
 
   it("never delivers a payment's status_changed before its created", async () => {

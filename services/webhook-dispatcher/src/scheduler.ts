@@ -32,14 +32,15 @@ export interface SchedulerDeps {
 /**
  * Sends due attempts, claimed so that any number of replicas never send one attempt twice.
  * Attempts run concurrently, at most WEBHOOK_ENDPOINT_CONCURRENCY per endpoint and
- * WEBHOOK_MAX_IN_FLIGHT in all; a saturated endpoint is left out of the query, so its backlog
- * never hides other endpoints' work. A payment's events go in sequence order.
+ * WEBHOOK_MAX_IN_FLIGHT in all, and due work is taken endpoint by endpoint, so one endpoint's
+ * backlog never hides another's. A payment's events go in sequence order.
  */
 export class DeliveryScheduler {
   private readonly loop: Periodic;
   private readonly js: JetStreamClient;
   private readonly inFlight = new Map<string, number>();
   private readonly tasks = new Set<Promise<void>>();
+  private turn = 0;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.js = jetstream(deps.nc);
@@ -69,33 +70,43 @@ export class DeliveryScheduler {
     return this.tasks.size;
   }
 
-  private saturated(origin: string): boolean {
-    return (this.inFlight.get(origin) ?? 0) >= this.deps.config.WEBHOOK_ENDPOINT_CONCURRENCY;
+  /** How many more attempts this endpoint may have in flight now. */
+  private room(origin: string): number {
+    return Math.max(0, this.deps.config.WEBHOOK_ENDPOINT_CONCURRENCY - (this.inFlight.get(origin) ?? 0));
   }
 
+  /**
+   * One look for due work, endpoint by endpoint: each endpoint with due attempts gets the slots it
+   * has free, so a long backlog at one endpoint (even a fast-failing one) never sits in front of
+   * another endpoint's work. The starting endpoint rotates, so when WEBHOOK_MAX_IN_FLIGHT is the
+   * limit every endpoint still gets its turn.
+   */
   private async pass(): Promise<void> {
     const { config } = this.deps;
-    const free = config.WEBHOOK_MAX_IN_FLIGHT - this.total;
-    if (free <= 0) return;
     const now = new Date();
-    const saturated = [...this.inFlight.keys()].filter((origin) => this.saturated(origin));
-    const due = await DeliveryModel.find({
+    const saturated = [...this.inFlight.keys()].filter((origin) => this.room(origin) === 0);
+    const origins = (await DeliveryModel.distinct('origin', {
       status: 'pending',
       nextAttemptAt: { $lte: now },
       origin: { $nin: saturated },
-    })
-      .sort({ nextAttemptAt: 1 })
-      .limit(free)
-      .lean<DeliveryDoc[]>();
-    for (const doc of due) {
-      if (this.total >= config.WEBHOOK_MAX_IN_FLIGHT) return;
-      if (this.saturated(doc.origin)) continue;
-      const holdUntil = await this.orderHold(doc, now);
-      if (holdUntil) {
-        await DeliveryModel.updateOne(claimFilter(doc), { $set: { nextAttemptAt: holdUntil, heldForOrder: true } });
-        continue;
+    })) as string[];
+    const start = this.turn++ % Math.max(origins.length, 1);
+    for (const origin of [...origins.slice(start), ...origins.slice(0, start)]) {
+      const room = Math.min(this.room(origin), config.WEBHOOK_MAX_IN_FLIGHT - this.total);
+      if (room <= 0) continue;
+      const due = await DeliveryModel.find({ status: 'pending', nextAttemptAt: { $lte: now }, origin })
+        .sort({ nextAttemptAt: 1 })
+        .limit(room)
+        .lean<DeliveryDoc[]>();
+      for (const doc of due) {
+        if (this.room(origin) === 0 || this.total >= config.WEBHOOK_MAX_IN_FLIGHT) break;
+        const holdUntil = await this.orderHold(doc, now);
+        if (holdUntil) {
+          await DeliveryModel.updateOne(claimFilter(doc), { $set: { nextAttemptAt: holdUntil, heldForOrder: true } });
+          continue;
+        }
+        if (await this.claim(doc)) this.launch(doc, doc.attempts + 1);
       }
-      if (await this.claim(doc)) this.launch(doc, doc.attempts + 1);
     }
   }
 
