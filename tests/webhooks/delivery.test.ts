@@ -39,10 +39,24 @@ describe('webhook delivery', () => {
     await stack?.stop();
   });
 
+  /** A dispatcher metric summed over both replicas. */
+  async function total(name: string, labels = ''): Promise<number> {
+    const values = await Promise.all(
+      [stack, replica].map((s) => metric(s.opsUrls['webhook-dispatcher'], name, labels)),
+    );
+    return values.reduce((a, b) => a + b, 0);
+  }
+
   it('signs every attempt and keeps the same webhook-id across retries', async () => {
     const { receiver: r, url } = await receiver();
     let calls = 0;
     r.respond = () => (++calls <= 2 ? 500 : 200);
+    const before = {
+      retries: await total('webhook_retries_total'),
+      failures: await total('webhook_deliveries_total', 'outcome="failure"'),
+      successes: await total('webhook_deliveries_total', 'outcome="success"'),
+      timed: await total('webhook_delivery_duration_seconds_count'),
+    };
     const id = await createPayment(stack, store.token, url);
 
     const hooks = await eventually(
@@ -65,6 +79,10 @@ describe('webhook delivery', () => {
       (d) => d[0]?.status === 'delivered',
     );
     expect(delivery?.eventId).toBe([...ids][0]);
+    expect(await total('webhook_retries_total')).toBe(before.retries + 2);
+    expect(await total('webhook_deliveries_total', 'outcome="failure"')).toBe(before.failures + 2);
+    expect(await total('webhook_deliveries_total', 'outcome="success"')).toBe(before.successes + 1);
+    expect(await total('webhook_delivery_duration_seconds_count')).toBe(before.timed + 3);
   });
 
   it.each([
@@ -133,9 +151,7 @@ describe('webhook delivery', () => {
   it('runs a short schedule to the dead letter, then replays it with the same webhook-id', async () => {
     const { receiver: r, url } = await receiver();
     r.respond = () => 500;
-    const deadBefore =
-      (await metric(stack.opsUrls['webhook-dispatcher'], 'webhook_dead_letters_total')) +
-      (await metric(replica.opsUrls['webhook-dispatcher'], 'webhook_dead_letters_total'));
+    const deadBefore = await total('webhook_dead_letters_total');
     const id = await createPayment(stack, store.token, url);
 
     const [dead] = await eventually(
@@ -157,10 +173,7 @@ describe('webhook delivery', () => {
       lastError: 'HTTP 500',
     });
     expect(letter?.event.body).toMatchObject({ event: 'payment.created', id });
-    const deadAfter =
-      (await metric(stack.opsUrls['webhook-dispatcher'], 'webhook_dead_letters_total')) +
-      (await metric(replica.opsUrls['webhook-dispatcher'], 'webhook_dead_letters_total'));
-    expect(deadAfter).toBe(deadBefore + 1);
+    expect(await total('webhook_dead_letters_total')).toBe(deadBefore + 1);
 
     r.respond = () => 200;
     const replay = await admin(stack.natsUrl, 'webhooks', 'replay', dead?.eventId ?? '');
