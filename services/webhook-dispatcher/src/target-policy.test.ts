@@ -1,3 +1,4 @@
+import dns, { type LookupAddress } from 'node:dns';
 import { classifyAddress, guardedLookup, refuseUrl, TargetRefused } from './target-policy';
 
 describe('classifyAddress: the SSRF guard refuses every internal address class', () => {
@@ -100,6 +101,35 @@ describe('guardedLookup: checks every resolved address', () => {
     expect(result.err).toBeInstanceOf(TargetRefused);
     expect(result.err?.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
     expect(result.refusals).toHaveLength(1);
+  });
+
+  describe('with a resolver answering for merchant.example', () => {
+    let answer: LookupAddress[] = [];
+    beforeEach(() => {
+      jest
+        .spyOn(dns, 'lookup')
+        .mockImplementation(((_host: string, _opts: unknown, cb: (...args: unknown[]) => void) =>
+          cb(null, answer)) as unknown as typeof dns.lookup);
+    });
+    afterEach(() => jest.restoreAllMocks());
+
+    it('hands the socket exactly the addresses it checked', async () => {
+      answer = [
+        { address: '200.160.2.3', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ];
+      expect((await lookup('merchant.example', true)).address).toEqual(answer);
+      expect((await lookup('merchant.example', false)).address).toBe('200.160.2.3');
+    });
+
+    it('refuses a name when any of its addresses is internal (one bad record is enough)', async () => {
+      answer = [
+        { address: '200.160.2.3', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ];
+      const result = await lookup('merchant.example', true);
+      expect(result.err?.message).toBe('target refused: merchant.example resolves to 10.0.0.5, a private address');
+    });
   });
 
   it('passes resolution failures through, without calling them refusals', async () => {
