@@ -1,10 +1,12 @@
 import { jetstreamManager } from '@nats-io/jetstream';
+import mongoose from 'mongoose';
 import { connect } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { Streams, WebhookDeadLetterSchema, WebhooksListReplySchema, type WebhookDeadLetter } from '@pix/contracts';
 import { admin } from '../support/admin';
 import { api } from '../support/api';
 import type { StackInfo } from '@pix/devstack';
+import { sharedStack } from '../support/stack';
 import type { ReceivedWebhook } from '../support/webhook-receiver';
 
 /** Creates a payment of the store with the given webhookUrl; returns its id. */
@@ -55,4 +57,15 @@ export async function metric(opsUrl: string, name: string, labels = ''): Promise
   const text = await (await fetch(`${opsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels) && !l.startsWith('#'));
   return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Connects mongoose, for the describe block, to a database of its own on the shared stack's FerretDB. */
+export function useOwnDatabase(name: string): void {
+  beforeAll(async () => {
+    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, `/${name}`));
+  });
+  afterAll(async () => {
+    await mongoose.connection.dropDatabase();
+    await mongoose.disconnect();
+  });
 }

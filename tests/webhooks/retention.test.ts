@@ -1,18 +1,11 @@
-import mongoose from 'mongoose';
 import { createLogger } from '@pix/observability';
 import { AttemptModel, DeliveryModel } from '../../services/webhook-dispatcher/src/deliveries';
 import { ensureLogRetention } from '../../services/webhook-dispatcher/src/retention';
-import { sharedStack } from '../support/stack';
+import { useOwnDatabase } from './helpers';
 
 /** The delivery log's retention, against the real FerretDB of the test stack (a database of its own). */
 describe('delivery log retention', () => {
-  beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/webhook_retention_test'));
-  });
-  afterAll(async () => {
-    await mongoose.connection.dropDatabase();
-    await mongoose.disconnect();
-  });
+  useOwnDatabase('webhook_retention_test');
 
   it('purges expired entries where TTL indexes are missing, and never a pending delivery', async () => {
     // FerretDB 1.24 refuses TTL indexes, so the dispatcher gets a purge to run itself.

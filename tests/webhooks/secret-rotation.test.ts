@@ -1,21 +1,14 @@
-import mongoose from 'mongoose';
 import {
   createStore,
   rotateWebhookSecret,
   SECRET_ROTATION_OVERLAP_MS,
   webhookSecretsOf,
 } from '../../services/gateway/src/stores';
-import { sharedStack } from '../support/stack';
+import { useOwnDatabase } from './helpers';
 
 /** Which secrets sign deliveries around a rotation, against the real FerretDB (a database of its own). */
 describe('webhook secret rotation', () => {
-  beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/secret_rotation_test'));
-  });
-  afterAll(async () => {
-    await mongoose.connection.dropDatabase();
-    await mongoose.disconnect();
-  });
+  useOwnDatabase('secret_rotation_test');
 
   it('signs with the old secret too for 24 hours, then with the new one only', async () => {
     const { storeId, webhookSecret: first } = await createStore('Rotation');
