@@ -2,7 +2,7 @@ import { admin, adminFails, createStore, type StoreCredentials } from '../suppor
 import { eventually } from '../support/api';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
-import { createPayment, deadLetters, deliveriesOf, metric, verify } from './helpers';
+import { createPayment, deadLetters, deliveriesOf, dispatcherConsumerBacklog, metric, verify } from './helpers';
 
 /**
  * Webhook delivery through a private stack with a short retry schedule (three attempts, 200 ms
@@ -228,6 +228,11 @@ describe('webhook delivery', () => {
 
     await expectDeliveredWithinTwoSeconds(healthy);
     expect(hung.receiver.received.length).toBe(8);
+    // Nothing waits on the JetStream consumer: every event was acked once recorded.
+    await eventually(
+      () => dispatcherConsumerBacklog(stack),
+      (backlog) => backlog.ackPending === 0 && backlog.pending === 0,
+    );
     for (const ops of [stack.opsUrls['webhook-dispatcher'], replica.opsUrls['webhook-dispatcher']]) {
       expect(await metric(ops, 'webhook_in_flight', `endpoint="${new URL(hung.url).origin}"`)).toBe(4);
     }

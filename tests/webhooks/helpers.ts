@@ -2,7 +2,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import mongoose from 'mongoose';
 import { connect } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
-import { Streams, WebhookDeadLetterSchema, WebhooksListReplySchema, type WebhookDeadLetter } from '@pix/contracts';
+import {
+  Consumers,
+  Streams,
+  WebhookDeadLetterSchema,
+  WebhooksListReplySchema,
+  type WebhookDeadLetter,
+} from '@pix/contracts';
 import { admin } from '../support/admin';
 import { api } from '../support/api';
 import type { StackInfo } from '@pix/devstack';
@@ -33,6 +39,18 @@ export function verify(hook: ReceivedWebhook | undefined, secret: string): unkno
 export async function deliveriesOf(stack: StackInfo, paymentId: string) {
   return WebhooksListReplySchema.parse(await admin(stack.natsUrl, 'webhooks', 'list', '--payment', paymentId))
     .deliveries;
+}
+
+/** What the dispatcher's JetStream consumer still holds: unacked (pending ack) and undelivered messages. */
+export async function dispatcherConsumerBacklog(stack: StackInfo): Promise<{ ackPending: number; pending: number }> {
+  const nc = await connect({ servers: stack.natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.consumers.info(Streams.payments.name, Consumers.dispatcherPayments);
+    return { ackPending: info.num_ack_pending, pending: info.num_pending };
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Every message on the dead-letter stream. */
