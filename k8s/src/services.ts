@@ -44,7 +44,7 @@ export const SERVICES: ServiceSpec[] = [
   {
     name: 'webhook-dispatcher',
     opsPort: 9104,
-    usesMongo: false,
+    usesMongo: true,
     minReplicas: 2,
     maxReplicas: 10,
     cpu: { request: 100, limit: 500 },

@@ -10,13 +10,16 @@ export interface ReceivedWebhook {
   at: number;
 }
 
+/** An answer: a status code, or a status code with headers (a redirect's Location, say) and a body. */
+export type ReceiverAnswer = number | { status: number; headers?: Record<string, string>; body?: string };
+
 /**
  * A merchant's webhook endpoint on loopback that records every delivery. `respond` decides each
- * answer (200 by default), so tests can fail, delay or hang deliveries.
+ * answer (200 by default), so tests can fail, redirect, delay or hang deliveries.
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
-  respond: (hook: ReceivedWebhook) => number | Promise<number> = () => 200;
+  respond: (hook: ReceivedWebhook) => ReceiverAnswer | Promise<ReceiverAnswer> = () => 200;
   private server: http.Server | undefined;
 
   async start(): Promise<string> {
@@ -40,7 +43,11 @@ export class WebhookReceiver {
           at: Date.now(),
         };
         this.received.push(hook);
-        void Promise.resolve(this.respond(hook)).then((status) => res.writeHead(status).end());
+        void Promise.resolve(this.respond(hook)).then((answer) =>
+          typeof answer === 'number'
+            ? res.writeHead(answer).end()
+            : res.writeHead(answer.status, answer.headers).end(answer.body),
+        );
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));

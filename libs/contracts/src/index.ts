@@ -6,3 +6,4 @@ export * from './events';
 export * from './subjects';
 export * from './rpc';
 export * from './auth';
+export * from './webhooks';

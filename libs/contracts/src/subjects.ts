@@ -9,15 +9,21 @@ export const Subjects = {
   adminStoresSetActive: 'admin.stores.set-active',
   adminTokensIssue: 'admin.tokens.issue',
   adminTokensRevoke: 'admin.tokens.revoke',
+  adminStoresRotateSecret: 'admin.stores.rotate-secret',
+  adminWebhooksList: 'admin.webhooks.list',
+  adminWebhooksReplay: 'admin.webhooks.replay',
   storesWebhookSecrets: 'stores.webhook-secrets',
   sandboxPay: 'sandbox.pay',
   paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
   pixPaid: 'pix.events.paid',
+  /** An event whose webhook could not be delivered (every attempt failed, or the target is refused). */
+  webhookDeadLetter: 'webhooks.dead-letters',
 } as const;
 
 export const Streams = {
   payments: { name: 'PAYMENTS', subjects: ['payments.events.>'] },
   pix: { name: 'PIX', subjects: ['pix.events.>'] },
+  webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: ['webhooks.dead-letters'] },
 } as const;
 
 export const Consumers = {
@@ -32,4 +38,5 @@ export const QueueGroups = {
   gateway: 'gateway',
   payments: 'payments',
   pixProviderAdapter: 'pix-provider-adapter',
+  webhookDispatcher: 'webhook-dispatcher',
 } as const;

@@ -2,6 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   QueueGroups,
   StoreCreateRequestSchema,
+  StoreRotateSecretRequestSchema,
   StoreSetActiveRequestSchema,
   Subjects,
   TokenIssueRequestSchema,
@@ -11,7 +12,15 @@ import {
 import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
-import { createStore, issueToken, revokeToken, setStoreActive, StoreNotFound, webhookSecretsOf } from './stores';
+import {
+  createStore,
+  issueToken,
+  revokeToken,
+  rotateWebhookSecret,
+  setStoreActive,
+  StoreNotFound,
+  webhookSecretsOf,
+} from './stores';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -56,6 +65,12 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
         await authCache.tokenRevoked(tokenHash);
         return { revoked: true as const };
       },
+    ),
+    serveRpc(
+      nc,
+      { subject: Subjects.adminStoresRotateSecret, queue, schema: StoreRotateSecretRequestSchema, logger },
+      (req) =>
+        storeMustExist(async () => ({ storeId: req.storeId, webhookSecret: await rotateWebhookSecret(req.storeId) })),
     ),
     serveRpc(
       nc,

@@ -124,3 +124,33 @@ export async function webhookSecretsOf(storeId: string, now = new Date()): Promi
   if (!store) throw new StoreNotFound(storeId);
   return store.webhookSecrets.filter((s) => !s.expiresAt || s.expiresAt > now).map((s) => s.secret);
 }
+
+/** How long a replaced webhook secret keeps signing deliveries, so merchants can switch without a gap. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Rotations racing on one store retry a few times, then fail rather than spin. */
+const ROTATION_TRIES = 5;
+
+/**
+ * Gives the store a new webhook secret. Secrets still in use without an expiry get one 24 hours
+ * away, so deliveries carry both signatures meanwhile; expired ones are dropped. The update is
+ * conditional on the secrets read, so two rotations at once cannot lose one another's secret.
+ */
+export async function rotateWebhookSecret(storeId: string, now = new Date()): Promise<string> {
+  for (let tries = 0; tries < ROTATION_TRIES; tries++) {
+    const store = await StoreModel.findById(storeId)
+      .select({ webhookSecrets: 1 })
+      .lean<Pick<StoreDoc, 'webhookSecrets'>>();
+    if (!store) throw new StoreNotFound(storeId);
+    const webhookSecret = newWebhookSecret();
+    const overlapEnds = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS);
+    const kept = store.webhookSecrets
+      .filter((s) => !s.expiresAt || s.expiresAt > now)
+      .map((s) => ({ ...s, expiresAt: s.expiresAt ?? overlapEnds }));
+    const result = await StoreModel.updateOne(
+      { _id: { $eq: storeId }, 'webhookSecrets.0.secret': store.webhookSecrets[0]?.secret },
+      { $set: { webhookSecrets: [{ secret: webhookSecret, createdAt: now, expiresAt: null }, ...kept] } },
+    );
+    if (result.modifiedCount === 1) return webhookSecret;
+  }
+  throw new Error(`webhook secret of store ${storeId} changed under ${ROTATION_TRIES} rotations in a row`);
+}

@@ -3,6 +3,8 @@ import { CommonEnv, duration, flag, loadConfig, port, z } from '@pix/config';
 export const config = loadConfig(
   z.object({
     ...CommonEnv,
+    /** The delivery log and the retry schedule live here. */
+    MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
     OPS_HOST: z.string().default('127.0.0.1'),
     OPS_PORT: port(9104),
     /** A delivery succeeds on a 2xx within this time. */
@@ -11,6 +13,14 @@ export const config = loadConfig(
     WEBHOOK_RETRY_SCHEDULE: z.string().default('0s,5s,5m,30m,2h,5h,10h,10h'),
     /** Allows merchant URLs on loopback and private networks (local development only). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(false),
+    /** Attempts in flight at once to one endpoint (URL origin), per replica. */
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+    /** Attempts in flight at once in total, per replica. */
+    WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
+    /** How often due retries are looked for (new events are picked up at once). */
+    WEBHOOK_POLL_INTERVAL: duration('250ms'),
+    /** How long finished deliveries and their attempts stay in the delivery log. */
+    WEBHOOK_LOG_RETENTION: duration('30d'),
   }),
 );
 export type Config = typeof config;

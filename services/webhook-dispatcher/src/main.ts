@@ -1,10 +1,19 @@
 import './tracing';
-import { Consumers, PaymentEventSchema, Streams, Subjects, WebhookSecretsReplySchema } from '@pix/contracts';
-import { callRpc, connectNats, ensureConsumer, ensureStreams, isNatsConnected, startConsumer } from '@pix/messaging';
-import { Service } from '@pix/runtime';
+import mongoose from 'mongoose';
+import { Consumers, PaymentEventSchema, Streams } from '@pix/contracts';
+import { connectNats, ensureConsumer, ensureStreams, isNatsConnected, jetstream, startConsumer } from '@pix/messaging';
+import { databaseReachable, Periodic, Service } from '@pix/runtime';
+import { serveWebhookRpcs } from './admin-rpc';
 import { config } from './config';
-import { deliver } from './deliver';
+import { publishMissingDeadLetters } from './dead-letters';
+import { recordDelivery } from './deliveries';
+import { createMetrics } from './metrics';
+import { ensureLogRetention } from './retention';
 import { parseSchedule } from './schedule';
+import { DeliveryScheduler } from './scheduler';
+
+/** Dead letters a crash kept off the stream, and the log purge where TTL indexes are missing. */
+const HOUSEKEEPING_INTERVAL_MS = 30_000;
 
 async function main(): Promise<void> {
   const service = new Service({
@@ -17,6 +26,13 @@ async function main(): Promise<void> {
   const { logger } = service;
   await service.startOps();
   const schedule = parseSchedule(config.WEBHOOK_RETRY_SCHEDULE);
+  const metrics = createMetrics(service.registry);
+
+  await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
+  service.onShutdown('mongodb', () => mongoose.disconnect());
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  await Promise.all([mongoose.model('WebhookDelivery').syncIndexes(), mongoose.model('WebhookAttempt').syncIndexes()]);
+  const purgeLog = await ensureLogRetention(logger);
 
   const nc = await connectNats(config.NATS_URL, 'webhook-dispatcher', logger);
   service.onShutdown('nats', () => nc.drain());
@@ -27,6 +43,24 @@ async function main(): Promise<void> {
     filter_subject: 'payments.events.>',
   });
 
+  const js = jetstream(nc);
+  const housekeeping = new Periodic(
+    async () => {
+      await publishMissingDeadLetters(js);
+      await purgeLog?.();
+    },
+    HOUSEKEEPING_INTERVAL_MS,
+    (err) => logger.error({ err }, 'webhook housekeeping failed'),
+  );
+  housekeeping.start();
+  service.onShutdown('housekeeping', () => housekeeping.stop());
+
+  const scheduler = new DeliveryScheduler({ nc, config, schedule, logger, metrics });
+  scheduler.start();
+  service.onShutdown('delivery scheduler', () => scheduler.stop());
+
+  // The stream message is acked once its delivery is recorded: from then on MongoDB drives the
+  // attempts, so a slow endpoint never holds messages pending on the consumer.
   const consumer = await startConsumer(
     nc,
     { stream: Streams.payments.name, durable: Consumers.dispatcherPayments, logger },
@@ -36,37 +70,21 @@ async function main(): Promise<void> {
         logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
         return { ack: true };
       }
-      const event = parsed.data;
-      const url = event.body.webhookUrl;
-      if (!url) return { ack: true };
-      const { secrets } = await callRpc(
-        nc,
-        Subjects.storesWebhookSecrets,
-        { storeId: event.body.storeId },
-        WebhookSecretsReplySchema,
-      );
-      const attempt = msg.info.deliveryCount;
-      const result = await deliver(event, url, secrets, config.WEBHOOK_TIMEOUT);
-      const log = { eventId: event.eventId, paymentId: event.body.id, type: event.body.event, attempt };
-      if (result.ok) {
-        logger.info({ ...log, statusCode: result.statusCode }, 'webhook delivered');
-        return { ack: true };
-      }
-      const nextDelay = schedule[attempt];
-      if (nextDelay === undefined) {
-        logger.error({ ...log, error: result.error }, 'webhook delivery gave up');
-        return { ack: true };
-      }
-      logger.warn({ ...log, error: result.error, retryInMs: nextDelay }, 'webhook delivery failed; will retry');
-      return { ack: false, retryInMs: nextDelay };
+      if (await recordDelivery(parsed.data, schedule[0] ?? 0)) scheduler.poke();
+      return { ack: true };
     },
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
 
+  const subscriptions = serveWebhookRpcs(nc, logger, () => scheduler.poke());
+  service.onShutdown('rpc subscriptions', async () => {
+    await Promise.all(subscriptions.map((sub) => sub.drain()));
+  });
+
   // The server knows every subscription before the service reports ready.
   await nc.flush();
-  service.started({ schedule });
+  service.started({ schedule, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
 }
 
 main().catch((err: unknown) => {

@@ -8,3 +8,11 @@ export function parseSchedule(text: string): number[] {
   }
   return delays as number[];
 }
+
+/** Share of a delay by which it may move either way, so retries of many events do not land at once. */
+export const JITTER = 0.1;
+
+/** The delay moved by up to ±JITTER of itself; `random` is in [0, 1). */
+export function withJitter(delayMs: number, random: () => number = Math.random): number {
+  return Math.round(delayMs * (1 - JITTER + 2 * JITTER * random()));
+}

@@ -6,10 +6,13 @@ import {
   PaymentSchema,
   SandboxPayReplySchema,
   StoreCreateReplySchema,
+  StoreRotateSecretReplySchema,
   StoreSetActiveReplySchema,
   Subjects,
   TokenIssueReplySchema,
   TokenRevokeReplySchema,
+  WebhooksListReplySchema,
+  WebhooksReplayReplySchema,
 } from '@pix/contracts';
 import { callRpc, RpcFailure, RpcUnavailable } from '@pix/messaging';
 import { STACK_FILE } from '@pix/devstack';
@@ -74,6 +77,10 @@ store
   .action((storeId: string) =>
     call(Subjects.adminStoresSetActive, { storeId, active: true }, StoreSetActiveReplySchema),
   );
+store
+  .command('rotate-secret <storeId>')
+  .description('new webhook secret; the previous ones keep signing deliveries for 24 hours')
+  .action((storeId: string) => call(Subjects.adminStoresRotateSecret, { storeId }, StoreRotateSecretReplySchema));
 
 const token = program.command('token').description('bearer tokens');
 token
@@ -105,6 +112,18 @@ payment
       PaymentSchema,
     ),
   );
+
+const webhooks = program.command('webhooks').description('webhook deliveries and their log');
+webhooks
+  .command('list')
+  .requiredOption('--payment <paymentId>', 'the payment whose deliveries to show')
+  .action((opts: { payment: string }) =>
+    call(Subjects.adminWebhooksList, { paymentId: opts.payment }, WebhooksListReplySchema),
+  );
+webhooks
+  .command('replay <eventId>')
+  .description('deliver a delivered or dead-lettered event again, with the same webhook-id')
+  .action((eventId: string) => call(Subjects.adminWebhooksReplay, { eventId }, WebhooksReplayReplySchema));
 
 const sandbox = program.command('sandbox').description('drive the sandbox PSP');
 sandbox

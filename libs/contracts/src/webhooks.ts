@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { PaymentEventSchema } from './events';
+
+/** How one delivery attempt ended: a 2xx in time, anything else, or a target the SSRF guard refused. */
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['success', 'failure', 'refused'] as const;
+export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
+
+/** pending: still to be (re)tried; delivered: a 2xx arrived; dead: dead-lettered (attempts exhausted or refused). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'dead'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** One attempt in the delivery log. */
+export const WebhookAttemptSchema = z.object({
+  /** Replays start a new run; attempts are numbered from 1 within a run. */
+  run: z.number().int(),
+  attempt: z.number().int(),
+  at: z.string(),
+  /** Null while the attempt is in flight (or if its replica stopped before recording the result). */
+  outcome: z.enum(WEBHOOK_ATTEMPT_OUTCOMES).nullable(),
+  statusCode: z.number().int().nullable(),
+  latencyMs: z.number().nullable(),
+  error: z.string().nullable(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttemptSchema>;
+
+/** One event's delivery to its payment's webhookUrl, with its attempts. */
+export const WebhookDeliverySchema = z.object({
+  eventId: z.string(),
+  event: z.string(),
+  sequence: z.number().int(),
+  url: z.string(),
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+  nextAttemptAt: z.string().nullable(),
+  attempts: z.array(WebhookAttemptSchema),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+export const WebhooksListRequestSchema = z.object({ paymentId: z.string().min(1) });
+export const WebhooksListReplySchema = z.object({
+  paymentId: z.string(),
+  deliveries: z.array(WebhookDeliverySchema),
+});
+export const WebhooksReplayRequestSchema = z.object({ eventId: z.string().min(1) });
+export const WebhooksReplayReplySchema = z.object({
+  eventId: z.string(),
+  status: z.literal('pending'),
+  run: z.number().int(),
+});
+
+export const StoreRotateSecretRequestSchema = z.object({ storeId: z.string() });
+export const StoreRotateSecretReplySchema = z.object({ storeId: z.string(), webhookSecret: z.string() });
+
+/** What the dead-letter stream holds: the event, where it was going, and why it was given up. */
+export const WebhookDeadLetterSchema = z.object({
+  eventId: z.string(),
+  paymentId: z.string(),
+  storeId: z.string(),
+  url: z.string(),
+  reason: z.enum(['exhausted', 'refused']),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  deadLetteredAt: z.string(),
+  event: PaymentEventSchema,
+});
+export type WebhookDeadLetter = z.infer<typeof WebhookDeadLetterSchema>;
+
+/** Refusals of the webhook admin commands. */
+export const WebhookAdminMessages = {
+  deliveryNotFound: (eventId: string) => `no webhook delivery for event ${eventId}`,
+  deliveryStillPending: (eventId: string) =>
+    `the delivery of event ${eventId} is still being retried; replay it once it is delivered or dead-lettered`,
+} as const;
