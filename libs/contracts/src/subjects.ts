@@ -10,9 +10,20 @@ export const Subjects = {
   adminTokensIssue: 'admin.tokens.issue',
   adminTokensRevoke: 'admin.tokens.revoke',
   storesWebhookSecrets: 'stores.webhook-secrets',
+  /** Admin: drives a payment through the state machine (internal statuses). */
+  paymentsTransition: 'payments.admin.transition',
+  /** Refund (API Pix devolução) of a received Pix, idempotent by refund id. */
+  pixRefundsCreate: 'pix.refunds.create',
   sandboxPay: 'sandbox.pay',
+  sandboxReview: 'sandbox.review',
+  sandboxClear: 'sandbox.clear',
+  sandboxReject: 'sandbox.reject',
   paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
+  /** The PSP's facts about a received Pix: paid, flagged for analysis, analysis cleared or rejected. */
   pixPaid: 'pix.events.paid',
+  pixReview: 'pix.events.review',
+  pixCleared: 'pix.events.cleared',
+  pixRejected: 'pix.events.rejected',
 } as const;
 
 export const Streams = {

@@ -1,6 +1,7 @@
 import type { Logger } from '@pix/observability';
 import { qrCodeUrlFor, requestCharge, type CreateDeps } from './create-payment';
 import { PaymentModel, type PaymentDoc } from './model';
+import { PeriodicTask } from './periodic';
 
 const MAX_BACKOFF_MS = 60_000;
 
@@ -10,26 +11,22 @@ const MAX_BACKOFF_MS = 60_000;
  * the same charge; the PSP call itself is idempotent by txid, so a rare double attempt is harmless.
  */
 export class ChargeCompleter {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly deps: CreateDeps,
     private readonly logger: Logger,
-    private readonly intervalMs = 1000,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass()
-        .catch((err: unknown) => this.logger.error({ err }, 'charge completion pass failed'))
-        .finally(() => (this.running = undefined));
-    }, this.intervalMs);
+    intervalMs: number,
+  ) {
+    this.task = new PeriodicTask('charge completer', intervalMs, logger, () => this.pass());
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   private async pass(): Promise<void> {
