@@ -5,3 +5,4 @@ export * from './payment';
 export * from './events';
 export * from './subjects';
 export * from './rpc';
+export * from './pix';

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   CreateChargeReplySchema,
   Subjects,
+  txidFor,
   type CreateChargeReply,
   type CreatePaymentInput,
   type Payment,
@@ -19,11 +20,6 @@ export interface CreateDeps {
   nc: NatsConnection;
   config: Config;
   logger: Logger;
-}
-
-/** The API Pix txid of a payment's charge: its id without dashes (32 alphanumerics). */
-export function txidFor(paymentId: string): string {
-  return paymentId.replace(/-/g, '');
 }
 
 export function qrCodeUrlFor(config: Config, paymentId: string): string {

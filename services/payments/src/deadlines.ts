@@ -1,16 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CreateRefundReplySchema, Subjects, type CreateRefundReply } from '@pix/contracts';
+import { CreateRefundReplySchema, refundIdFor, Subjects, type CreateRefundReply } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { Config } from './config';
 import { PaymentModel, type PaymentDoc, type RefundRecord } from './model';
 import { PeriodicTask } from './periodic';
 import { transition } from './transitions';
-
-/** The refund id (API Pix devolução id, 1 to 35 alphanumerics) of a payment: one per payment. */
-export function refundIdFor(paymentId: string): string {
-  return `dev${paymentId.replace(/-/g, '')}`.slice(0, 35);
-}
 
 type DueDoc = Pick<
   PaymentDoc,

@@ -1,8 +1,11 @@
 import fs from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
+  PAYMENT_STATUSES,
+  PaymentTransitionReplySchema,
+  SandboxAnalysisReplySchema,
   SandboxPayReplySchema,
   StoreCreateReplySchema,
   StoreSetActiveReplySchema,
@@ -92,6 +95,29 @@ sandbox
   .option('--amount <brl>', 'amount paid (default: the payment amount)', brlAmount)
   .action((paymentId: string, opts: { amount?: number }) =>
     call(Subjects.sandboxPay, { paymentId, amountCents: opts.amount }, SandboxPayReplySchema),
+  );
+
+sandbox
+  .command('review <paymentId>')
+  .description('the customer pays and the PSP holds the Pix for analysis')
+  .action((paymentId: string) => call(Subjects.sandboxReview, { paymentId }, SandboxAnalysisReplySchema));
+sandbox
+  .command('clear <paymentId>')
+  .description('the analysis of the held Pix clears it')
+  .action((paymentId: string) => call(Subjects.sandboxClear, { paymentId }, SandboxAnalysisReplySchema));
+sandbox
+  .command('reject <paymentId>')
+  .description('the analysis of the held Pix rejects it')
+  .action((paymentId: string) => call(Subjects.sandboxReject, { paymentId }, SandboxAnalysisReplySchema));
+
+const payment = program.command('payment').description('payments');
+payment
+  .command('transition')
+  .description('move a payment to an internal status through the state machine')
+  .argument('<paymentId>')
+  .addArgument(new Argument('<status>').choices(PAYMENT_STATUSES))
+  .action((paymentId: string, status: string) =>
+    call(Subjects.paymentsTransition, { paymentId, status }, PaymentTransitionReplySchema),
   );
 
 program.parseAsync(process.argv).catch((err: unknown) => {
