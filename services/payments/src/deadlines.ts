@@ -2,6 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { CreateRefundReplySchema, refundIdFor, Subjects, type CreateRefundReply } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import { claimOnce } from './claims';
 import type { Config } from './config';
 import { PaymentModel, type PaymentDoc, type RefundRecord } from './model';
 import { PeriodicTask } from './periodic';
@@ -12,15 +13,16 @@ type DueDoc = Pick<
   '_id' | 'status' | 'deadlineAt' | 'paidEndToEndId' | 'paidAmountCents' | 'refund' | 'refundReason'
 >;
 
+const DUE_FIELDS = { status: 1, deadlineAt: 1, paidEndToEndId: 1, paidAmountCents: 1, refund: 1, refundReason: 1 };
+
 /**
  * Runs the deadlines stored with the payments: a pending payment whose charge expired becomes
  * not_approved; a payment in review past REVIEW_TIMEOUT (or whose analysis was rejected) has its
  * paid amount refunded at the PSP and becomes not_approved.
  *
- * Any number of replicas run this. A replica claims a due deadline by moving it one lease into the
- * future with a conditional update on the value it read, so exactly one replica wins each claim;
- * if that replica dies mid-way, the deadline falls due again when the lease ends and another
- * replica takes it over. Every step after the claim is itself idempotent (conditional transitions,
+ * Any number of replicas run this. A replica claims a due deadline by inserting a claim key (see
+ * claim() and claims.ts), so exactly one replica wins each claim; if that replica dies mid-way,
+ * the deadline is claimable again when the lease ends and another replica takes it over. Every step after the claim is itself idempotent (conditional transitions,
  * a refund id fixed per payment), so a taken-over claim finishes the work without doing it twice.
  */
 export class DeadlineRunner {
@@ -46,22 +48,34 @@ export class DeadlineRunner {
     const due = await PaymentModel.find({ deadlineAt: { $lte: new Date() } })
       .sort({ deadlineAt: 1 })
       .limit(50)
-      .select({ status: 1, deadlineAt: 1, paidEndToEndId: 1, paidAmountCents: 1, refund: 1, refundReason: 1 })
+      .select(DUE_FIELDS)
       .lean<DueDoc[]>();
-    for (const doc of due) {
-      if (!(await this.claim(doc))) continue;
+    for (const seen of due) {
+      if (!seen.deadlineAt || !(await this.claim({ ...seen, deadlineAt: seen.deadlineAt }))) continue;
+      // Act on the payment as it is now, not as the scan saw it.
+      const doc = await PaymentModel.findById(seen._id).select(DUE_FIELDS).lean<DueDoc>();
+      if (!doc) continue;
       if (doc.status === 'pending') await this.expire(doc);
       else if (doc.status === 'review') await this.refund(doc);
       else await PaymentModel.updateOne({ _id: doc._id, status: doc.status }, { $set: { deadlineAt: null } });
     }
   }
 
-  private async claim(doc: DueDoc): Promise<boolean> {
-    const claimed = await PaymentModel.updateOne(
+  /**
+   * One replica wins a due deadline per lease window: the claim key names the payment, its status,
+   * the deadline and how many leases have passed since it fell due, so a claim whose owner died
+   * becomes claimable again one lease later. The winner pushes the deadline one lease ahead, which
+   * keeps the other replicas from looking at it meanwhile.
+   */
+  private async claim(doc: DueDoc & { deadlineAt: Date }): Promise<boolean> {
+    const lease = this.deps.config.DEADLINE_LEASE;
+    const window = Math.floor((Date.now() - doc.deadlineAt.getTime()) / lease);
+    if (!(await claimOnce(`${doc._id}:${doc.status}:${doc.deadlineAt.getTime()}:${window}`))) return false;
+    await PaymentModel.updateOne(
       { _id: doc._id, status: doc.status, deadlineAt: doc.deadlineAt },
-      { $set: { deadlineAt: new Date(Date.now() + this.deps.config.DEADLINE_LEASE) } },
+      { $set: { deadlineAt: new Date(Date.now() + lease) } },
     );
-    return claimed.modifiedCount === 1;
+    return true;
   }
 
   private async expire(doc: DueDoc): Promise<void> {
