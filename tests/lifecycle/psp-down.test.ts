@@ -27,6 +27,7 @@ describe('PSP down at create', () => {
     const metrics = await api<string>(stack.opsUrls.payments, 'GET', '/metrics');
     expect(metrics.body).toMatch(/^psp_charge_failures_total\{[^}]*\} [1-9]/m);
     expect(metrics.body).toMatch(/^payments_created_total\{[^}]*is_public="true"[^}]*\} 1$/m);
+    expect(metrics.body).toMatch(/^outbox_pending_events\{[^}]*\} \d+$/m);
 
     await stack.startService('pix-provider-adapter', {}, stack.ports.ops['pix-provider-adapter']);
     const completed = await eventually(
@@ -38,5 +39,9 @@ describe('PSP down at create', () => {
     expect(completed.status).toBe('pending');
     expect(completed.qrCodeUrl).toBe(`${stack.gatewayUrl}/public-api/v1/qrcodes/${payment.id}.png`);
     expect(await decodeQrImage(String(completed.qrCodeUrl))).toBe(completed.qrCopyPaste);
+    const adapterMetrics = await api<string>(stack.opsUrls['pix-provider-adapter'], 'GET', '/metrics');
+    expect(adapterMetrics.body).toMatch(
+      /^psp_requests_total\{[^}]*operation="create_charge"[^}]*outcome="success"[^}]*\} [1-9]/m,
+    );
   });
 });
