@@ -31,11 +31,15 @@ export class Service {
   private readonly steps: ShutdownStep[] = [];
   private opsServer: http.Server | undefined;
   private draining = false;
+  private isStarted = false;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: ServiceOptions) {
     this.logger = createLogger(options.name, options.logLevel);
     this.registry = createRegistry(options.name);
+    // Not ready before main() has set everything up: the checks added so far may all pass while
+    // subscriptions and consumers are still being made.
+    this.addReadinessCheck('started', () => this.isStarted);
   }
 
   get isDraining(): boolean {
@@ -75,6 +79,7 @@ export class Service {
 
   /** Reports the service as started (make up and the tests wait for this line or /readyz). */
   started(details: Record<string, unknown> = {}): void {
+    this.isStarted = true;
     this.logger.info(details, `${this.options.name} started`);
   }
 

@@ -37,6 +37,8 @@ async function main(): Promise<void> {
   });
   service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
 
+  // NATS has our subscriptions before /readyz says ready (started), so a request finds a responder.
+  await nc.flush();
   service.started({ url: `http://${config.HTTP_HOST}:${config.GATEWAY_PORT}` });
 }
 

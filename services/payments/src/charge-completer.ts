@@ -1,6 +1,7 @@
 import type { Logger } from '@pix/observability';
 import { qrCodeUrlFor, requestCharge, type CreateDeps } from './create-payment';
 import { PaymentModel, type PaymentDoc } from './model';
+import { withPaymentLock } from './payment-lock';
 import { PeriodicTask } from './periodic';
 
 const MAX_BACKOFF_MS = 60_000;
@@ -36,23 +37,27 @@ export class ChargeCompleter {
       .lean<PaymentDoc[]>();
     for (const doc of due) {
       const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(doc.chargeAttempts, 16));
-      const claimed = await PaymentModel.updateOne(
-        { _id: doc._id, chargeCreated: false, chargeNextAttemptAt: doc.chargeNextAttemptAt },
-        { $set: { chargeNextAttemptAt: new Date(Date.now() + backoff) }, $inc: { chargeAttempts: 1 } },
+      const claimed = await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne(
+          { _id: doc._id, chargeCreated: false, chargeNextAttemptAt: doc.chargeNextAttemptAt },
+          { $set: { chargeNextAttemptAt: new Date(Date.now() + backoff) }, $inc: { chargeAttempts: 1 } },
+        ),
       );
       if (claimed.modifiedCount !== 1) continue;
       const charge = await requestCharge(this.deps, doc);
       if (!charge) continue;
-      await PaymentModel.updateOne(
-        { _id: doc._id, chargeCreated: false },
-        {
-          $set: {
-            chargeCreated: true,
-            chargeNextAttemptAt: null,
-            qrCopyPaste: charge.qrCopyPaste,
-            qrCodeUrl: qrCodeUrlFor(this.deps.config, doc._id),
+      await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne(
+          { _id: doc._id, chargeCreated: false },
+          {
+            $set: {
+              chargeCreated: true,
+              chargeNextAttemptAt: null,
+              qrCopyPaste: charge.qrCopyPaste,
+              qrCodeUrl: qrCodeUrlFor(this.deps.config, doc._id),
+            },
           },
-        },
+        ),
       );
       this.logger.info({ paymentId: doc._id, attempts: doc.chargeAttempts + 1 }, 'charge completed in the background');
     }

@@ -5,6 +5,7 @@ import type { Logger } from '@pix/observability';
 import { claimOnce } from './claims';
 import type { Config } from './config';
 import { PaymentModel, type PaymentDoc, type RefundRecord } from './model';
+import { withPaymentLock } from './payment-lock';
 import { PeriodicTask } from './periodic';
 import { transition } from './transitions';
 
@@ -57,7 +58,11 @@ export class DeadlineRunner {
       if (!doc) continue;
       if (doc.status === 'pending') await this.expire(doc);
       else if (doc.status === 'review') await this.refund(doc);
-      else await PaymentModel.updateOne({ _id: doc._id, status: doc.status }, { $set: { deadlineAt: null } });
+      else {
+        await withPaymentLock(doc._id, () =>
+          PaymentModel.updateOne({ _id: doc._id, status: doc.status }, { $set: { deadlineAt: null } }),
+        );
+      }
     }
   }
 
@@ -71,9 +76,11 @@ export class DeadlineRunner {
     const lease = this.deps.config.DEADLINE_LEASE;
     const window = Math.floor((Date.now() - doc.deadlineAt.getTime()) / lease);
     if (!(await claimOnce(`${doc._id}:${doc.status}:${doc.deadlineAt.getTime()}:${window}`))) return false;
-    await PaymentModel.updateOne(
-      { _id: doc._id, status: doc.status, deadlineAt: doc.deadlineAt },
-      { $set: { deadlineAt: new Date(Date.now() + lease) } },
+    await withPaymentLock(doc._id, () =>
+      PaymentModel.updateOne(
+        { _id: doc._id, status: doc.status, deadlineAt: doc.deadlineAt },
+        { $set: { deadlineAt: new Date(Date.now() + lease) } },
+      ),
     );
     return true;
   }
@@ -101,9 +108,8 @@ export class DeadlineRunner {
     };
     if (!doc.refund) {
       // Recorded before asking the PSP: from here on the analysis can no longer approve the payment.
-      const recorded = await PaymentModel.updateOne(
-        { _id: doc._id, status: 'review', refund: null },
-        { $set: { refund: record } },
+      const recorded = await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne({ _id: doc._id, status: 'review', refund: null }, { $set: { refund: record } }),
       );
       if (recorded.modifiedCount !== 1) return;
     }
@@ -122,7 +128,9 @@ export class DeadlineRunner {
     }
     const outcome: RefundRecord = { ...record, status: reply.status, rtrId: reply.rtrId };
     if (reply.status === 'NAO_REALIZADO') {
-      await PaymentModel.updateOne({ _id: doc._id, status: 'review' }, { $set: { refund: outcome, deadlineAt: null } });
+      await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne({ _id: doc._id, status: 'review' }, { $set: { refund: outcome, deadlineAt: null } }),
+      );
       logger.error(
         { paymentId: doc._id, refundId: record.id },
         'the PSP refused the refund; the payment needs an operator',

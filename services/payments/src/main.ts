@@ -109,6 +109,8 @@ async function main(): Promise<void> {
   service.addReadinessCheck('pix consumer', () => true);
   service.onShutdown('pix consumer', () => consumer.stop());
 
+  // NATS has our subscriptions before /readyz says ready (started), so a request finds a responder.
+  await nc.flush();
   service.started({ nats: config.NATS_URL });
 }
 

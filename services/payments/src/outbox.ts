@@ -4,6 +4,7 @@ import { Subjects, type PaymentEvent, type PaymentStatus } from '@pix/contracts'
 import { jetstream, publishEvent } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { PaymentModel, type OutboxEntry, type PaymentDoc } from './model';
+import { withPaymentLock } from './payment-lock';
 import { PeriodicTask } from './periodic';
 import { toPayment } from './presenter';
 
@@ -80,21 +81,24 @@ export class OutboxRelay {
     const js = jetstream(this.nc);
     for (;;) {
       const docs = await PaymentModel.find({ outboxPending: { $gt: 0 } })
-        .select({ outbox: 1 })
+        .select({ _id: 1 })
         .limit(100)
-        .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+        .lean<Pick<PaymentDoc, '_id'>[]>();
       if (docs.length === 0) return;
-      for (const doc of docs) {
-        const entries = Object.entries(doc.outbox).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
-        for (const [eventId, entry] of entries) {
-          this.crashIf('crash-before-publish', entry);
-          await publishEvent(js, entry.subject, entry.event, eventId);
-          this.crashIf('crash-after-publish', entry);
-          await PaymentModel.updateOne(
-            { _id: doc._id, [`outbox.${eventId}`]: { $exists: true } },
-            { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },
-          );
-        }
+      for (const { _id: id } of docs) {
+        await withPaymentLock(id, async () => {
+          const doc = await PaymentModel.findById(id).select({ outbox: 1 }).lean<Pick<PaymentDoc, 'outbox'>>();
+          const entries = Object.entries(doc?.outbox ?? {}).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
+          for (const [eventId, entry] of entries) {
+            this.crashIf('crash-before-publish', entry);
+            await publishEvent(js, entry.subject, entry.event, eventId);
+            this.crashIf('crash-after-publish', entry);
+            await PaymentModel.updateOne(
+              { _id: id, [`outbox.${eventId}`]: { $exists: true } },
+              { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },
+            );
+          }
+        });
       }
     }
   }

@@ -10,6 +10,7 @@ import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import type { Config } from './config';
 import { PaymentModel, type PaymentDoc } from './model';
+import { withPaymentLock } from './payment-lock';
 import { transition, type TransitionResult } from './transitions';
 
 export interface PixEventDeps {
@@ -85,9 +86,11 @@ async function onAnalysisCleared(deps: PixEventDeps, event: PixAnalysisEvent): P
 async function onAnalysisRejected(deps: PixEventDeps, event: PixAnalysisEvent): Promise<HandlerOutcome> {
   const doc = await paymentInAnalysis(deps, event);
   if (!doc) return ACK;
-  await PaymentModel.updateOne(
-    { _id: doc._id, status: 'review', refund: null },
-    { $set: { refundReason: 'analysis_rejected', deadlineAt: new Date() } },
+  await withPaymentLock(doc._id, () =>
+    PaymentModel.updateOne(
+      { _id: doc._id, status: 'review', refund: null },
+      { $set: { refundReason: 'analysis_rejected', deadlineAt: new Date() } },
+    ),
   );
   deps.logger.info({ paymentId: doc._id }, 'analysis rejected: refund due');
   return ACK;

@@ -2,6 +2,7 @@ import type { PaymentStatus } from '@pix/contracts';
 import { statusChanges } from './metrics';
 import { PaymentModel, type PaymentDoc } from './model';
 import { outboxEntry } from './outbox';
+import { withPaymentLock } from './payment-lock';
 import { canTransition } from './state-machine';
 
 export type TransitionResult =
@@ -24,6 +25,15 @@ export async function transition(
   extra: Partial<PaymentDoc> = {},
 ): Promise<TransitionResult> {
   if (!canTransition(from, to)) return { changed: false, reason: 'refused', doc: null };
+  return withPaymentLock(id, () => apply(id, from, to, extra));
+}
+
+async function apply(
+  id: string,
+  from: PaymentStatus,
+  to: PaymentStatus,
+  extra: Partial<PaymentDoc>,
+): Promise<TransitionResult> {
   const current = await PaymentModel.findById(id).lean<PaymentDoc>();
   if (!current) return { changed: false, reason: 'not_found', doc: null };
   if (current.status !== from) return { changed: false, reason: 'lost_race', doc: current };

@@ -88,6 +88,8 @@ async function main(): Promise<void> {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
+  // NATS has our subscriptions before /readyz says ready (started), so a request finds a responder.
+  await nc.flush();
   service.started({ provider: config.PIX_PROVIDER, callbackUrl });
 }
 
