@@ -33,13 +33,13 @@ describe('deadlines with two payments replicas', () => {
     for (const p of [...unpaid, ...reviewed]) await client.waitForStatus(p.id, 'not_approved', 20_000);
 
     for (const p of unpaid) {
-      const events = await statusChangedEvents(stack.natsUrl, p.id);
+      const events = await statusChangedEvents(stack.natsUrl, p.id, 1);
       expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
         ['pending', 'not_approved'],
       ]);
     }
     for (const p of reviewed) {
-      const events = await statusChangedEvents(stack.natsUrl, p.id);
+      const events = await statusChangedEvents(stack.natsUrl, p.id, 2);
       expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
         ['pending', 'review'],
         ['review', 'not_approved'],

@@ -48,8 +48,10 @@ describe('outbox surviving a crash of payments', () => {
     await eventually(
       () => withDb(stack.mongoUrl, (db) => db.collection('payments').findOne({ _id: payment.id as never })),
       (doc) => doc?.outboxPending === 0,
+      // The crashed process died holding the payment's lock: it is broken after its 10 s lease.
+      30_000,
     );
-    const events = await statusChangedEvents(stack.natsUrl, payment.id);
+    const events = await statusChangedEvents(stack.natsUrl, payment.id, 1);
     expect(events).toHaveLength(1);
     expect(events[0]?.msgId).toBe(events[0]?.data.eventId);
     expect(events[0]?.data.body).toMatchObject({ status: 'approved', previousStatus: 'pending' });

@@ -1,5 +1,6 @@
 import { parsePix, hasError } from 'pix-utils';
 import { admin, adminFails } from '../support/admin';
+import { eventually } from '../support/api';
 import { withDb } from '../support/db';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { decodeQrImage } from '../support/qr';
@@ -18,7 +19,10 @@ describe('payment lifecycle on the running stack', () => {
   });
 
   async function expectOneChange(id: string, previousStatus: string, status: string): Promise<void> {
-    const events = (await statusChangedEvents(stack.natsUrl, id)).filter((e) => e.data.body.status === status);
+    const events = await eventually(
+      async () => (await statusChangedEvents(stack.natsUrl, id)).filter((e) => e.data.body.status === status),
+      (found) => found.length >= 1,
+    );
     expect(events).toHaveLength(1);
     expect(events[0]?.data.body.previousStatus).toBe(previousStatus);
   }

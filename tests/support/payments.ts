@@ -32,8 +32,18 @@ export async function paymentsClient(stack: { natsUrl: string; gatewayUrl: strin
   };
 }
 
-/** The payment.status_changed events of one payment on the PAYMENTS stream. */
-export async function statusChangedEvents(natsUrl: string, paymentId: string) {
+/**
+ * The payment.status_changed events of one payment on the PAYMENTS stream, once at least `atLeast`
+ * of them are there (the outbox relay publishes shortly after the change is visible).
+ */
+export async function statusChangedEvents(natsUrl: string, paymentId: string, atLeast = 0) {
+  return eventually(
+    () => paymentStatusChanges(natsUrl, paymentId),
+    (events) => events.length >= atLeast,
+  );
+}
+
+async function paymentStatusChanges(natsUrl: string, paymentId: string) {
   const all = await streamMessages<{ eventId: string; body: { id: string; status: string; previousStatus: string } }>(
     natsUrl,
     Streams.payments.name,
