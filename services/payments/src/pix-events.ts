@@ -41,8 +41,17 @@ async function paymentOfCharge(txid: string, logger: Logger): Promise<PaymentDoc
 async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolean): Promise<HandlerOutcome> {
   const doc = await paymentOfCharge(pix.txid, deps.logger);
   if (!doc) return ACK;
-  if (doc.paidEndToEndId === pix.endToEndId || doc.status !== 'pending') {
+  if (doc.paidEndToEndId === pix.endToEndId) {
     deps.logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
+    return ACK;
+  }
+  if (doc.status !== 'pending') {
+    // Another Pix for a charge already paid or expired: the money is at the PSP with no payment to
+    // apply it to. Not refunded automatically (yet): an operator must see it.
+    deps.logger.error(
+      { paymentId: doc._id, status: doc.status, endToEndId: pix.endToEndId, amountCents: pix.amountCents },
+      'pix received for a payment no longer pending; needs a refund',
+    );
     return ACK;
   }
   const approve = !held && pix.amountCents === doc.amountCents;
