@@ -2,7 +2,6 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { CreateRefundReplySchema, refundIdFor, Subjects, type CreateRefundReply } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { claimOnce } from './claims';
 import type { Config } from './config';
 import { PaymentModel, type PaymentDoc, type RefundRecord } from './model';
 import { withPaymentLock } from './payment-lock';
@@ -21,10 +20,9 @@ const DUE_FIELDS = { status: 1, deadlineAt: 1, paidEndToEndId: 1, paidAmountCent
  * not_approved; a payment in review past REVIEW_TIMEOUT (or whose analysis was rejected) has its
  * paid amount refunded at the PSP and becomes not_approved.
  *
- * Any number of replicas run this. A replica claims a due deadline by inserting a claim key (see
- * claim() and claims.ts), so exactly one replica wins each claim; if that replica dies mid-way,
- * the deadline is claimable again when the lease ends and another replica takes it over. Every step after the claim is itself idempotent (conditional transitions,
- * a refund id fixed per payment), so a taken-over claim finishes the work without doing it twice.
+ * Any number of replicas run this (see claim()). Every step after the claim is itself idempotent
+ * (conditional transitions, a refund id fixed per payment), so a taken-over claim finishes the work
+ * without doing it twice.
  */
 export class DeadlineRunner {
   private readonly task: PeriodicTask;
@@ -52,7 +50,7 @@ export class DeadlineRunner {
       .select(DUE_FIELDS)
       .lean<DueDoc[]>();
     for (const seen of due) {
-      if (!seen.deadlineAt || !(await this.claim({ ...seen, deadlineAt: seen.deadlineAt }))) continue;
+      if (!(await this.claim(seen))) continue;
       // Act on the payment as it is now, not as the scan saw it.
       const doc = await PaymentModel.findById(seen._id).select(DUE_FIELDS).lean<DueDoc>();
       if (!doc) continue;
@@ -67,22 +65,18 @@ export class DeadlineRunner {
   }
 
   /**
-   * One replica wins a due deadline per lease window: the claim key names the payment, its status,
-   * the deadline and how many leases have passed since it fell due, so a claim whose owner died
-   * becomes claimable again one lease later. The winner pushes the deadline one lease ahead, which
-   * keeps the other replicas from looking at it meanwhile.
+   * A replica claims a due deadline by moving it one lease into the future, conditionally on the
+   * value it read and under the payment's lock, so exactly one replica wins it; if the winner dies,
+   * the deadline falls due again when the lease ends and another replica takes it over.
    */
-  private async claim(doc: DueDoc & { deadlineAt: Date }): Promise<boolean> {
-    const lease = this.deps.config.DEADLINE_LEASE;
-    const window = Math.floor((Date.now() - doc.deadlineAt.getTime()) / lease);
-    if (!(await claimOnce(`${doc._id}:${doc.status}:${doc.deadlineAt.getTime()}:${window}`))) return false;
-    await withPaymentLock(doc._id, () =>
+  private async claim(doc: DueDoc): Promise<boolean> {
+    const claimed = await withPaymentLock(doc._id, () =>
       PaymentModel.updateOne(
         { _id: doc._id, status: doc.status, deadlineAt: doc.deadlineAt },
-        { $set: { deadlineAt: new Date(Date.now() + lease) } },
+        { $set: { deadlineAt: new Date(Date.now() + this.deps.config.DEADLINE_LEASE) } },
       ),
     );
-    return true;
+    return claimed.modifiedCount === 1;
   }
 
   private async expire(doc: DueDoc): Promise<void> {
