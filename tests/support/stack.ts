@@ -1,6 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomPorts, RUN_DIR, startStack, stopProcesses, type StackInfo, type StackOptions } from '@pix/devstack';
+import {
+  freePort,
+  randomPorts,
+  RUN_DIR,
+  startService,
+  startStack,
+  stopPid,
+  stopProcesses,
+  type ServiceName,
+  type StackInfo,
+  type StackOptions,
+  type StackPorts,
+  type Started,
+} from '@pix/devstack';
 
 /** The stack global-setup started for the whole run. */
 export function sharedStack(): StackInfo {
@@ -9,7 +22,19 @@ export function sharedStack(): StackInfo {
   return JSON.parse(raw) as StackInfo;
 }
 
-export type PrivateStack = StackInfo & { stop: () => Promise<void> };
+export type PrivateStack = StackInfo & {
+  ports: StackPorts;
+  stop: () => Promise<void>;
+  /**
+   * Starts one more process of a service (a replica, or a restart) with extra environment; a
+   * replica needs its own ops port, so `opsPort` defaults to a fresh one.
+   */
+  startService: (name: ServiceName, env?: NodeJS.ProcessEnv, opsPort?: number) => Promise<Started>;
+  /** Stops a process of this stack (SIGTERM, or SIGKILL for a crash). */
+  stopProcess: (proc: Started, signal?: 'SIGTERM' | 'SIGKILL') => Promise<void>;
+  /** The processes of a service this stack started, oldest first. */
+  processesOf: (name: ServiceName) => Started[];
+};
 
 /** A stack of the test's own, with its own NATS and FerretDB, for settings the shared one lacks. */
 export async function startPrivateStack(
@@ -17,12 +42,42 @@ export async function startPrivateStack(
 ): Promise<PrivateStack> {
   fs.mkdirSync(RUN_DIR, { recursive: true });
   const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
-  const stack = await startStack({ dir, ports: await randomPorts(), detached: false, ...options });
+  const ports = await randomPorts();
+  const stackOptions: StackOptions = { dir, ports, detached: false, ...options };
+  const stack = await startStack(stackOptions);
+  const started = [...stack.started];
+  const info = { ...stack, started: undefined };
   return {
-    ...stack,
+    ...info,
+    ports,
+    get processes() {
+      return started.map(({ name, pid }) => ({ name, pid }));
+    },
     stop: async () => {
-      await stopProcesses(stack.processes);
+      await stopProcesses(started);
       if (!process.env.KEEP_TEST_LOGS) fs.rmSync(dir, { recursive: true, force: true });
     },
+    startService: async (name, env = {}, opsPort) => {
+      const port = opsPort ?? (await freePort());
+      const proc = await startService(
+        name,
+        { ...stackOptions, env: { ...options.env, ...env }, ports: { ...ports, ops: { ...ports.ops, [name]: port } } },
+        stack.natsUrl,
+        stack.mongoUrl,
+      );
+      started.push(proc);
+      return proc;
+    },
+    stopProcess: async (proc, signal = 'SIGTERM') => {
+      if (signal === 'SIGKILL') {
+        try {
+          process.kill(proc.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await stopPid(proc.pid);
+    },
+    processesOf: (name) => started.filter((proc) => proc.name === name),
   };
 }

@@ -36,3 +36,15 @@ export const QueryMessages = {
   notOneOf: (name: string, values: readonly string[]) =>
     `${name} must be one of the following values: ${values.join(', ')}`,
 } as const;
+
+/** Answers of the admin and sandbox commands (operators read them; English like the CLI). */
+export const AdminMessages = {
+  transitionRefused: (from: string, to: string) =>
+    `transition ${from} -> ${to} is not allowed by the payment state machine`,
+  statusNotAdmin: (to: string, allowed: readonly string[]) =>
+    `${to} is reached only through the payment lifecycle (PSP, expiry, review); the admin command drives: ${allowed.join(', ')}`,
+  transitionContended: 'the payment kept changing while the transition was tried; try again',
+  sandboxChargeExpired: 'the charge of this payment has expired at the sandbox PSP',
+  sandboxChargeClosed: 'the charge of this payment is no longer open at the sandbox PSP (already paid or removed)',
+  sandboxNothingHeld: 'the sandbox PSP holds no Pix of this payment in analysis (run sandbox review first)',
+} as const;

@@ -46,7 +46,10 @@ export const PaymentEventSchema = z.object({
 });
 export type PaymentEvent = z.infer<typeof PaymentEventSchema>;
 
-/** A Pix payment confirmed by the PSP (pix.events.paid). Idempotent by endToEndId. */
+/**
+ * A Pix the PSP received for a charge: pix.events.paid (confirmed) or pix.events.review (received
+ * but held by the PSP for analysis). Idempotent by endToEndId.
+ */
 export const PixPaidEventSchema = z.object({
   endToEndId: z.string(),
   txid: z.string(),
@@ -54,3 +57,11 @@ export const PixPaidEventSchema = z.object({
   paidAt: z.string(),
 });
 export type PixPaidEvent = z.infer<typeof PixPaidEventSchema>;
+
+/** The end of the PSP's analysis of a held Pix: pix.events.cleared or pix.events.rejected. */
+export const PixAnalysisEventSchema = z.object({
+  endToEndId: z.string(),
+  txid: z.string(),
+  decidedAt: z.string(),
+});
+export type PixAnalysisEvent = z.infer<typeof PixAnalysisEventSchema>;

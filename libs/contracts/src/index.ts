@@ -7,3 +7,4 @@ export * from './subjects';
 export * from './rpc';
 export * from './auth';
 export * from './webhooks';
+export * from './pix';

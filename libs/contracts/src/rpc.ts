@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from './payment';
+import { PAYMENT_STATUSES } from './statuses';
 
 /**
  * Request/reply contracts. A reply is either {ok: true, data} or {ok: false, error}, where the
@@ -57,6 +58,35 @@ export const TokenRevokeReplySchema = z.object({ revoked: z.literal(true) });
 export const WebhookSecretsRequestSchema = z.object({ storeId: z.string() });
 export const WebhookSecretsReplySchema = z.object({ secrets: z.array(z.string()) });
 
+/**
+ * A refund (API Pix devolução) of a received Pix. `refundId` is chosen by the caller and stable for
+ * the payment, so a retried request refunds once at the PSP.
+ */
+export const CreateRefundRequestSchema = z.object({
+  refundId: z.string().regex(/^[A-Za-z0-9]{1,35}$/),
+  endToEndId: z.string(),
+  amountCents: z.number().int().positive(),
+});
+/** API Pix's statuses of a devolução. */
+export const REFUND_STATUSES = ['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO'] as const;
+export const CreateRefundReplySchema = z.object({
+  refundId: z.string(),
+  rtrId: z.string(),
+  status: z.enum(REFUND_STATUSES),
+});
+export type CreateRefundRequest = z.infer<typeof CreateRefundRequestSchema>;
+export type CreateRefundReply = z.infer<typeof CreateRefundReplySchema>;
+
+export const PaymentTransitionRequestSchema = z.object({
+  paymentId: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+});
+export const PaymentTransitionReplySchema = z.object({
+  paymentId: z.string(),
+  previousStatus: z.enum(PAYMENT_STATUSES),
+  status: z.enum(PAYMENT_STATUSES),
+});
+
 export const SandboxPayRequestSchema = z.object({
   paymentId: z.string(),
   amountCents: z.number().int().positive().optional(),
@@ -66,6 +96,14 @@ export const SandboxPayReplySchema = z.object({
   txid: z.string(),
   endToEndId: z.string(),
   amount: z.number(),
+});
+/** sandbox review | clear | reject: the PSP's analysis of the payment's received Pix. */
+export const SandboxAnalysisRequestSchema = z.object({ paymentId: z.string() });
+export const SandboxAnalysisReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  endToEndId: z.string(),
+  analysis: z.enum(['review', 'cleared', 'rejected']),
 });
 
 export { PaymentSchema, PaymentListSchema };

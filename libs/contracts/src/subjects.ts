@@ -13,11 +13,22 @@ export const Subjects = {
   adminWebhooksList: 'admin.webhooks.list',
   adminWebhooksReplay: 'admin.webhooks.replay',
   storesWebhookSecrets: 'stores.webhook-secrets',
+  /** Admin: drives a payment through the state machine (internal statuses). */
+  paymentsTransition: 'payments.admin.transition',
+  /** Refund (API Pix devolução) of a received Pix, idempotent by refund id. */
+  pixRefundsCreate: 'pix.refunds.create',
   sandboxPay: 'sandbox.pay',
+  sandboxReview: 'sandbox.review',
+  sandboxClear: 'sandbox.clear',
+  sandboxReject: 'sandbox.reject',
   paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
+  /** The PSP's facts about a received Pix: paid, flagged for analysis, analysis cleared or rejected. */
   pixPaid: 'pix.events.paid',
   /** An event whose webhook could not be delivered (every attempt failed, or the target is refused). */
   webhookDeadLetter: 'webhooks.dead-letters',
+  pixReview: 'pix.events.review',
+  pixCleared: 'pix.events.cleared',
+  pixRejected: 'pix.events.rejected',
 } as const;
 
 export const Streams = {

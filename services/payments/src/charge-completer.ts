@@ -1,6 +1,8 @@
 import type { Logger } from '@pix/observability';
+import { Periodic } from '@pix/runtime';
 import { qrCodeUrlFor, requestCharge, type CreateDeps } from './create-payment';
 import { PaymentModel, type PaymentDoc } from './model';
+import { withPaymentLock } from './payment-lock';
 
 const MAX_BACKOFF_MS = 60_000;
 
@@ -10,26 +12,26 @@ const MAX_BACKOFF_MS = 60_000;
  * the same charge; the PSP call itself is idempotent by txid, so a rare double attempt is harmless.
  */
 export class ChargeCompleter {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: Periodic;
 
   constructor(
     private readonly deps: CreateDeps,
     private readonly logger: Logger,
-    private readonly intervalMs = 1000,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass()
-        .catch((err: unknown) => this.logger.error({ err }, 'charge completion pass failed'))
-        .finally(() => (this.running = undefined));
-    }, this.intervalMs);
+    intervalMs: number,
+  ) {
+    this.task = new Periodic(
+      () => this.pass(),
+      intervalMs,
+      (err) => logger.error({ err, task: 'charge completer' }, 'background pass failed'),
+    );
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   private async pass(): Promise<void> {
@@ -39,23 +41,27 @@ export class ChargeCompleter {
       .lean<PaymentDoc[]>();
     for (const doc of due) {
       const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(doc.chargeAttempts, 16));
-      const claimed = await PaymentModel.updateOne(
-        { _id: doc._id, chargeCreated: false, chargeNextAttemptAt: doc.chargeNextAttemptAt },
-        { $set: { chargeNextAttemptAt: new Date(Date.now() + backoff) }, $inc: { chargeAttempts: 1 } },
+      const claimed = await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne(
+          { _id: doc._id, chargeCreated: false, chargeNextAttemptAt: doc.chargeNextAttemptAt },
+          { $set: { chargeNextAttemptAt: new Date(Date.now() + backoff) }, $inc: { chargeAttempts: 1 } },
+        ),
       );
       if (claimed.modifiedCount !== 1) continue;
       const charge = await requestCharge(this.deps, doc);
       if (!charge) continue;
-      await PaymentModel.updateOne(
-        { _id: doc._id, chargeCreated: false },
-        {
-          $set: {
-            chargeCreated: true,
-            chargeNextAttemptAt: null,
-            qrCopyPaste: charge.qrCopyPaste,
-            qrCodeUrl: qrCodeUrlFor(this.deps.config, doc._id),
+      await withPaymentLock(doc._id, () =>
+        PaymentModel.updateOne(
+          { _id: doc._id, chargeCreated: false },
+          {
+            $set: {
+              chargeCreated: true,
+              chargeNextAttemptAt: null,
+              qrCopyPaste: charge.qrCopyPaste,
+              qrCodeUrl: qrCodeUrlFor(this.deps.config, doc._id),
+            },
           },
-        },
+        ),
       );
       this.logger.info({ paymentId: doc._id, attempts: doc.chargeAttempts + 1 }, 'charge completed in the background');
     }

@@ -1,4 +1,5 @@
 import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import type { OutboxFailPoint } from './outbox';
 
 export const config = loadConfig(
   z.object({
@@ -15,6 +16,21 @@ export const config = loadConfig(
     /** How long create waits for the PSP before answering with null QR fields. */
     PSP_TIMEOUT: duration('3s'),
     OUTBOX_POLL_INTERVAL: duration('250ms'),
+    /** How often due deadlines (expiry, review refund) and unfinished charges are looked for. */
+    DEADLINE_POLL_INTERVAL: duration('1s'),
+    /** How long a replica owns a claimed deadline before another may take it over. */
+    DEADLINE_LEASE: duration('30s'),
+    /** How long payments waits for the adapter to answer a refund request. */
+    REFUND_TIMEOUT: duration('10s'),
+    /** Test-only fail point of the outbox relay, `<when>:<event>` (see outbox.ts). */
+    OUTBOX_FAIL_POINT: z
+      .string()
+      .regex(/^(crash-before-publish|crash-after-publish):(payment\.created|payment\.status_changed)$/)
+      .transform((value): OutboxFailPoint => {
+        const [when, event] = value.split(':') as [OutboxFailPoint['when'], OutboxFailPoint['event']];
+        return { when, event };
+      })
+      .optional(),
   }),
 );
 export type Config = typeof config;

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   CreateChargeReplySchema,
   Subjects,
+  txidFor,
   type CreateChargeReply,
   type CreatePaymentInput,
   type Payment,
@@ -10,6 +11,7 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { Config } from './config';
+import { paymentsCreated, pspChargeFailures } from './metrics';
 import { PaymentModel, type PaymentDoc } from './model';
 import { outboxEntry } from './outbox';
 import { toPayment } from './presenter';
@@ -18,12 +20,6 @@ export interface CreateDeps {
   nc: NatsConnection;
   config: Config;
   logger: Logger;
-  onPspFailure: () => void;
-}
-
-/** The API Pix txid of a payment's charge: its id without dashes (32 alphanumerics). */
-export function txidFor(paymentId: string): string {
-  return paymentId.replace(/-/g, '');
 }
 
 export function qrCodeUrlFor(config: Config, paymentId: string): string {
@@ -52,7 +48,7 @@ export async function requestCharge(
     );
   } catch (err) {
     deps.logger.warn({ err, paymentId: doc._id }, 'charge creation at the PSP failed; will retry in the background');
-    deps.onPspFailure();
+    pspChargeFailures.inc();
     return null;
   }
 }
@@ -93,6 +89,9 @@ export async function createPayment(
     chargeAttempts: 1,
     paidEndToEndId: null,
     paidAmountCents: null,
+    deadlineAt: base.expiresAt,
+    refundReason: null,
+    refund: null,
     eventSeq: 1,
     outbox: {},
     outboxPending: 1,
@@ -100,5 +99,6 @@ export async function createPayment(
   const { eventId, entry } = outboxEntry(doc, 1, null);
   doc.outbox = { [eventId]: entry };
   await PaymentModel.create(doc);
+  paymentsCreated.inc({ is_public: String(isPublic) });
   return toPayment(doc);
 }

@@ -6,18 +6,21 @@ import {
   GetPaymentRequestSchema,
   ListPaymentsRequestSchema,
   PaymentQrRequestSchema,
+  PaymentTransitionRequestSchema,
   QueueGroups,
   Streams,
   Subjects,
 } from '@pix/contracts';
 import { connectNats, ensureConsumer, ensureStreams, isNatsConnected, serveRpc, startConsumer } from '@pix/messaging';
-import { Counter } from '@pix/observability';
 import { databaseReachable, Service } from '@pix/runtime';
+import { adminTransition } from './admin-transition';
 import { ChargeCompleter } from './charge-completer';
 import { config } from './config';
 import { createPaymentOnce } from './create-once';
+import { DeadlineRunner } from './deadlines';
+import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay } from './outbox';
-import { onPixPaid } from './pix-events';
+import { onPixEvent } from './pix-events';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 
 async function main(): Promise<void> {
@@ -45,25 +48,20 @@ async function main(): Promise<void> {
     filter_subject: 'pix.events.>',
   });
 
-  const pspFailures = new Counter({
-    name: 'psp_charge_failures_total',
-    help: 'Charge creations the PSP did not complete at the first attempt',
-    registers: [service.registry],
-  });
-  const deps = { nc, config, logger, onPspFailure: () => pspFailures.inc() };
+  registerPaymentMetrics(service.registry);
+  const deps = { nc, config, logger };
 
-  const relay = new OutboxRelay(
-    nc,
-    logger,
-    config.OUTBOX_POLL_INTERVAL,
-    process.env.OUTBOX_CRASH_BEFORE_PUBLISH === '1',
-  );
+  const relay = new OutboxRelay(nc, logger, config.OUTBOX_POLL_INTERVAL, config.OUTBOX_FAIL_POINT ?? null);
   relay.start();
   service.onShutdown('outbox relay', () => relay.stop());
 
-  const completer = new ChargeCompleter(deps, logger);
+  const completer = new ChargeCompleter(deps, logger, config.DEADLINE_POLL_INTERVAL);
   completer.start();
   service.onShutdown('charge completer', () => completer.stop());
+
+  const deadlines = new DeadlineRunner({ ...deps, onChange: () => relay.poke() });
+  deadlines.start();
+  service.onShutdown('deadlines', () => deadlines.stop());
 
   const queue = QueueGroups.payments;
   const subscriptions = [
@@ -82,6 +80,15 @@ async function main(): Promise<void> {
     serveRpc(nc, { subject: Subjects.paymentsList, queue, schema: ListPaymentsRequestSchema, logger }, (req) =>
       listPayments(req.storeId, req.query),
     ),
+    serveRpc(
+      nc,
+      { subject: Subjects.paymentsTransition, queue, schema: PaymentTransitionRequestSchema, logger },
+      async (req) => {
+        const moved = await adminTransition(req.paymentId, req.status);
+        relay.poke();
+        return moved;
+      },
+    ),
     serveRpc(nc, { subject: Subjects.paymentsQr, queue, schema: PaymentQrRequestSchema, logger }, async (req) => ({
       qrCopyPaste: await qrCopyPasteOf(req.id),
     })),
@@ -94,8 +101,9 @@ async function main(): Promise<void> {
     nc,
     { stream: Streams.pix.name, durable: Consumers.paymentsPix, logger },
     async (msg) => {
-      const outcome = await onPixPaid(msg.json(), logger);
+      const outcome = await onPixEvent(deps, msg.subject, msg.json());
       relay.poke();
+      deadlines.poke();
       return outcome;
     },
   );

@@ -3,7 +3,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
 import { jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import { Periodic } from '@pix/runtime';
 import { PaymentModel, type OutboxEntry, type PaymentDoc } from './model';
+import { withPaymentLock } from './payment-lock';
 import { toPayment } from './presenter';
 
 /**
@@ -29,76 +31,80 @@ export function outboxEntry(
 }
 
 /**
+ * A test-only fail point: the process exits just before (or just after) publishing the first
+ * outbox entry of the given event type, leaving the stored change unpublished (or published and
+ * still in the outbox). Only tests set OUTBOX_FAIL_POINT; a restart then has to finish the job.
+ */
+export interface OutboxFailPoint {
+  when: 'crash-before-publish' | 'crash-after-publish';
+  event: PaymentEvent['body']['event'];
+}
+
+export const FAIL_POINT_EXIT_CODE = 86;
+
+/**
  * Publishes outbox entries and removes them once JetStream has them. Runs on an interval and when
  * poked after a write. Any number of replicas may run it: a twice-published entry carries the same
  * Nats-Msg-Id and JetStream keeps one; the removal is conditional, so it counts once.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly task: Periodic;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
-    private readonly intervalMs: number,
-    /** Test-only fail point: exit after storing a change and before publishing it. */
-    private readonly crashBeforePublish = false,
-  ) {}
+    intervalMs: number,
+    private readonly failPoint: OutboxFailPoint | null = null,
+  ) {
+    // A pass serves every payment, not the request that poked it: it starts outside any trace.
+    this.task = new Periodic(
+      () => withTraceCarrier(undefined, () => this.drain()),
+      intervalMs,
+      (err) => logger.error({ err, task: 'outbox relay' }, 'background pass failed'),
+    );
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.poke(), this.intervalMs);
+    this.task.start();
   }
 
-  /** Asks for a pass now; passes never overlap, a poke during one schedules another. */
+  /** Asks for a pass now. */
   poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    // A pass serves every payment, not the request that poked it: it starts outside any trace.
-    this.running = withTraceCarrier(undefined, () => this.drain())
-      .catch((err: unknown) => this.logger.error({ err }, 'outbox relay pass failed'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.poke();
-        }
-      });
+    this.task.poke();
   }
 
-  async stop(): Promise<void> {
-    // Entries left pending are published by any replica's next pass (or this one's, restarted).
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.again = false;
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  private crashIf(when: OutboxFailPoint['when'], entry: OutboxEntry): void {
+    if (this.failPoint?.when !== when || this.failPoint.event !== entry.event.body.event) return;
+    this.logger.warn({ failPoint: this.failPoint, eventId: entry.event.eventId }, 'fail point reached: exiting');
+    process.exit(FAIL_POINT_EXIT_CODE);
   }
 
   private async drain(): Promise<void> {
-    if (this.crashBeforePublish) {
-      this.logger.warn('fail point OUTBOX_CRASH_BEFORE_PUBLISH: exiting before publishing');
-      process.exit(86);
-    }
     const js = jetstream(this.nc);
     for (;;) {
       const docs = await PaymentModel.find({ outboxPending: { $gt: 0 } })
-        .select({ outbox: 1 })
+        .select({ _id: 1 })
         .limit(100)
-        .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+        .lean<Pick<PaymentDoc, '_id'>[]>();
       if (docs.length === 0) return;
-      for (const doc of docs) {
-        const entries = Object.entries(doc.outbox).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
-        for (const [eventId, entry] of entries) {
-          await withTraceCarrier(entry.trace, () => publishEvent(js, entry.subject, entry.event, eventId));
-          await PaymentModel.updateOne(
-            { _id: doc._id, [`outbox.${eventId}`]: { $exists: true } },
-            { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },
-          );
-        }
+      for (const { _id: id } of docs) {
+        await withPaymentLock(id, async () => {
+          const doc = await PaymentModel.findById(id).select({ outbox: 1 }).lean<Pick<PaymentDoc, 'outbox'>>();
+          const entries = Object.entries(doc?.outbox ?? {}).sort(([, a], [, b]) => a.event.sequence - b.event.sequence);
+          for (const [eventId, entry] of entries) {
+            this.crashIf('crash-before-publish', entry);
+            await withTraceCarrier(entry.trace, () => publishEvent(js, entry.subject, entry.event, eventId));
+            this.crashIf('crash-after-publish', entry);
+            await PaymentModel.updateOne(
+              { _id: id, [`outbox.${eventId}`]: { $exists: true } },
+              { $unset: { [`outbox.${eventId}`]: '' }, $inc: { outboxPending: -1 } },
+            );
+          }
+        });
       }
     }
   }

@@ -1,39 +1,132 @@
-import { PixPaidEventSchema, type PixPaidEvent } from '@pix/contracts';
+import {
+  PixAnalysisEventSchema,
+  PixPaidEventSchema,
+  Subjects,
+  type PixAnalysisEvent,
+  type PixPaidEvent,
+} from '@pix/contracts';
 import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import type { z } from 'zod';
+import type { Config } from './config';
 import { PaymentModel, type PaymentDoc } from './model';
-import { transition } from './transitions';
+import { withPaymentLock } from './payment-lock';
+import { transition, type TransitionResult } from './transitions';
+
+export interface PixEventDeps {
+  config: Config;
+  logger: Logger;
+}
+
+const ACK: HandlerOutcome = { ack: true };
+/** Someone else changed the payment in between: look again with the fresh state. */
+const LOOK_AGAIN: HandlerOutcome = { ack: false, retryInMs: 100 };
+
+function outcomeOf(result: TransitionResult): HandlerOutcome {
+  return !result.changed && result.reason === 'lost_race' ? LOOK_AGAIN : ACK;
+}
+
+async function paymentOfCharge(txid: string, logger: Logger): Promise<PaymentDoc | null> {
+  const doc = await PaymentModel.findOne({ txid: { $eq: txid } }).lean<PaymentDoc>();
+  if (!doc) logger.warn({ txid }, 'PSP event for an unknown charge; ignored');
+  return doc;
+}
 
 /**
- * A Pix payment the PSP confirmed. The exact amount approves the payment; any other amount sends
- * it to review. Idempotent: a redelivered confirmation (same endToEndId) or one for a payment no
- * longer pending changes nothing.
+ * A Pix the PSP received for a payment's charge. Confirmed with the exact amount: approved. Another
+ * amount, or held by the PSP for analysis: review, with the refund deadline REVIEW_TIMEOUT ahead.
+ * Idempotent: a redelivered event (same endToEndId) or one for a payment no longer pending changes
+ * nothing.
  */
-export async function onPixPaid(raw: unknown, logger: Logger): Promise<HandlerOutcome> {
-  const parsed = PixPaidEventSchema.safeParse(raw);
-  if (!parsed.success) {
-    logger.error({ issues: parsed.error.issues }, 'malformed pix.events.paid; dropped');
-    return { ack: true };
+async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolean): Promise<HandlerOutcome> {
+  const doc = await paymentOfCharge(pix.txid, deps.logger);
+  if (!doc) return ACK;
+  if (doc.paidEndToEndId === pix.endToEndId) {
+    deps.logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
+    return ACK;
   }
-  const paid: PixPaidEvent = parsed.data;
-  const doc = await PaymentModel.findOne({ txid: { $eq: paid.txid } }).lean<PaymentDoc>();
-  if (!doc) {
-    logger.warn({ txid: paid.txid }, 'pix payment for an unknown charge; ignored');
-    return { ack: true };
+  if (doc.status !== 'pending') {
+    // Another Pix for a charge already paid or expired: the money is at the PSP with no payment to
+    // apply it to. Not refunded automatically (yet): an operator must see it.
+    deps.logger.error(
+      { paymentId: doc._id, status: doc.status, endToEndId: pix.endToEndId, amountCents: pix.amountCents },
+      'pix received for a payment no longer pending; needs a refund',
+    );
+    return ACK;
   }
-  if (doc.paidEndToEndId === paid.endToEndId || doc.status !== 'pending') {
-    logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
-    return { ack: true };
+  const approve = !held && pix.amountCents === doc.amountCents;
+  const paid = { paidEndToEndId: pix.endToEndId, paidAmountCents: pix.amountCents };
+  const result = approve
+    ? await transition(doc._id, 'pending', 'approved', paid)
+    : await transition(doc._id, 'pending', 'review', {
+        ...paid,
+        deadlineAt: new Date(Date.now() + deps.config.REVIEW_TIMEOUT),
+      });
+  deps.logger.info({ paymentId: doc._id, held, changed: result.changed }, 'pix payment applied');
+  return outcomeOf(result);
+}
+
+/** The PSP's analysis of the held Pix of a payment in review, if that is what the event is about. */
+async function paymentInAnalysis(deps: PixEventDeps, event: PixAnalysisEvent): Promise<PaymentDoc | null> {
+  const doc = await paymentOfCharge(event.txid, deps.logger);
+  if (!doc) return null;
+  if (doc.status !== 'review' || doc.paidEndToEndId !== event.endToEndId) {
+    deps.logger.info(
+      { paymentId: doc._id, status: doc.status },
+      'analysis result for a payment not in review; ignored',
+    );
+    return null;
   }
-  const to = paid.amountCents === doc.amountCents ? 'approved' : 'review';
-  const result = await transition(doc._id, 'pending', to, {
-    paidEndToEndId: paid.endToEndId,
-    paidAmountCents: paid.amountCents,
-  });
-  if (!result.changed && result.reason === 'lost_race') {
-    // Someone else changed the payment in between; look again with the fresh state.
-    return { ack: false, retryInMs: 100 };
+  return doc;
+}
+
+/** The analysis cleared the Pix: approved, unless the refund has already been requested. */
+async function onAnalysisCleared(deps: PixEventDeps, event: PixAnalysisEvent): Promise<HandlerOutcome> {
+  const doc = await paymentInAnalysis(deps, event);
+  if (!doc) return ACK;
+  const result = await transition(doc._id, 'review', 'approved');
+  if (!result.changed && result.reason === 'refused') {
+    deps.logger.warn({ paymentId: doc._id }, 'analysis cleared after the refund was requested; stays refunded');
   }
-  logger.info({ paymentId: doc._id, to, changed: result.changed }, 'pix payment applied');
-  return { ack: true };
+  return outcomeOf(result);
+}
+
+/** The analysis rejected the Pix: the refund falls due now (the deadline runner makes it). */
+async function onAnalysisRejected(deps: PixEventDeps, event: PixAnalysisEvent): Promise<HandlerOutcome> {
+  const doc = await paymentInAnalysis(deps, event);
+  if (!doc) return ACK;
+  await withPaymentLock(doc._id, () =>
+    PaymentModel.updateOne(
+      { _id: doc._id, status: 'review', refund: null },
+      { $set: { refundReason: 'analysis_rejected', deadlineAt: new Date() } },
+    ),
+  );
+  deps.logger.info({ paymentId: doc._id }, 'analysis rejected: refund due');
+  return ACK;
+}
+
+function parsed<S extends z.ZodType>(schema: S, raw: unknown, logger: Logger): z.infer<S> | null {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  logger.error({ issues: result.error.issues }, 'malformed PSP event; dropped');
+  return null;
+}
+
+/** Routes one fact of the PIX stream to its handler; unknown subjects are acknowledged and ignored. */
+export async function onPixEvent(deps: PixEventDeps, subject: string, raw: unknown): Promise<HandlerOutcome> {
+  switch (subject) {
+    case Subjects.pixPaid:
+    case Subjects.pixReview: {
+      const pix = parsed(PixPaidEventSchema, raw, deps.logger);
+      return pix ? onPixReceived(deps, pix, subject === Subjects.pixReview) : ACK;
+    }
+    case Subjects.pixCleared:
+    case Subjects.pixRejected: {
+      const event = parsed(PixAnalysisEventSchema, raw, deps.logger);
+      if (!event) return ACK;
+      return subject === Subjects.pixCleared ? onAnalysisCleared(deps, event) : onAnalysisRejected(deps, event);
+    }
+    default:
+      return ACK;
+  }
 }

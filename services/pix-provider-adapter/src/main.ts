@@ -1,15 +1,22 @@
 import './tracing';
-import type http from 'node:http';
 import express from 'express';
 import mongoose from 'mongoose';
-import { CreateChargeRequestSchema, QueueGroups, SandboxPayRequestSchema, Subjects } from '@pix/contracts';
+import {
+  CreateChargeRequestSchema,
+  CreateRefundRequestSchema,
+  QueueGroups,
+  SandboxAnalysisRequestSchema,
+  SandboxPayRequestSchema,
+  Subjects,
+} from '@pix/contracts';
 import { connectNats, ensureStreams, isNatsConnected, jetstream, serveRpc } from '@pix/messaging';
-import { observeHttp } from '@pix/observability';
+import { Counter, observeHttp } from '@pix/observability';
 import { databaseReachable, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
 import { config } from './config';
-import { SandboxProvider } from './providers/sandbox';
-import { sandboxPay } from './sandbox-commands';
+import { selectProvider } from './providers/select';
+import { SandboxCommands } from './sandbox-commands';
+import { close, listen } from './tls';
 
 async function main(): Promise<void> {
   const service = new Service({
@@ -32,22 +39,26 @@ async function main(): Promise<void> {
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   const js = jetstream(nc);
 
-  const sandbox = new SandboxProvider({
-    merchantName: config.PIX_MERCHANT_NAME,
-    merchantCity: config.PIX_MERCHANT_CITY,
-    locationHost: config.SANDBOX_LOCATION_HOST,
+  const pspRequests = new Counter({
+    name: 'psp_requests_total',
+    help: 'Calls to the PSP, by operation and outcome (after retries)',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [service.registry],
   });
-  const provider = sandbox;
+  const scheme = config.PIX_PROVIDER === 'apipix' ? 'https' : 'http';
+  const callbackUrl = `${scheme}://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
+  const selected = await selectProvider(config, callbackUrl, logger, (operation, outcome) =>
+    pspRequests.inc({ operation, outcome }),
+  );
+  const { provider, sandbox } = selected;
+  if (sandbox) service.onShutdown('sandbox psp', () => close(sandbox.server));
 
   const app = express();
   app.disable('x-powered-by');
   app.use(observeHttp(logger));
-  app.use('/psp/callbacks', callbackRouter({ js, secret: config.PSP_CALLBACK_SECRET, logger }));
-  const server = await new Promise<http.Server>((resolve) => {
-    const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
-  });
-  service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
-  const callbackUrl = `http://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks/pix`;
+  app.use('/psp/callbacks', callbackRouter({ js, auth: selected.callbackAuth, logger }));
+  const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
+  service.onShutdown('http server', () => close(server));
 
   const queue = QueueGroups.pixProviderAdapter;
   const subscriptions = [
@@ -59,10 +70,22 @@ async function main(): Promise<void> {
         return { txid: charge.txid, location: charge.location, qrCopyPaste: charge.pixCopiaECola };
       },
     ),
-    serveRpc(nc, { subject: Subjects.sandboxPay, queue, schema: SandboxPayRequestSchema, logger }, (req) =>
-      sandboxPay(sandbox, { callbackUrl, secret: config.PSP_CALLBACK_SECRET }, req.paymentId, req.amountCents),
+    serveRpc(nc, { subject: Subjects.pixRefundsCreate, queue, schema: CreateRefundRequestSchema, logger }, (req) =>
+      provider.refund(req),
     ),
   ];
+  if (sandbox) {
+    const commands = new SandboxCommands(sandbox.payer);
+    const analysis = { queue, schema: SandboxAnalysisRequestSchema, logger };
+    subscriptions.push(
+      serveRpc(nc, { subject: Subjects.sandboxPay, queue, schema: SandboxPayRequestSchema, logger }, (req) =>
+        commands.pay(req.paymentId, req.amountCents),
+      ),
+      serveRpc(nc, { ...analysis, subject: Subjects.sandboxReview }, (req) => commands.review(req.paymentId)),
+      serveRpc(nc, { ...analysis, subject: Subjects.sandboxClear }, (req) => commands.clear(req.paymentId)),
+      serveRpc(nc, { ...analysis, subject: Subjects.sandboxReject }, (req) => commands.reject(req.paymentId)),
+    );
+  }
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });

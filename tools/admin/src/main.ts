@@ -1,9 +1,12 @@
 import fs from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
   PaymentSchema,
+  PAYMENT_STATUSES,
+  PaymentTransitionReplySchema,
+  SandboxAnalysisReplySchema,
   SandboxPayReplySchema,
   StoreCreateReplySchema,
   StoreRotateSecretReplySchema,
@@ -113,6 +116,15 @@ payment
     ),
   );
 
+payment
+  .command('transition')
+  .description('move a payment to an internal status through the state machine')
+  .argument('<paymentId>')
+  .addArgument(new Argument('<status>').choices(PAYMENT_STATUSES))
+  .action((paymentId: string, status: string) =>
+    call(Subjects.paymentsTransition, { paymentId, status }, PaymentTransitionReplySchema),
+  );
+
 const webhooks = program.command('webhooks').description('webhook deliveries and their log');
 webhooks
   .command('list')
@@ -132,6 +144,19 @@ sandbox
   .action((paymentId: string, opts: { amount?: number }) =>
     call(Subjects.sandboxPay, { paymentId, amountCents: opts.amount }, SandboxPayReplySchema),
   );
+
+sandbox
+  .command('review <paymentId>')
+  .description('the customer pays and the PSP holds the Pix for analysis')
+  .action((paymentId: string) => call(Subjects.sandboxReview, { paymentId }, SandboxAnalysisReplySchema));
+sandbox
+  .command('clear <paymentId>')
+  .description('the analysis of the held Pix clears it')
+  .action((paymentId: string) => call(Subjects.sandboxClear, { paymentId }, SandboxAnalysisReplySchema));
+sandbox
+  .command('reject <paymentId>')
+  .description('the analysis of the held Pix rejects it')
+  .action((paymentId: string) => call(Subjects.sandboxReject, { paymentId }, SandboxAnalysisReplySchema));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);

@@ -1,3 +1,5 @@
+import type { CreateRefundReply } from '@pix/contracts';
+
 /** A charge (API Pix "cob") as the PSP created it. */
 export interface Charge {
   txid: string;
@@ -9,13 +11,22 @@ export interface Charge {
 
 export interface CreateChargeInput {
   txid: string;
-  paymentId: string;
   amountCents: number;
   expiresInSeconds: number;
   description: string | null;
 }
 
-/** The port to a Pix PSP. Implementations must make createCharge idempotent by txid. */
+export interface RefundInput {
+  refundId: string;
+  endToEndId: string;
+  amountCents: number;
+}
+
+/**
+ * The port to a Pix PSP. Implementations make createCharge idempotent by txid and refund
+ * idempotent by refund id, so callers may retry freely.
+ */
 export interface PixProvider {
   createCharge(input: CreateChargeInput): Promise<Charge>;
+  refund(input: RefundInput): Promise<CreateRefundReply>;
 }

@@ -1,0 +1,30 @@
+import { AdminMessages, ErrorMessages, INTERNAL_STATUSES, type PaymentStatus } from '@pix/contracts';
+import { RpcFailure } from '@pix/messaging';
+import { PaymentModel, type PaymentDoc } from './model';
+import { canTransition } from './state-machine';
+import { transition } from './transitions';
+
+const ADMIN_TARGETS: readonly PaymentStatus[] = INTERNAL_STATUSES;
+const ATTEMPTS = 3;
+
+/**
+ * `admin payment transition`: an operator moves a payment to an internal status (settlement,
+ * withdrawal, receipt, internal rejection) through the same state machine and the same conditional
+ * update as every other change, so it emits payment.status_changed like any of them. The public
+ * statuses are reached only through the lifecycle (PSP, expiry, review), never by hand.
+ */
+export async function adminTransition(
+  paymentId: string,
+  to: PaymentStatus,
+): Promise<{ paymentId: string; previousStatus: PaymentStatus; status: PaymentStatus }> {
+  if (!ADMIN_TARGETS.includes(to)) throw new RpcFailure(400, AdminMessages.statusNotAdmin(to, ADMIN_TARGETS));
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const doc = await PaymentModel.findById(paymentId).select({ status: 1 }).lean<Pick<PaymentDoc, 'status'>>();
+    if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+    if (!canTransition(doc.status, to)) throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
+    const result = await transition(paymentId, doc.status, to);
+    if (result.changed) return { paymentId, previousStatus: doc.status, status: to };
+    if (result.reason === 'refused') throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
+  }
+  throw new RpcFailure(409, AdminMessages.transitionContended);
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/**
+ * BACEN's API Pix on the wire (the subset this platform uses), shared by the client and the sandbox
+ * PSP that simulates it. Amounts are strings with two decimals ("25.50").
+ */
+export const Valor = z.string().regex(/^\d{1,10}\.\d{2}$/);
+
+/** OAuth2 client credentials answer. */
+export const TokenResponseSchema = z.object({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number().int().positive(),
+  scope: z.string().optional(),
+});
+
+/** PUT /cob/{txid} body. */
+export const CobRequestSchema = z.object({
+  calendario: z.object({ expiracao: z.number().int().positive() }),
+  valor: z.object({ original: Valor }),
+  chave: z.string().min(1),
+  solicitacaoPagador: z.string().max(140).optional(),
+});
+export type CobRequest = z.infer<typeof CobRequestSchema>;
+
+export const COB_STATUSES = ['ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'] as const;
+
+/** A charge as PUT and GET /cob/{txid} answer it. */
+export const CobSchema = z.object({
+  txid: z.string(),
+  revisao: z.number().int(),
+  status: z.enum(COB_STATUSES),
+  calendario: z.object({ criacao: z.string(), expiracao: z.number().int() }),
+  loc: z.object({ id: z.number().int(), location: z.string(), tipoCob: z.literal('cob') }),
+  location: z.string(),
+  valor: z.object({ original: Valor }),
+  chave: z.string(),
+  solicitacaoPagador: z.string().optional(),
+  pixCopiaECola: z.string(),
+});
+export type Cob = z.infer<typeof CobSchema>;
+
+/** PUT /pix/{e2eid}/devolucao/{id} body. */
+export const DevolucaoRequestSchema = z.object({ valor: Valor });
+
+export const DevolucaoSchema = z.object({
+  id: z.string(),
+  rtrId: z.string(),
+  valor: Valor,
+  horario: z.object({ solicitacao: z.string(), liquidacao: z.string().optional() }),
+  status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
+});
+export type Devolucao = z.infer<typeof DevolucaoSchema>;
+
+/**
+ * The sandbox PSP's extension of the callback: API Pix has no notification for a Pix held for
+ * analysis, so the sandbox marks such a Pix (and the end of its analysis) with `analise`.
+ */
+export const ANALYSIS_STATES = ['EM_ANALISE', 'LIBERADO', 'REJEITADO'] as const;
+export type AnalysisState = (typeof ANALYSIS_STATES)[number];
+
+/** The PSP's webhook: POST {webhookUrl}/pix with the Pix received. */
+export const PixCallbackSchema = z.object({
+  pix: z.array(
+    z.object({
+      endToEndId: z.string().min(1).max(35),
+      txid: z.string().min(1).max(35),
+      valor: Valor,
+      horario: z.string(),
+      analise: z.enum(ANALYSIS_STATES).optional(),
+    }),
+  ),
+});
+export type PixCallback = z.infer<typeof PixCallbackSchema>;

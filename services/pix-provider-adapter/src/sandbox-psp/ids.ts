@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+
+/** The sandbox PSP's ISPB (the 8 digits after the prefix of every id it issues). */
+const SANDBOX_ISPB = '99999999';
+
+/**
+ * An id as BACEN shapes endToEndIds (prefix E) and return ids (prefix D): prefix + ISPB +
+ * yyyyMMddHHmm + 11 alphanumerics, 32 characters.
+ */
+export function newEndToEndId(prefix: 'E' | 'D' = 'E', at = new Date()): string {
+  const stamp = at.toISOString().replace(/[-:T]/g, '').slice(0, 12);
+  const tail = randomBytes(16)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 11)
+    .padEnd(11, '0');
+  return `${prefix}${SANDBOX_ISPB}${stamp}${tail}`;
+}

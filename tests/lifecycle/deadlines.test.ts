@@ -1,0 +1,67 @@
+import { admin } from '../support/admin';
+import { withDb } from '../support/db';
+import { paymentsClient, statusChangedEvents } from '../support/payments';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
+
+/**
+ * Expiry and the automatic refund, with short PIX_CHARGE_TTL and REVIEW_TIMEOUT, run by TWO
+ * payments replicas claiming the same deadlines: every one happens exactly once.
+ */
+describe('deadlines with two payments replicas', () => {
+  let stack: PrivateStack;
+
+  beforeAll(async () => {
+    stack = await startPrivateStack({
+      env: { PIX_CHARGE_TTL: '4s', REVIEW_TIMEOUT: '3s', DEADLINE_POLL_INTERVAL: '100ms' },
+    });
+    await stack.startService('payments');
+    expect(stack.processesOf('payments')).toHaveLength(2);
+  });
+  afterAll(() => stack.stop());
+
+  it('expires unpaid charges and refunds reviews once each', async () => {
+    const client = await paymentsClient(stack);
+    const unpaid = await Promise.all([10, 11, 12, 13].map((amount) => client.create(amount)));
+    const reviewed = await Promise.all([20, 21, 22, 23].map((amount) => client.create(amount)));
+    const paid = await Promise.all(
+      reviewed.map((p) =>
+        admin<{ endToEndId: string; amount: number }>(stack.natsUrl, 'sandbox', 'pay', p.id, '--amount', '5.55'),
+      ),
+    );
+    for (const p of reviewed) await client.waitForStatus(p.id, 'review');
+
+    for (const p of [...unpaid, ...reviewed]) await client.waitForStatus(p.id, 'not_approved', 20_000);
+
+    for (const p of unpaid) {
+      const events = await statusChangedEvents(stack.natsUrl, p.id, 1);
+      expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
+        ['pending', 'not_approved'],
+      ]);
+    }
+    for (const p of reviewed) {
+      const events = await statusChangedEvents(stack.natsUrl, p.id, 2);
+      expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
+        ['pending', 'review'],
+        ['review', 'not_approved'],
+      ]);
+    }
+    await withDb(stack.mongoUrl, async (db) => {
+      for (const [i, p] of reviewed.entries()) {
+        const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: paid[i]?.endToEndId }).toArray();
+        expect(refunds).toHaveLength(1);
+        expect(refunds[0]).toMatchObject({ amountCents: 555, requests: 1, devolucao: { status: 'DEVOLVIDO' } });
+        const stored = await db.collection('payments').findOne({ _id: p.id as never });
+        expect(stored?.refund).toMatchObject({
+          id: refundIdOf(p.id),
+          reason: 'review_timeout',
+          status: 'DEVOLVIDO',
+          rtrId: refunds[0]?.devolucao.rtrId,
+        });
+      }
+    });
+  });
+});
+
+function refundIdOf(paymentId: string): string {
+  return `dev${paymentId.replace(/-/g, '')}`;
+}

@@ -1,0 +1,60 @@
+import { admin } from '../support/admin';
+import { eventually } from '../support/api';
+import { withDb } from '../support/db';
+import { paymentsClient, statusChangedEvents } from '../support/payments';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
+import type { Started } from '@pix/devstack';
+
+function exited(proc: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
+    else proc.child?.once('exit', (code) => resolve(code));
+  });
+}
+
+/**
+ * The transactional outbox under a crash: payments dies between storing a status change and
+ * publishing its event (and, second case, between publishing and marking it sent); after a restart
+ * the event is on the PAYMENTS stream exactly once.
+ */
+describe('outbox surviving a crash of payments', () => {
+  let stack: PrivateStack;
+
+  beforeAll(async () => {
+    stack = await startPrivateStack();
+  });
+  afterAll(() => stack.stop());
+
+  it.each(['crash-before-publish', 'crash-after-publish'])('%s: the event is published once', async (when) => {
+    const client = await paymentsClient(stack);
+    const [running] = stack.processesOf('payments').slice(-1);
+    if (!running) throw new Error('no payments process');
+    await stack.stopProcess(running);
+    const crashing = await stack.startService('payments', { OUTBOX_FAIL_POINT: `${when}:payment.status_changed` });
+
+    const payment = await client.create(30);
+    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    expect(await exited(crashing)).toBe(86);
+
+    // The change is stored (and still in the outbox), whatever reached the stream.
+    const stored = await withDb(stack.mongoUrl, (db) =>
+      db.collection('payments').findOne({ _id: payment.id as never }),
+    );
+    expect(stored?.status).toBe('approved');
+    expect(stored?.outboxPending).toBe(1);
+    expect(await statusChangedEvents(stack.natsUrl, payment.id)).toHaveLength(when === 'crash-before-publish' ? 0 : 1);
+
+    await stack.startService('payments');
+    await eventually(
+      () => withDb(stack.mongoUrl, (db) => db.collection('payments').findOne({ _id: payment.id as never })),
+      (doc) => doc?.outboxPending === 0,
+      // The crashed process died holding the payment's lock: it is broken after its 10 s lease.
+      30_000,
+    );
+    const events = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.msgId).toBe(events[0]?.data.eventId);
+    expect(events[0]?.data.body).toMatchObject({ status: 'approved', previousStatus: 'pending' });
+    expect((await client.get(payment.id)).status).toBe('approved');
+  });
+});

@@ -1,0 +1,130 @@
+import { parsePix, hasError } from 'pix-utils';
+import { admin, adminFails } from '../support/admin';
+import { eventually } from '../support/api';
+import { withDb } from '../support/db';
+import { paymentsClient, statusChangedEvents } from '../support/payments';
+import { decodeQrImage } from '../support/qr';
+import { sharedStack } from '../support/stack';
+
+/**
+ * The payment lifecycle driven by the sandbox PSP and the admin CLI, on the shared stack (default
+ * PIX_CHARGE_TTL and REVIEW_TIMEOUT, so nothing here changes by the clock).
+ */
+describe('payment lifecycle on the running stack', () => {
+  const stack = sharedStack();
+  let client: Awaited<ReturnType<typeof paymentsClient>>;
+
+  beforeAll(async () => {
+    client = await paymentsClient(stack);
+  });
+
+  async function expectOneChange(id: string, previousStatus: string, status: string): Promise<void> {
+    const events = await eventually(
+      async () => (await statusChangedEvents(stack.natsUrl, id)).filter((e) => e.data.body.status === status),
+      (found) => found.length >= 1,
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data.body.previousStatus).toBe(previousStatus);
+  }
+
+  it('pending -> approved when the exact amount is paid', async () => {
+    const payment = await client.create(42.1);
+    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await client.waitForStatus(payment.id, 'approved');
+    await expectOneChange(payment.id, 'pending', 'approved');
+  });
+
+  it('pending -> review when another amount is paid', async () => {
+    const payment = await client.create(42.1);
+    const paid = await admin(stack.natsUrl, 'sandbox', 'pay', payment.id, '--amount', '40.00');
+    expect(paid.amount).toBe(40);
+    await client.waitForStatus(payment.id, 'review');
+    await expectOneChange(payment.id, 'pending', 'review');
+  });
+
+  it('pending -> review -> approved when the PSP holds the Pix and its analysis clears it', async () => {
+    const payment = await client.create(10);
+    await admin(stack.natsUrl, 'sandbox', 'review', payment.id);
+    await client.waitForStatus(payment.id, 'review');
+    await admin(stack.natsUrl, 'sandbox', 'clear', payment.id);
+    await client.waitForStatus(payment.id, 'approved');
+    await expectOneChange(payment.id, 'pending', 'review');
+    await expectOneChange(payment.id, 'review', 'approved');
+  });
+
+  it('review -> not_approved when the analysis rejects: the paid amount is refunded at the PSP', async () => {
+    const payment = await client.create(10);
+    const held = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'review', payment.id);
+    await client.waitForStatus(payment.id, 'review');
+    await admin(stack.natsUrl, 'sandbox', 'reject', payment.id);
+    await client.waitForStatus(payment.id, 'not_approved');
+    await expectOneChange(payment.id, 'review', 'not_approved');
+    await withDb(stack.mongoUrl, async (db) => {
+      const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: held.endToEndId }).toArray();
+      expect(refunds).toHaveLength(1);
+      expect(refunds[0]).toMatchObject({ amountCents: 1000, devolucao: { status: 'DEVOLVIDO', valor: '10.00' } });
+      const stored = await db.collection('payments').findOne({ _id: payment.id as never });
+      expect(stored?.refund).toMatchObject({ reason: 'analysis_rejected', status: 'DEVOLVIDO' });
+    });
+  });
+
+  it('a charge is paid once: a second payment of it is refused and changes nothing', async () => {
+    const payment = await client.create(15);
+    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await client.waitForStatus(payment.id, 'approved');
+    const second = await adminFails(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain('no longer open');
+    await expectOneChange(payment.id, 'pending', 'approved');
+  });
+
+  it('admin drives the internal statuses through the state machine and is refused where it refuses', async () => {
+    const payment = await client.create(20);
+    const early = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'paid');
+    expect(early.code).not.toBe(0);
+    expect(early.stderr).toContain('transition pending -> paid is not allowed');
+    const publicStatus = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'approved');
+    expect(publicStatus.stderr).toContain('reached only through the payment lifecycle');
+
+    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await client.waitForStatus(payment.id, 'approved');
+    let previous = 'approved';
+    for (const status of ['paid', 'withdrawal_processing', 'receipt_sent']) {
+      const moved = await admin(stack.natsUrl, 'payment', 'transition', payment.id, status);
+      expect(moved).toEqual({ paymentId: payment.id, previousStatus: previous, status });
+      expect((await client.get(payment.id)).status).toBe(status);
+      previous = status;
+    }
+    const after = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'rejected');
+    expect(after.stderr).toContain('transition receipt_sent -> rejected is not allowed');
+    for (const [from, to] of [
+      ['approved', 'paid'],
+      ['paid', 'withdrawal_processing'],
+      ['withdrawal_processing', 'receipt_sent'],
+    ]) {
+      await expectOneChange(payment.id, String(from), String(to));
+    }
+
+    const pending = await client.create(20);
+    await admin(stack.natsUrl, 'payment', 'transition', pending.id, 'rejected');
+    expect((await client.get(pending.id)).status).toBe('rejected');
+    const unknown = await adminFails(stack.natsUrl, 'payment', 'transition', 'no-such-payment', 'paid');
+    expect(unknown.stderr).toContain('error 404');
+  });
+
+  it('qrCodeUrl decodes to exactly qrCopyPaste, a valid dynamic Pix BR Code', async () => {
+    const payment = await client.create(25.5);
+    const qrCopyPaste = String(payment.qrCopyPaste);
+    expect(await decodeQrImage(String(payment.qrCodeUrl))).toBe(qrCopyPaste);
+    const pix = parsePix(qrCopyPaste);
+    if (hasError(pix)) throw new Error(pix.message);
+    expect(pix).toMatchObject({ type: 'DYNAMIC', merchantName: 'PIX PAYMENTS SANDBOX', merchantCity: 'SAO PAULO' });
+    expect(qrCopyPaste).toContain('0014br.gov.bcb.pix');
+    expect(qrCopyPaste).toMatch(/6304[0-9A-F]{4}$/);
+    await withDb(stack.mongoUrl, async (db) => {
+      const cob = await db.collection('sandbox_psp_cobs').findOne({ _id: payment.id.replace(/-/g, '') as never });
+      expect(cob?.cob).toMatchObject({ pixCopiaECola: qrCopyPaste, valor: { original: '25.50' } });
+      expect(pix.type === 'DYNAMIC' && pix.url).toBe(cob?.cob.location);
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import { Streams, Subjects } from '@pix/contracts';
+import { createStore, type StoreCredentials } from './admin';
+import { api, eventually } from './api';
+import { streamMessages } from './streams';
+
+export type PaymentBody = Record<string, unknown> & { id: string; status: string };
+
+/** A store of the given stack and helpers to create and follow its payments. */
+export async function paymentsClient(stack: { natsUrl: string; gatewayUrl: string }) {
+  const store: StoreCredentials = await createStore(stack.natsUrl, 'Lifecycle store');
+  return {
+    store,
+    async create(amount: number): Promise<PaymentBody> {
+      const res = await api<PaymentBody>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
+        token: store.token,
+        body: { amount },
+      });
+      if (res.status !== 200) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    async get(id: string): Promise<PaymentBody> {
+      return (await api<PaymentBody>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }))
+        .body;
+    },
+    async waitForStatus(id: string, status: string, timeoutMs = 15_000): Promise<PaymentBody> {
+      return eventually(
+        () => this.get(id),
+        (p) => p.status === status,
+        timeoutMs,
+      );
+    },
+  };
+}
+
+/**
+ * The payment.status_changed events of one payment on the PAYMENTS stream, once at least `atLeast`
+ * of them are there (the outbox relay publishes shortly after the change is visible).
+ */
+export async function statusChangedEvents(natsUrl: string, paymentId: string, atLeast = 0) {
+  return eventually(
+    () => paymentStatusChanges(natsUrl, paymentId),
+    (events) => events.length >= atLeast,
+  );
+}
+
+async function paymentStatusChanges(natsUrl: string, paymentId: string) {
+  const all = await streamMessages<{ eventId: string; body: { id: string; status: string; previousStatus: string } }>(
+    natsUrl,
+    Streams.payments.name,
+    Subjects.paymentEvent('status_changed'),
+  );
+  return all.filter((m) => m.data.body.id === paymentId);
+}

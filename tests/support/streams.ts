@@ -1,0 +1,28 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+
+/** Every message stored on `subject` in a JetStream stream, oldest first, with its Nats-Msg-Id. */
+export async function streamMessages<T = Record<string, unknown>>(
+  natsUrl: string,
+  stream: string,
+  subject: string,
+): Promise<{ msgId: string | undefined; data: T }[]> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream, { subjects_filter: subject });
+    const stored = info.state.subjects?.[subject] ?? 0;
+    if (stored === 0) return [];
+    // An ordered consumer: ephemeral, reads the stream without touching any durable consumer.
+    const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: [subject] });
+    const out: { msgId: string | undefined; data: T }[] = [];
+    const messages = await consumer.fetch({ max_messages: stored, expires: 5000 });
+    for await (const msg of messages) {
+      out.push({ msgId: msg.headers?.get('Nats-Msg-Id'), data: msg.json<T>() });
+      if (out.length === stored) break;
+    }
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
