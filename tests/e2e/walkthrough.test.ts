@@ -85,6 +85,8 @@ describe('walkthrough: a payment from creation to approval', () => {
     ];
     const { isPublic: _notInEvents, ...eventData } = payment;
     expect(createdHook?.json).toEqual({ event: 'payment.created', ...eventData });
+    // As in the spec's tables, the event name leads the body.
+    expect(Object.keys(createdHook?.json ?? {})[0]).toBe('event');
     expect(changedHook?.json).toEqual({
       event: 'payment.status_changed',
       ...eventData,

@@ -18,13 +18,17 @@ export const PaymentEventDataSchema = z.object({
   qrCopyPaste: z.string().nullable(),
 });
 
+// `event` comes first, as in the spec's tables: parsing keeps the schema's key order, and the
+// dispatcher sends the parsed body.
 /** Body of the payment.created webhook (spec 6.1). */
-export const PaymentCreatedWebhookSchema = PaymentEventDataSchema.extend({
+export const PaymentCreatedWebhookSchema = z.object({
   event: z.literal('payment.created'),
+  ...PaymentEventDataSchema.shape,
 });
 /** Body of the payment.status_changed webhook (spec 6.2). */
-export const PaymentStatusChangedWebhookSchema = PaymentEventDataSchema.extend({
+export const PaymentStatusChangedWebhookSchema = z.object({
   event: z.literal('payment.status_changed'),
+  ...PaymentEventDataSchema.shape,
   previousStatus: z.enum(PAYMENT_STATUSES),
 });
 export const PaymentWebhookSchema = z.discriminatedUnion('event', [
