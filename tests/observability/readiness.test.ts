@@ -79,16 +79,16 @@ describe('readiness follows NATS and the database', () => {
     );
   });
 
-  it('is not ready while the database does not answer, in the services that use it', async () => {
+  it('is not ready while the database does not answer', async () => {
     const ferretdb = stack.processes.find((p) => p.name === 'ferretdb');
     await stopPid(ferretdb!.pid);
-    for (const service of ['gateway', 'payments', 'pix-provider-adapter'] as const) {
+    // Every service keeps state in MongoDB (the dispatcher its deliveries and their log).
+    for (const service of ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const) {
       const down = await eventually(
         () => readiness(stack.opsUrls[service]),
         (r) => r.status === 503,
       );
       expect(down.body.checks).toMatchObject({ mongodb: false, nats: true });
     }
-    expect((await readiness(stack.opsUrls['webhook-dispatcher'])).status).toBe(200);
   });
 });
