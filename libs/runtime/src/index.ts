@@ -1,3 +1,4 @@
 export * from './service';
 export * from './readiness';
 export * from './periodic';
+export * from './connections';

@@ -18,6 +18,14 @@ export interface ServiceOptions {
   shutdownGraceMs: number;
 }
 
+/** The settings every service's configuration carries (see CommonEnv in @pix/config). */
+export interface CommonSettings {
+  OPS_PORT: number;
+  OPS_HOST: string;
+  LOG_LEVEL: string;
+  SHUTDOWN_GRACE: number;
+}
+
 type ShutdownStep = { name: string; run: () => Promise<void> | void };
 
 /**
@@ -35,9 +43,26 @@ export class Service {
   private hasStarted = false;
   private stopping: Promise<void> | undefined;
 
+  /** Creates the service from its configuration and opens its ops port. */
+  static async start(name: string, settings: CommonSettings): Promise<Service> {
+    const service = new Service({
+      name,
+      opsPort: settings.OPS_PORT,
+      opsHost: settings.OPS_HOST,
+      logLevel: settings.LOG_LEVEL,
+      shutdownGraceMs: settings.SHUTDOWN_GRACE,
+    });
+    await service.startOps();
+    return service;
+  }
+
   constructor(private readonly options: ServiceOptions) {
     this.logger = createLogger(options.name, options.logLevel);
     this.registry = createRegistry(options.name);
+  }
+
+  get name(): string {
+    return this.options.name;
   }
 
   get isDraining(): boolean {

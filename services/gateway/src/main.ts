@@ -1,8 +1,7 @@
 import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
-import { connectNats, isNatsConnected } from '@pix/messaging';
-import { databaseReachable, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -12,24 +11,13 @@ import { purgeExpiredIdempotencyKeys } from './idempotency';
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
-  const service = new Service({
-    name: 'gateway',
-    opsPort: config.OPS_PORT,
-    opsHost: config.OPS_HOST,
-    logLevel: config.LOG_LEVEL,
-    shutdownGraceMs: config.SHUTDOWN_GRACE,
-  });
+  const service = await Service.start('gateway', config);
   const { logger } = service;
-  await service.startOps();
 
-  await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
-  service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  await connectDatabase(service, config.MONGO_URL);
   await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
 
-  const nc = await connectNats(config.NATS_URL, 'gateway', logger);
-  service.onShutdown('nats', () => nc.drain());
-  service.addReadinessCheck('nats', () => isNatsConnected(nc));
+  const nc = await connectMessaging(service, config.NATS_URL);
 
   const authCache = await AuthCache.open(nc, logger);
   await authCache.start();

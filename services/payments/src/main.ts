@@ -11,8 +11,8 @@ import {
   Streams,
   Subjects,
 } from '@pix/contracts';
-import { connectNats, ensureConsumer, ensureStreams, isNatsConnected, serveRpc, startConsumer } from '@pix/messaging';
-import { databaseReachable, Service } from '@pix/runtime';
+import { ensureConsumer, ensureStreams, serveRpc, startConsumer } from '@pix/messaging';
+import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { ChargeCompleter } from './charge-completer';
 import { config } from './config';
@@ -24,24 +24,13 @@ import { onPixEvent } from './pix-events';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 
 async function main(): Promise<void> {
-  const service = new Service({
-    name: 'payments',
-    opsPort: config.OPS_PORT,
-    opsHost: config.OPS_HOST,
-    logLevel: config.LOG_LEVEL,
-    shutdownGraceMs: config.SHUTDOWN_GRACE,
-  });
+  const service = await Service.start('payments', config);
   const { logger } = service;
-  await service.startOps();
 
-  await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
-  service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  await connectDatabase(service, config.MONGO_URL);
   await mongoose.model('Payment').syncIndexes();
 
-  const nc = await connectNats(config.NATS_URL, 'payments', logger);
-  service.onShutdown('nats', () => nc.drain());
-  service.addReadinessCheck('nats', () => isNatsConnected(nc));
+  const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.pix.name, {
     durable_name: Consumers.paymentsPix,

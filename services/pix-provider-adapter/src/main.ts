@@ -1,6 +1,5 @@
 import './tracing';
 import express from 'express';
-import mongoose from 'mongoose';
 import {
   CreateChargeRequestSchema,
   CreateRefundRequestSchema,
@@ -9,9 +8,9 @@ import {
   SandboxPayRequestSchema,
   Subjects,
 } from '@pix/contracts';
-import { connectNats, ensureStreams, isNatsConnected, jetstream, serveRpc } from '@pix/messaging';
+import { ensureStreams, jetstream, serveRpc } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
-import { databaseReachable, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
 import { config } from './config';
 import { selectProvider } from './providers/select';
@@ -19,23 +18,12 @@ import { SandboxCommands } from './sandbox-commands';
 import { close, listen } from './tls';
 
 async function main(): Promise<void> {
-  const service = new Service({
-    name: 'pix-provider-adapter',
-    opsPort: config.OPS_PORT,
-    opsHost: config.OPS_HOST,
-    logLevel: config.LOG_LEVEL,
-    shutdownGraceMs: config.SHUTDOWN_GRACE,
-  });
+  const service = await Service.start('pix-provider-adapter', config);
   const { logger } = service;
-  await service.startOps();
 
-  await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
-  service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  await connectDatabase(service, config.MONGO_URL);
 
-  const nc = await connectNats(config.NATS_URL, 'pix-provider-adapter', logger);
-  service.onShutdown('nats', () => nc.drain());
-  service.addReadinessCheck('nats', () => isNatsConnected(nc));
+  const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   const js = jetstream(nc);
 

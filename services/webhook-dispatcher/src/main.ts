@@ -1,8 +1,8 @@
 import './tracing';
 import mongoose from 'mongoose';
 import { Consumers, PaymentEventSchema, Streams } from '@pix/contracts';
-import { connectNats, ensureConsumer, ensureStreams, isNatsConnected, jetstream, startConsumer } from '@pix/messaging';
-import { databaseReachable, Periodic, Service } from '@pix/runtime';
+import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
+import { connectDatabase, connectMessaging, Periodic, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { config } from './config';
 import { publishMissingDeadLetters } from './dead-letters';
@@ -16,27 +16,16 @@ import { DeliveryScheduler } from './scheduler';
 const HOUSEKEEPING_INTERVAL_MS = 30_000;
 
 async function main(): Promise<void> {
-  const service = new Service({
-    name: 'webhook-dispatcher',
-    opsPort: config.OPS_PORT,
-    opsHost: config.OPS_HOST,
-    logLevel: config.LOG_LEVEL,
-    shutdownGraceMs: config.SHUTDOWN_GRACE,
-  });
+  const service = await Service.start('webhook-dispatcher', config);
   const { logger } = service;
-  await service.startOps();
   const schedule = parseSchedule(config.WEBHOOK_RETRY_SCHEDULE);
   const metrics = createMetrics(service.registry);
 
-  await mongoose.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 10_000 });
-  service.onShutdown('mongodb', () => mongoose.disconnect());
-  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  await connectDatabase(service, config.MONGO_URL);
   await Promise.all([mongoose.model('WebhookDelivery').syncIndexes(), mongoose.model('WebhookAttempt').syncIndexes()]);
   const purgeLog = await ensureLogRetention(logger);
 
-  const nc = await connectNats(config.NATS_URL, 'webhook-dispatcher', logger);
-  service.onShutdown('nats', () => nc.drain());
-  service.addReadinessCheck('nats', () => isNatsConnected(nc));
+  const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
   await ensureConsumer(nc, Streams.payments.name, {
     durable_name: Consumers.dispatcherPayments,

@@ -1,0 +1,22 @@
+import mongoose from 'mongoose';
+import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
+import { databaseReachable } from './readiness';
+import type { Service } from './service';
+
+/**
+ * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a real
+ * round trip) and is disconnected on shutdown, after the work that uses it has stopped.
+ */
+export async function connectDatabase(service: Service, url: string): Promise<void> {
+  await mongoose.connect(url, { serverSelectionTimeoutMS: 10_000 });
+  service.onShutdown('mongodb', () => mongoose.disconnect());
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+}
+
+/** Connects to NATS as this service: connected is a readiness check, and it drains on shutdown. */
+export async function connectMessaging(service: Service, url: string): Promise<NatsConnection> {
+  const nc = await connectNats(url, service.name, service.logger);
+  service.onShutdown('nats', () => nc.drain());
+  service.addReadinessCheck('nats', () => isNatsConnected(nc));
+  return nc;
+}
