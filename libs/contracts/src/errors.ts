@@ -26,8 +26,6 @@ export const ErrorMessages = {
   unavailable: 'Serviço temporariamente indisponível. Tente novamente mais tarde.',
 } as const;
 
-export type ErrorMessageKey = keyof typeof ErrorMessages;
-
 /** class-validator style messages for the list's query parameters. */
 export const QueryMessages = {
   notInteger: (name: string) => `${name} must be an integer number`,

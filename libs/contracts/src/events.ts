@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { PAYMENT_STATUSES } from './statuses';
 
-export const PAYMENT_EVENT_TYPES = ['payment.created', 'payment.status_changed'] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
-
 /** What a webhook tells about the payment (spec 6): no isPublic. */
 export const PaymentEventDataSchema = z.object({
   id: z.string(),
@@ -35,7 +32,6 @@ export const PaymentWebhookSchema = z.discriminatedUnion('event', [
   PaymentCreatedWebhookSchema,
   PaymentStatusChangedWebhookSchema,
 ]);
-export type PaymentWebhook = z.infer<typeof PaymentWebhookSchema>;
 
 /**
  * A payment event on the PAYMENTS stream. `eventId` is stable for the event's whole life: it is the

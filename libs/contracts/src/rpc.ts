@@ -37,7 +37,6 @@ export const CreateChargeReplySchema = z.object({
   location: z.string(),
   qrCopyPaste: z.string(),
 });
-export type CreateChargeRequest = z.infer<typeof CreateChargeRequestSchema>;
 export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
 
 export const StoreCreateRequestSchema = z.object({ name: z.string().min(1) });
@@ -74,7 +73,6 @@ export const CreateRefundReplySchema = z.object({
   rtrId: z.string(),
   status: z.enum(REFUND_STATUSES),
 });
-export type CreateRefundRequest = z.infer<typeof CreateRefundRequestSchema>;
 export type CreateRefundReply = z.infer<typeof CreateRefundReplySchema>;
 
 export const PaymentTransitionRequestSchema = z.object({
