@@ -16,6 +16,8 @@ export async function runLoad(options: {
   token: string;
   body?: string;
   connections: number;
+  /** A run is bounded by a request count (equal work on both sides) or else by a duration. */
+  requests?: number;
   durationSeconds: number;
 }): Promise<LoadResult> {
   const result = await autocannon({
@@ -27,7 +29,7 @@ export async function runLoad(options: {
     },
     body: options.body,
     connections: options.connections,
-    duration: options.durationSeconds,
+    ...(options.requests ? { amount: options.requests } : { duration: options.durationSeconds }),
   });
   return {
     requestsPerSecond: result.requests.average,

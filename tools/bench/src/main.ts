@@ -17,6 +17,8 @@ import { peakRssMiB } from './memory';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Creates per run and payments seeded before measuring: both sides then hold the same data. */
+const CREATES = Number(process.env.BENCH_CREATES ?? 300);
 
 interface Variant {
   name: 'baseline' | 'current';
@@ -32,17 +34,23 @@ interface Scenario {
   method: 'GET' | 'POST';
   path: (variant: Variant) => string;
   body?: string;
+  /** Writes run a fixed number of requests, so the two databases grow alike. */
+  requests?: number;
 }
 
+const createBody = JSON.stringify({ amount: 25.5, email: 'bench@example.com', observation: 'bench' });
+
+// Reads first, on data of equal size on both sides; the create run then grows both by the same count.
 const scenarios: Scenario[] = [
+  { name: 'get payment', method: 'GET', path: (v) => `/public-api/v1/payments/${v.paymentId ?? ''}` },
+  { name: 'list payments (limit 50)', method: 'GET', path: () => '/public-api/v1/payments?limit=50' },
   {
     name: 'create payment',
     method: 'POST',
     path: () => '/public-api/v1/payments',
-    body: JSON.stringify({ amount: 25.5, email: 'bench@example.com', observation: 'bench' }),
+    body: createBody,
+    requests: CREATES,
   },
-  { name: 'get payment', method: 'GET', path: (v) => `/public-api/v1/payments/${v.paymentId ?? ''}` },
-  { name: 'list payments (limit 50)', method: 'GET', path: () => '/public-api/v1/payments?limit=50' },
 ];
 
 async function prepare(variant: Variant): Promise<void> {
@@ -64,6 +72,15 @@ async function prepare(variant: Variant): Promise<void> {
     body: JSON.stringify({ amount: 10 }),
   });
   variant.paymentId = ((await created.json()) as { id: string }).id;
+  await runLoad({
+    url: `${variant.stack.gatewayUrl}/public-api/v1/payments`,
+    method: 'POST',
+    token: store.token,
+    body: createBody,
+    connections: CONNECTIONS,
+    requests: CREATES,
+    durationSeconds: SECONDS,
+  });
 }
 
 function better(a: LoadResult | undefined, b: LoadResult): LoadResult {
@@ -99,6 +116,7 @@ async function main(): Promise<void> {
             token: variant.token ?? '',
             body: scenario.body,
             connections: CONNECTIONS,
+            requests: scenario.requests,
             durationSeconds: SECONDS,
           });
           const key = `${scenario.name}|${variant.name}`;
@@ -111,7 +129,7 @@ async function main(): Promise<void> {
     }
     const lines = [
       '',
-      `Baseline: ${variants[0]?.label}   Current: working tree   ${CONNECTIONS} connections, ${SECONDS}s per run, best of ${ROUNDS}`,
+      `Baseline: ${variants[0]?.label}   Current: working tree   ${CONNECTIONS} connections, reads ${SECONDS}s and creates ${CREATES} per run, best of ${ROUNDS}`,
       '',
       '| scenario | baseline req/s | current req/s | change | baseline p50/p99 ms | current p50/p99 ms | non-2xx (b/c) |',
       '|---|---:|---:|---:|---:|---:|---:|',
