@@ -109,6 +109,11 @@ describe.each(PATH_FORMS)('POST %s (spec 4.1, 7, 8)', (base) => {
     expect(res.body).toMatchObject({ statusCode: 400 });
   });
 
+  it('validates a JSON request without a body as an empty object', async () => {
+    const res = await call('POST', base, { token: store.token, headers: { 'content-type': 'application/json' } });
+    expect(res).toMatchObject({ status: 400, body: { statusCode: 400, message: ErrorMessages.amountInvalid } });
+  });
+
   it('answers malformed JSON with 400 in the error body', async () => {
     const res = await call('POST', base, {
       token: store.token,

@@ -1,4 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
+import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorMessages, PaymentListSchema, PaymentSchema, Subjects } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
@@ -12,9 +13,10 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
   const router = express.Router();
 
   // The content type is checked before the body is read, so a form post is told what is wrong with
-  // it rather than that it is malformed JSON.
+  // it rather than that it is malformed JSON. The header itself is read (req.is() answers null for
+  // a request without a body), so an empty JSON request is validated like `{}`.
   const requireJson: RequestHandler = (req, res, next) => {
-    if (req.is('application/json') !== 'application/json') {
+    if (typeis.is(req.get('content-type') ?? '', ['application/json']) !== 'application/json') {
       return sendError(res, 400, ErrorMessages.unsupportedMediaType);
     }
     next();
@@ -23,7 +25,7 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
 
   router.post('/', requireJson, json, async (req, res) => {
     const { storeId } = res.locals as AuthedLocals;
-    const validated = validateCreateBody(req.body);
+    const validated = validateCreateBody(req.body ?? {});
     if (!validated.ok) return sendError(res, 400, validated.message);
     const key = req.get('idempotency-key');
     let paymentId: string | undefined;
