@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use as real validators, when their commands are missing:
-# promtool (prometheus) for metrics and alert rules, docker-compose for compose files.
+# promtool (prometheus) for metrics and alert rules, docker-compose for compose files, and openssl
+# for the certificates of the mutual-TLS tests.
 set -euo pipefail
 
-declare -A packages=([promtool]=prometheus [docker-compose]=docker-compose)
+declare -A packages=([promtool]=prometheus [docker-compose]=docker-compose [openssl]=openssl)
 missing=()
 for cmd in "${!packages[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
