@@ -169,4 +169,35 @@ describe('graceful shutdown under load', () => {
     );
     for (const id of ids) expect(createdWebhookIds(id).size).toBe(1);
   }, 120_000);
+  it('stops the gateway promptly while keep-alive clients keep it busy, answering all it took', async () => {
+    // Keep-alive connections busy with requests: a plain server.close() waits for them to hang up,
+    // and the gateway ran into its grace period instead of exiting.
+    const statuses: number[] = [];
+    let stop = false;
+    const client = async () => {
+      while (!stop) {
+        try {
+          const res = await fetch(`${stack.gatewayUrl}/public-api/v1/payments?limit=5`, {
+            headers: { authorization: `Bearer ${store.token}` },
+          });
+          statuses.push(res.status);
+          await res.arrayBuffer();
+        } catch {
+          // refused once the gateway has gone: nobody else serves here
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    };
+    const clients = Array.from({ length: 4 }, client);
+    await eventually(
+      async () => statuses.length,
+      (n) => n >= 20,
+    );
+    const exitCode = await terminate('gateway');
+    stop = true;
+    await Promise.all(clients);
+    expect(exitCode).toBe(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    await restart('gateway');
+  }, 60_000);
 });

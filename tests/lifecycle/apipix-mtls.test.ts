@@ -6,7 +6,8 @@ import { freePort } from '@pix/devstack';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { sandboxPspApp } from '../../services/pix-provider-adapter/src/sandbox-psp/app';
 import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
-import { close, listen } from '../../services/pix-provider-adapter/src/tls';
+import { listen } from '../../services/pix-provider-adapter/src/tls';
+import { closeHttpServer } from '@pix/runtime';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -74,7 +75,7 @@ describe('apipix provider over mutual TLS', () => {
   });
   afterAll(async () => {
     await stack.stop();
-    await close(psp);
+    await closeHttpServer(psp);
     await mongoose.disconnect();
     pki.remove();
   });

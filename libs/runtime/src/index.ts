@@ -2,3 +2,4 @@ export * from './service';
 export * from './readiness';
 export * from './periodic';
 export * from './connections';
+export * from './http-server';

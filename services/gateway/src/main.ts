@@ -1,7 +1,7 @@
 import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
-import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
   });
-  service.onShutdown('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
+  service.onShutdown('http server', () => closeHttpServer(server));
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();

@@ -10,12 +10,12 @@ import {
 } from '@pix/contracts';
 import { ensureStreams, jetstream, serveRpc } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
-import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
 import { config } from './config';
 import { selectProvider } from './providers/select';
 import { SandboxCommands } from './sandbox-commands';
-import { close, listen } from './tls';
+import { listen } from './tls';
 
 async function main(): Promise<void> {
   const service = await Service.start('pix-provider-adapter', config);
@@ -39,14 +39,14 @@ async function main(): Promise<void> {
     pspRequests.inc({ operation, outcome }),
   );
   const { provider, sandbox } = selected;
-  if (sandbox) service.onShutdown('sandbox psp', () => close(sandbox.server));
+  if (sandbox) service.onShutdown('sandbox psp', () => closeHttpServer(sandbox.server));
 
   const app = express();
   app.disable('x-powered-by');
   app.use(observeHttp(logger));
   app.use('/psp/callbacks', callbackRouter({ js, auth: selected.callbackAuth, logger }));
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
-  service.onShutdown('http server', () => close(server));
+  service.onShutdown('http server', () => closeHttpServer(server));
 
   const queue = QueueGroups.pixProviderAdapter;
   const subscriptions = [

@@ -35,10 +35,3 @@ export function listen(
     server.listen(port, host, () => resolve(server));
   });
 }
-
-export function close(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
