@@ -33,9 +33,10 @@ status: ## Show the processes `make up` started
 logs: ## Follow the stack's logs
 	tail -F .run/logs/*.log
 
-lint: install ## Formatter check and linter
+lint: build ## Formatter check, linter, and a type check of the tests (jest only transpiles them)
 	npx prettier --check .
 	npx eslint .
+	npx tsc -p tsconfig.test.json --noEmit
 
 format: install ## Format every file
 	npx prettier --write .

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 
 describe.each(PATH_FORMS)('auth on %s (spec 5)', (base) => {
-  const endpoints = (id = '00000000-0000-4000-8000-000000000000') => [
+  const endpoints = (id = '00000000-0000-4000-8000-000000000000'): [string, string][] => [
     ['GET', base],
     ['POST', base],
     ['GET', `${base}/${id}`],
@@ -99,7 +99,7 @@ describe('token and store lifecycle (spec 5)', () => {
         ['GET', base],
         ['POST', base],
         ['GET', `${base}/00000000-0000-4000-8000-000000000000`],
-      ]) {
+      ] as const) {
         const res = await eventually(
           () => call(method, path, { token: own.token, body: method === 'POST' ? { amount: 10 } : undefined }),
           (r) => r.status === 403,

@@ -88,7 +88,7 @@ describe.each(PATH_FORMS)('Idempotency-Key on POST %s', (base) => {
     const ids = new Set(answers.map((a) => a.body.id));
     expect(ids.size).toBe(1);
     expect(await total()).toBe(1);
-    const [id] = [...ids];
+    const id = String([...ids][0]);
     await eventually(
       async () => receiver.events(id, 'payment.created').length,
       (n) => n >= 1,

@@ -105,13 +105,13 @@ describe.each(PATH_FORMS)('GET %s/:id (spec 4.2)', (base) => {
     ['an operator', '%7B%22%24ne%22%3A1%7D'],
     ['an upper-case UUID of an existing payment', 'UPPER'],
   ])('answers %s with 404 "Pagamento não encontrado."', async (_what, id) => {
-    const path = id === 'UPPER' ? created[0].id.toUpperCase() : id;
+    const path = id === 'UPPER' ? created[0]!.id.toUpperCase() : id;
     const res = await call('GET', `${base}/${path}`, { token: store.token });
     expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.paymentNotFound } });
   });
 
   it('reads an isPublic false payment of the store', async () => {
-    const res = await call<Payment>('GET', `${base}/${created[0].id}`, { token: store.token });
+    const res = await call<Payment>('GET', `${base}/${created[0]!.id}`, { token: store.token });
     expect(res.body).toEqual(created[0]);
   });
 });

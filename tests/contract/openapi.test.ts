@@ -4,10 +4,14 @@ import { sharedStack } from '../support/stack';
 
 const stack = sharedStack();
 
+interface Operation {
+  responses: Record<string, unknown>;
+  parameters?: { name: string }[];
+}
 interface Document {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>>;
-  components: { securitySchemes: Record<string, { scheme?: string }> };
+  paths: Record<string, { get: Operation; post: Operation }>;
+  components: { securitySchemes: { bearer: { scheme?: string } } };
 }
 
 describe('GET /public-api/v1/openapi.json', () => {
@@ -26,8 +30,8 @@ describe('GET /public-api/v1/openapi.json', () => {
 
   it('documents both path forms with every status each operation answers', () => {
     for (const base of PATH_FORMS) {
-      const collection = document.paths[base];
-      const item = document.paths[`${base}/{id}`];
+      const collection = document.paths[base]!;
+      const item = document.paths[`${base}/{id}`]!;
       const common = ['401', '403', '429', '500', '503'];
       expect(Object.keys(collection.post.responses)).toEqual(
         expect.arrayContaining(['200', '400', '409', '413', ...common]),
@@ -45,7 +49,7 @@ describe('GET /public-api/v1/docs', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
     expect(assets).toEqual(expect.arrayContaining(['docs/assets/swagger-ui-bundle.js', 'docs/init.js']));
     for (const asset of assets) {
       expect(asset).not.toMatch(/^https?:/);
