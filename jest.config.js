@@ -37,5 +37,8 @@ module.exports = {
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   testTimeout: 60_000,
+  // The stacks are child processes that global teardown stops; a socket a failed test left open
+  // must not keep CI waiting after every result is in.
+  forceExit: true,
   reporters: ['default', '<rootDir>/tests/support/summary-reporter.js'],
 };
