@@ -1,19 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  RUN_DIR,
-  randomPorts,
-  startService,
-  startStack,
-  stopProcesses,
-  type ServiceName,
-  type Started,
-  type StackOptions,
-} from '@pix/devstack';
+import type { ServiceName } from '@pix/devstack';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -23,47 +13,38 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  */
 describe('graceful shutdown under load', () => {
   const receiver = new WebhookReceiver();
-  let options: StackOptions;
-  let stack: Awaited<ReturnType<typeof startStack>>;
-  const started: Started[] = [];
+  let stack: PrivateStack;
   let nc: NatsConnection;
   let store: StoreCredentials;
   let webhookUrl: string;
 
   beforeAll(async () => {
     webhookUrl = await receiver.start();
-    fs.mkdirSync(RUN_DIR, { recursive: true });
-    options = {
-      dir: fs.mkdtempSync(path.join(RUN_DIR, 'test-')),
-      ports: await randomPorts(),
-      detached: false,
+    stack = await startPrivateStack({
       // Failed deliveries come back quickly, so a lost one would show within the test.
       // A short grace: a service that works through its backlog instead of handing it back exceeds it.
       env: { WEBHOOK_RETRY_SCHEDULE: '0s,500ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s', SHUTDOWN_GRACE: '5s' },
-    };
-    stack = await startStack(options);
-    started.push(...stack.started);
+    });
     nc = await connect({ servers: stack.natsUrl });
     store = await createStore(stack.natsUrl, 'Shutdown store');
   });
 
   afterAll(async () => {
     await nc?.close();
-    await stopProcesses(started);
+    await stack.stop();
     await receiver.stop();
-    if (!process.env.KEEP_TEST_LOGS) fs.rmSync(options.dir, { recursive: true, force: true });
   });
 
   /** SIGTERMs a running service, waits for its exit and returns the exit code. */
   async function terminate(name: ServiceName): Promise<number | null> {
-    const proc = started.find((p) => p.name === name && p.child?.exitCode === null && p.child.signalCode === null)!;
+    const proc = stack.processesOf(name).find((p) => p.child?.exitCode === null && p.child.signalCode === null)!;
     const exited = new Promise<number | null>((resolve) => proc.child!.once('exit', (code) => resolve(code)));
     proc.child!.kill('SIGTERM');
     return exited;
   }
 
   async function restart(name: ServiceName): Promise<void> {
-    started.push(await startService(name, options, stack.natsUrl, stack.mongoUrl));
+    await stack.startService(name, {}, stack.ports.ops[name]);
   }
 
   /** The payment.created events in the PAYMENTS stream, by payment id. */
