@@ -8,3 +8,4 @@ export * from './rpc';
 export * from './auth';
 export * from './webhooks';
 export * from './pix';
+export * from './collections';

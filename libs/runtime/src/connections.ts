@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
+import { countDatabaseCommands } from './database-metrics';
 import { databaseReachable } from './readiness';
 import type { Service } from './service';
 
@@ -8,7 +9,8 @@ import type { Service } from './service';
  * round trip) and is disconnected on shutdown, after the work that uses it has stopped.
  */
 export async function connectDatabase(service: Service, url: string): Promise<void> {
-  await mongoose.connect(url, { serverSelectionTimeoutMS: 10_000 });
+  await mongoose.connect(url, { serverSelectionTimeoutMS: 10_000, monitorCommands: true });
+  countDatabaseCommands(mongoose.connection.getClient());
   service.onShutdown('mongodb', () => mongoose.disconnect());
   service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
 }

@@ -3,3 +3,4 @@ export * from './readiness';
 export * from './periodic';
 export * from './connections';
 export * from './http-server';
+export * from './database-metrics';

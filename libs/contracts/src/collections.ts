@@ -1,0 +1,22 @@
+/**
+ * The platform's collections and the fields each is read or written by with a top-level equality
+ * filter on a hot path (a request, a consumer, a background step). It is the one list the local
+ * stack turns into indexes on FerretDB/PostgreSQL, which pushes down only top-level equality on
+ * scalar fields (`_jsonb->'field' @> value`) and serves it only from a GIN expression index on that
+ * field (FerretDB issue #4646). On MongoDB each service's schema declares its own compound indexes
+ * for the same queries. A hot query on a field missing here scans its whole collection locally.
+ */
+export const EqualityIndexedFields = {
+  payments: ['_id', 'storeId', 'txid'],
+  payment_locks: ['_id'],
+  stores: ['_id'],
+  tokens: ['_id', 'storeId'],
+  idempotency_keys: ['_id'],
+  webhook_deliveries: ['_id', 'paymentId'],
+  webhook_attempts: ['_id', 'paymentId'],
+  sandbox_psp_cobs: ['_id'],
+  sandbox_psp_pix: ['_id'],
+  sandbox_psp_refunds: ['_id'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type CollectionName = keyof typeof EqualityIndexedFields;
