@@ -17,4 +17,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Payments' storage lives behind one module: the write protocol (intents as claims, the outbox)
+    // is its concern, not a convention each caller must remember.
+    files: ['services/payments/src/**/*.ts'],
+    ignores: ['services/payments/src/payment-store.ts', 'services/payments/src/model.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'mongoose', message: 'Only payment-store.ts talks to the database.' }],
+          patterns: [
+            { group: ['./model', '../model'], allowTypeImports: true, message: 'Use PaymentStore (payment-store.ts).' },
+          ],
+        },
+      ],
+    },
+  },
 );

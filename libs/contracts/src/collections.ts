@@ -8,7 +8,7 @@
  */
 export const EqualityIndexedFields = {
   payments: ['_id', 'storeId', 'txid'],
-  payment_locks: ['_id'],
+  payment_intents: ['_id', 'open'],
   stores: ['_id'],
   tokens: ['_id', 'storeId'],
   idempotency_keys: ['_id'],

@@ -22,6 +22,14 @@ export const Subjects = {
   sandboxClear: 'sandbox.clear',
   sandboxReject: 'sandbox.reject',
   paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
+  /**
+   * A payment's scheduled work (charge expiry, the review refund, a charge or refund retry): the
+   * schedule waits on its own subject and is delivered on `paymentDue(kind)` when it falls due.
+   */
+  paymentSchedule: (kind: PaymentDueKind, paymentId: string, key: string) =>
+    `payments.schedules.${kind}.${paymentId}.${key}`,
+  paymentDue: (kind: PaymentDueKind) => `payments.due.${kind}`,
+  paymentDueAll: 'payments.due.>',
   /** The PSP's facts about a received Pix: paid, flagged for analysis, analysis cleared or rejected. */
   pixPaid: 'pix.events.paid',
   /** An event whose webhook could not be delivered (every attempt failed, or the target is refused). */
@@ -31,13 +39,35 @@ export const Subjects = {
   pixRejected: 'pix.events.rejected',
 } as const;
 
+/** What a payment's scheduled message is for. */
+export type PaymentDueKind = 'expiry' | 'refund' | 'charge';
+
+/**
+ * A JetStream stream. `schedules`: it accepts scheduled messages. `workQueue`: a message is removed
+ * once acknowledged (work to do, not a history to replay).
+ */
+export interface StreamDefinition {
+  name: string;
+  subjects: readonly string[];
+  schedules?: boolean;
+  workQueue?: boolean;
+}
+
 export const Streams = {
   payments: { name: 'PAYMENTS', subjects: ['payments.events.>'] },
+  paymentSchedules: {
+    name: 'PAYMENT_SCHEDULES',
+    subjects: ['payments.schedules.>', 'payments.due.>'],
+    schedules: true,
+    workQueue: true,
+  },
   pix: { name: 'PIX', subjects: ['pix.events.>'] },
   webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: ['webhooks.dead-letters'] },
-} as const;
+} as const satisfies Record<string, StreamDefinition>;
 
 export const Consumers = {
+  /** payments consumes its own scheduled work when it falls due. */
+  paymentsDue: 'payments-due',
   /** payments consumes the PSP's facts. */
   paymentsPix: 'payments-pix',
   /** webhook-dispatcher consumes payment events. */

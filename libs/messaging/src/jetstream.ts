@@ -2,14 +2,16 @@ import {
   AckPolicy,
   DeliverPolicy,
   jetstream,
+  RetentionPolicy,
   jetstreamManager,
   type ConsumerConfig,
   type JetStreamClient,
   type JsMsg,
+  type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { SpanKind } from '@opentelemetry/api';
-import { Streams } from '@pix/contracts';
+import { Streams, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
@@ -31,13 +33,17 @@ const PENDING_REFRESH_MS = 5000;
  */
 export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  for (const stream of Object.values(Streams)) {
-    const config = {
+  for (const stream of Object.values(Streams) as StreamDefinition[]) {
+    const config: Partial<StreamConfig> & { name: string } = {
       name: stream.name,
       subjects: [...stream.subjects],
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      max_age: nanos(MAX_AGE_MS),
+      // Scheduled work must outlive any deadline (a charge may live for weeks); it leaves the
+      // stream when it is done (work queue), not by age.
+      max_age: stream.workQueue ? 0 : nanos(MAX_AGE_MS),
       num_replicas: replicas,
+      ...(stream.schedules && { allow_msg_schedules: true }),
+      ...(stream.workQueue && { retention: RetentionPolicy.Workqueue }),
     };
     try {
       await jsm.streams.info(stream.name);
@@ -71,7 +77,17 @@ export async function ensureConsumer(
 }
 
 /**
- * Publishes a fact with a stable id. JetStream drops a second publish of the same id inside the
+ * A scheduled message (nats-server 2.12 message schedules): the stream keeps it under its own
+ * subject and, at `at`, publishes it on `target` (a subject of the same stream). A time in the past
+ * fires at once.
+ */
+export interface Schedule {
+  at: Date;
+  target: string;
+}
+
+/**
+ * Publishes a fact with a stable id (with `schedule`, a message delivered later on another subject). JetStream drops a second publish of the same id inside the
  * duplicate window, which is what makes "publish, crash, publish again" end with one message.
  */
 export async function publishEvent(
@@ -79,13 +95,20 @@ export async function publishEvent(
   subject: string,
   payload: unknown,
   eventId: string,
+  options: { schedule?: Schedule } = {},
 ): Promise<{ duplicate: boolean; seq: number }> {
   return tracer.startActiveSpan(
     `${subject} publish`,
     { kind: SpanKind.PRODUCER, attributes: { ...natsAttributes(subject, 'publish'), 'messaging.message.id': eventId } },
     async (span) => {
       try {
-        const ack = await js.publish(subject, JSON.stringify(payload), { msgID: eventId, headers: traceHeaders() });
+        const ack = await js.publish(subject, JSON.stringify(payload), {
+          msgID: eventId,
+          headers: traceHeaders(),
+          ...(options.schedule && {
+            schedule: { specification: options.schedule.at, target: options.schedule.target },
+          }),
+        });
         return { duplicate: ack.duplicate, seq: ack.seq };
       } catch (err) {
         failSpan(span, err);

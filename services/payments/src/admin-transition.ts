@@ -1,6 +1,6 @@
 import { AdminMessages, ErrorMessages, INTERNAL_STATUSES, type PaymentStatus } from '@pix/contracts';
 import { RpcFailure } from '@pix/messaging';
-import { PaymentModel, type PaymentDoc } from './model';
+import type { PaymentStore } from './payment-store';
 import { canTransition } from './state-machine';
 import { transition } from './transitions';
 
@@ -14,15 +14,16 @@ const ATTEMPTS = 3;
  * statuses are reached only through the lifecycle (PSP, expiry, review), never by hand.
  */
 export async function adminTransition(
+  store: PaymentStore,
   paymentId: string,
   to: PaymentStatus,
 ): Promise<{ paymentId: string; previousStatus: PaymentStatus; status: PaymentStatus }> {
   if (!ADMIN_TARGETS.includes(to)) throw new RpcFailure(400, AdminMessages.statusNotAdmin(to, ADMIN_TARGETS));
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const doc = await PaymentModel.findById(paymentId).select({ status: 1 }).lean<Pick<PaymentDoc, 'status'>>();
+    const doc = await store.byId(paymentId);
     if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
     if (!canTransition(doc.status, to)) throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
-    const result = await transition(paymentId, doc.status, to);
+    const result = await transition(store, paymentId, doc.status, to, { seen: doc });
     if (result.changed) return { paymentId, previousStatus: doc.status, status: to };
     if (result.reason === 'refused') throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
   }

@@ -15,11 +15,11 @@ export const config = loadConfig(
     REVIEW_TIMEOUT: duration('30m'),
     /** How long create waits for the PSP before answering with null QR fields. */
     PSP_TIMEOUT: duration('3s'),
-    OUTBOX_POLL_INTERVAL: duration('250ms'),
-    /** How often due deadlines (expiry, review refund) and unfinished charges are looked for. */
-    DEADLINE_POLL_INTERVAL: duration('1s'),
-    /** How long a replica owns a claimed deadline before another may take it over. */
-    DEADLINE_LEASE: duration('30s'),
+    /**
+     * How often the outbox sweep looks for writes whose messages are still unpublished (a crashed
+     * writer, JetStream away). Writes publish their own messages at once; this is the safety net.
+     */
+    OUTBOX_SWEEP_INTERVAL: duration('5s'),
     /** How long payments waits for the adapter to answer a refund request. */
     REFUND_TIMEOUT: duration('10s'),
     /** Test-only fail point of the outbox relay, `<when>:<event>` (see outbox.ts). */

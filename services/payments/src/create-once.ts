@@ -1,27 +1,39 @@
-import type { CreatePaymentRequest, Payment } from '@pix/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorMessages, type CreatePaymentRequest, type Payment } from '@pix/contracts';
+import { RpcFailure } from '@pix/messaging';
 import { createPayment, type CreateDeps } from './create-payment';
-import { PaymentModel } from './model';
-import { getPayment } from './queries';
+import { toPayment } from './presenter';
 
-/** MongoDB's duplicate-key error (the payment's _id or txid is taken). */
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: unknown }).code === 11000;
-}
+/** How long a repeated create waits for a concurrent first one to finish storing the payment. */
+const CONCURRENT_CREATE_WAIT_MS = 3_000;
 
 /**
- * A create that may be repeated: with a caller-chosen paymentId, a repeat (a retry after a crash,
- * or a concurrent duplicate) returns the payment the first one made. The unique _id decides which
- * insert wins, so there is one payment and one payment.created event; the PSP charge is idempotent
- * by txid, so a losing attempt's charge request is harmless.
+ * A create that may be repeated: with a caller-chosen paymentId (the gateway's Idempotency-Key), a
+ * repeat (a retry after a crash, or a concurrent duplicate) returns the payment the first one made.
+ * The unique ids decide which insert wins, so there is one payment and one payment.created event;
+ * the PSP charge is idempotent by txid, so a losing attempt's charge request is harmless.
  */
 export async function createPaymentOnce(deps: CreateDeps, request: CreatePaymentRequest): Promise<Payment> {
   const { storeId, input, isPublic, paymentId } = request;
-  if (paymentId === undefined) return createPayment(deps, storeId, input, isPublic);
-  if (await PaymentModel.exists({ _id: { $eq: paymentId } })) return getPayment(storeId, paymentId);
-  try {
-    return await createPayment(deps, storeId, input, isPublic, paymentId);
-  } catch (err) {
-    if (isDuplicateKey(err)) return getPayment(storeId, paymentId);
-    throw err;
+  if (paymentId === undefined) {
+    const created = await createPayment(deps, storeId, input, isPublic);
+    if (!created) throw new Error('a new random payment id was taken');
+    return created;
+  }
+  const existing = await deps.store.byId(paymentId);
+  if (!existing) {
+    const created = await createPayment(deps, storeId, input, isPublic, paymentId);
+    if (created) return created;
+  }
+  // A concurrent first create may still be between claiming the id and storing the payment.
+  const giveUpAt = Date.now() + CONCURRENT_CREATE_WAIT_MS;
+  for (let doc = existing; ; doc = await deps.store.byId(paymentId)) {
+    if (doc) {
+      if (doc.storeId !== storeId) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+      return toPayment(doc);
+    }
+    // Its creator died after claiming the id: the claim lapses and a retry then creates it.
+    if (Date.now() > giveUpAt) throw new RpcFailure(503, ErrorMessages.unavailable);
+    await sleep(50);
   }
 }

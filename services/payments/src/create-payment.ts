@@ -12,15 +12,20 @@ import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { Config } from './config';
 import { paymentsCreated, pspChargeFailures } from './metrics';
-import { PaymentModel, type PaymentDoc } from './model';
-import { outboxEntry } from './outbox';
+import type { OutboxMessage, PaymentDoc } from './model';
+import { dueMessage, eventMessage } from './outbox';
+import type { PaymentStore } from './payment-store';
 import { toPayment } from './presenter';
 
 export interface CreateDeps {
   nc: NatsConnection;
   config: Config;
   logger: Logger;
+  store: PaymentStore;
 }
+
+/** The first retry of a charge the PSP did not take at create time. */
+export const FIRST_CHARGE_RETRY_MS = 1000;
 
 export function qrCodeUrlFor(config: Config, paymentId: string): string {
   return new URL(`/public-api/v1/qrcodes/${paymentId}.png`, config.PUBLIC_BASE_URL).toString();
@@ -28,7 +33,7 @@ export function qrCodeUrlFor(config: Config, paymentId: string): string {
 
 /** Asks the adapter for the charge; null when the PSP cannot be reached now. */
 export async function requestCharge(
-  deps: CreateDeps,
+  deps: Pick<CreateDeps, 'nc' | 'config' | 'logger'>,
   doc: Pick<PaymentDoc, '_id' | 'txid' | 'amountCents' | 'observation' | 'expiresAt'>,
 ): Promise<CreateChargeReply | null> {
   const expiresInSeconds = Math.max(1, Math.round((doc.expiresAt.getTime() - Date.now()) / 1000));
@@ -56,7 +61,8 @@ export async function requestCharge(
 /**
  * Creates a payment. The charge is requested first so the stored payment and its payment.created
  * event carry the QR data; a PSP that does not answer never fails the create: the payment is stored
- * with null QR fields and the charge is completed in the background.
+ * with null QR fields and a scheduled retry completes the charge. The expiry is scheduled with it.
+ * Returns null when a payment with this id exists already (a repeated create).
  */
 export async function createPayment(
   deps: CreateDeps,
@@ -64,7 +70,7 @@ export async function createPayment(
   input: CreatePaymentInput,
   isPublic: boolean,
   id: string = randomUUID(),
-): Promise<Payment> {
+): Promise<Payment | null> {
   const createdAt = new Date();
   const base = {
     _id: id,
@@ -85,20 +91,27 @@ export async function createPayment(
     qrCodeUrl: charge ? qrCodeUrlFor(deps.config, id) : null,
     qrCopyPaste: charge?.qrCopyPaste ?? null,
     chargeCreated: charge !== null,
-    chargeNextAttemptAt: charge ? null : new Date(Date.now() + 1000),
-    chargeAttempts: 1,
     paidEndToEndId: null,
     paidAmountCents: null,
-    deadlineAt: base.expiresAt,
+    deadlineAt: null,
     refundReason: null,
     refund: null,
     eventSeq: 1,
-    outbox: {},
-    outboxPending: 1,
+    rev: 1,
   };
-  const { eventId, entry } = outboxEntry(doc, 1, null);
-  doc.outbox = { [eventId]: entry };
-  await PaymentModel.create(doc);
+  const messages: OutboxMessage[] = [
+    eventMessage(doc, 1, null),
+    dueMessage(id, 'expiry', doc.expiresAt, 'created'),
+    ...(charge
+      ? []
+      : [
+          dueMessage(id, 'charge', createdAt, 'created', {
+            attempt: 1,
+            at: new Date(Date.now() + FIRST_CHARGE_RETRY_MS),
+          }),
+        ]),
+  ];
+  if ((await deps.store.insert(doc, messages)) === 'exists') return null;
   paymentsCreated.inc({ is_public: String(isPublic) });
   return toPayment(doc);
 }

@@ -1,5 +1,4 @@
 import './tracing';
-import mongoose from 'mongoose';
 import {
   Consumers,
   CreatePaymentRequestSchema,
@@ -14,12 +13,12 @@ import {
 import { ensureConsumer, ensureStreams, serveRpc, startConsumer } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
-import { ChargeCompleter } from './charge-completer';
 import { config } from './config';
 import { createPaymentOnce } from './create-once';
-import { DeadlineRunner } from './deadlines';
+import { onDue } from './deadlines';
 import { registerPaymentMetrics } from './metrics';
-import { OutboxRelay } from './outbox';
+import { OutboxSweep, publisher, withFailPoint } from './outbox';
+import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 
@@ -28,7 +27,7 @@ async function main(): Promise<void> {
   const { logger } = service;
 
   await connectDatabase(service, config.MONGO_URL);
-  await mongoose.model('Payment').syncIndexes();
+  await syncPaymentIndexes();
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
@@ -36,68 +35,59 @@ async function main(): Promise<void> {
     durable_name: Consumers.paymentsPix,
     filter_subject: 'pix.events.>',
   });
+  await ensureConsumer(nc, Streams.paymentSchedules.name, {
+    durable_name: Consumers.paymentsDue,
+    filter_subject: Subjects.paymentDueAll,
+  });
 
   registerPaymentMetrics(service.registry);
-  const deps = { nc, config, logger };
+  const publish = withFailPoint(publisher(nc), config.OUTBOX_FAIL_POINT ?? null, logger);
+  const store = new PaymentStore(publish, logger);
+  const deps = { nc, config, logger, store, publish };
 
-  const relay = new OutboxRelay(nc, logger, config.OUTBOX_POLL_INTERVAL, config.OUTBOX_FAIL_POINT ?? null);
-  relay.start();
-  service.onShutdown('outbox relay', () => relay.stop());
-
-  const completer = new ChargeCompleter(deps, logger, config.DEADLINE_POLL_INTERVAL);
-  completer.start();
-  service.onShutdown('charge completer', () => completer.stop());
-
-  const deadlines = new DeadlineRunner({ ...deps, onChange: () => relay.poke() });
-  deadlines.start();
-  service.onShutdown('deadlines', () => deadlines.stop());
+  const sweep = new OutboxSweep(store, logger, config.OUTBOX_SWEEP_INTERVAL);
+  sweep.start();
+  service.onShutdown('outbox sweep', () => sweep.stop());
 
   const queue = QueueGroups.payments;
   const subscriptions = [
-    serveRpc(
-      nc,
-      { subject: Subjects.paymentsCreate, queue, schema: CreatePaymentRequestSchema, logger },
-      async (req) => {
-        const payment = await createPaymentOnce(deps, req);
-        relay.poke();
-        return payment;
-      },
+    serveRpc(nc, { subject: Subjects.paymentsCreate, queue, schema: CreatePaymentRequestSchema, logger }, (req) =>
+      createPaymentOnce(deps, req),
     ),
     serveRpc(nc, { subject: Subjects.paymentsGet, queue, schema: GetPaymentRequestSchema, logger }, (req) =>
-      getPayment(req.storeId, req.id),
+      getPayment(store, req.storeId, req.id),
     ),
     serveRpc(nc, { subject: Subjects.paymentsList, queue, schema: ListPaymentsRequestSchema, logger }, (req) =>
-      listPayments(req.storeId, req.query),
+      listPayments(store, req.storeId, req.query),
     ),
     serveRpc(
       nc,
       { subject: Subjects.paymentsTransition, queue, schema: PaymentTransitionRequestSchema, logger },
-      async (req) => {
-        const moved = await adminTransition(req.paymentId, req.status);
-        relay.poke();
-        return moved;
-      },
+      (req) => adminTransition(store, req.paymentId, req.status),
     ),
     serveRpc(nc, { subject: Subjects.paymentsQr, queue, schema: PaymentQrRequestSchema, logger }, async (req) => ({
-      qrCopyPaste: await qrCopyPasteOf(req.id),
+      qrCopyPaste: await qrCopyPasteOf(store, req.id),
     })),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
-  const consumer = await startConsumer(
+  const pixConsumer = await startConsumer(
     nc,
     { stream: Streams.pix.name, durable: Consumers.paymentsPix, logger },
-    async (msg) => {
-      const outcome = await onPixEvent(deps, msg.subject, msg.json());
-      relay.poke();
-      deadlines.poke();
-      return outcome;
-    },
+    (msg) => onPixEvent(deps, msg.subject, msg.json()),
   );
-  service.addReadinessCheck('pix consumer', consumer.isBound);
-  service.onShutdown('pix consumer', () => consumer.stop());
+  service.addReadinessCheck('pix consumer', pixConsumer.isBound);
+  service.onShutdown('pix consumer', () => pixConsumer.stop());
+
+  const dueConsumer = await startConsumer(
+    nc,
+    { stream: Streams.paymentSchedules.name, durable: Consumers.paymentsDue, logger },
+    (msg) => onDue(deps, msg.json()),
+  );
+  service.addReadinessCheck('scheduled work consumer', dueConsumer.isBound);
+  service.onShutdown('scheduled work consumer', () => dueConsumer.stop());
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();

@@ -1,5 +1,4 @@
 import { Counter, Gauge, type Registry } from '@pix/observability';
-import { PaymentModel } from './model';
 
 /**
  * The payments service's own metrics. They are module-level (every status change, wherever it is
@@ -25,22 +24,19 @@ export const pspChargeFailures = new Counter({
   registers: [],
 });
 
-export const outboxPending = new Gauge({
+/**
+ * Set by the outbox sweep: writes whose messages were still unpublished seconds after the write
+ * (a crashed writer, JetStream unreachable). Read from the last sweep, so a scrape costs nothing.
+ */
+export const outboxLeftovers = new Gauge({
   name: 'outbox_pending_events',
-  help: 'Events stored in payment outboxes and not yet published to JetStream',
+  help: 'Writes whose events or schedules were still unpublished at the last outbox sweep',
   registers: [],
-  async collect() {
-    const [sum] = await PaymentModel.aggregate<{ total: number }>([
-      { $match: { outboxPending: { $gt: 0 } } },
-      { $group: { _id: null, total: { $sum: '$outboxPending' } } },
-    ]);
-    this.set(sum?.total ?? 0);
-  },
 });
 
 export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(paymentsCreated);
   registry.registerMetric(statusChanges);
   registry.registerMetric(pspChargeFailures);
-  registry.registerMetric(outboxPending);
+  registry.registerMetric(outboxLeftovers);
 }

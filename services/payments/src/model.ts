@@ -1,13 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
-import type { CreateRefundReply, PaymentEvent, PaymentStatus } from '@pix/contracts';
-
-/** One event waiting in a payment's outbox to be published to JetStream. */
-export interface OutboxEntry {
-  subject: string;
-  event: PaymentEvent;
-  /** W3C trace context of the change that caused the event; the relay publishes in it. */
-  trace?: Record<string, string>;
-}
+import type { CreateRefundReply, PaymentStatus } from '@pix/contracts';
 
 export type RefundReason = 'review_timeout' | 'analysis_rejected';
 
@@ -35,20 +27,14 @@ export interface PaymentDoc {
   txid: string;
   qrCodeUrl: string | null;
   qrCopyPaste: string | null;
-  /** A charge the PSP has not confirmed yet is retried in the background until this is true. */
+  /** False while the PSP has not taken the charge; a scheduled retry completes it. */
   chargeCreated: boolean;
-  chargeNextAttemptAt: Date | null;
-  chargeAttempts: number;
   /** When an unpaid charge expires. */
   expiresAt: Date;
   /** The PSP's confirmation, kept to recognise a redelivered one (idempotent by endToEndId). */
   paidEndToEndId: string | null;
   paidAmountCents: number | null;
-  /**
-   * The next deadline of the current status: the charge's expiry while pending, the automatic
-   * refund while in review; null otherwise. A replica claims it by pushing it forward (a
-   * conditional update), so a claim left by a crashed replica becomes due again by itself.
-   */
+  /** When the automatic refund of a payment in review falls due; null otherwise. */
   deadlineAt: Date | null;
   /** Set when the PSP's analysis rejects the held Pix: the refund is then due at once. */
   refundReason: RefundReason | null;
@@ -56,9 +42,39 @@ export interface PaymentDoc {
   refund: RefundRecord | null;
   /** How many events this payment has emitted; the next one gets eventSeq + 1. */
   eventSeq: number;
-  /** Events not yet published, by event id (a map, not an array: unset by id is atomic). */
-  outbox: Record<string, OutboxEntry>;
-  outboxPending: number;
+  /** How many times the document was written; a writer claims `_id:rev` before writing rev + 1. */
+  rev: number;
+}
+
+/**
+ * A message a write owes to JetStream: an event, or a scheduled message (a deadline, a retry).
+ * Stored in the write's intent before the write, published after it.
+ */
+export interface OutboxMessage {
+  subject: string;
+  /** Nats-Msg-Id: JetStream keeps one message per id, so publishing again is harmless. */
+  msgId: string;
+  /** The message's body, published as JSON. */
+  body: unknown;
+  /** W3C trace context of the change that caused the message; it is published in it. */
+  trace?: Record<string, string>;
+  /** A scheduled message: delivered on `target` at `at` (JetStream message schedules). */
+  schedule?: { at: Date; target: string };
+}
+
+/**
+ * A write's intent: the claim on one revision of a payment (its unique `_id`, `<paymentId>:<rev>`,
+ * lets exactly one writer move the payment from that revision) and the messages the write owes.
+ * It exists only while a write is in flight, or as a leftover of one that crashed.
+ */
+export interface IntentDoc {
+  _id: string;
+  paymentId: string;
+  rev: number;
+  at: Date;
+  /** Always true: the recovery sweep finds leftovers by this indexed equality. */
+  open: true;
+  messages: OutboxMessage[];
 }
 
 const PaymentSchema = new Schema<PaymentDoc>(
@@ -76,8 +92,6 @@ const PaymentSchema = new Schema<PaymentDoc>(
     qrCodeUrl: { type: String, default: null },
     qrCopyPaste: { type: String, default: null },
     chargeCreated: { type: Boolean, required: true },
-    chargeNextAttemptAt: { type: Date, default: null },
-    chargeAttempts: { type: Number, default: 0 },
     expiresAt: { type: Date, required: true },
     paidEndToEndId: { type: String, default: null },
     paidAmountCents: { type: Number, default: null },
@@ -85,8 +99,7 @@ const PaymentSchema = new Schema<PaymentDoc>(
     refundReason: { type: String, default: null },
     refund: { type: Schema.Types.Mixed, default: null },
     eventSeq: { type: Number, required: true },
-    outbox: { type: Schema.Types.Mixed, default: {} },
-    outboxPending: { type: Number, required: true },
+    rev: { type: Number, required: true },
   },
   { collection: 'payments', versionKey: false, minimize: false, strict: true },
 );
@@ -96,10 +109,20 @@ PaymentSchema.index({ storeId: 1, createdAt: -1, _id: -1 });
 PaymentSchema.index({ storeId: 1, status: 1, createdAt: -1, _id: -1 });
 // The PSP speaks of charges by txid.
 PaymentSchema.index({ txid: 1 }, { unique: true });
-// The outbox relay and the background charge completion look for work.
-PaymentSchema.index({ outboxPending: 1 });
-PaymentSchema.index({ chargeCreated: 1, chargeNextAttemptAt: 1 });
-// The deadline runner looks for due deadlines.
-PaymentSchema.index({ deadlineAt: 1 });
+
+const IntentSchema = new Schema<IntentDoc>(
+  {
+    _id: { type: String, required: true },
+    paymentId: { type: String, required: true },
+    rev: { type: Number, required: true },
+    at: { type: Date, required: true },
+    open: { type: Boolean, required: true },
+    messages: { type: Schema.Types.Mixed, required: true },
+  },
+  { collection: 'payment_intents', versionKey: false, minimize: false, strict: true },
+);
+// The recovery sweep.
+IntentSchema.index({ open: 1 });
 
 export const PaymentModel = mongoose.model<PaymentDoc>('Payment', PaymentSchema);
+export const IntentModel = mongoose.model<IntentDoc>('PaymentIntent', IntentSchema);

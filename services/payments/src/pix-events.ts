@@ -9,13 +9,15 @@ import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import type { Config } from './config';
-import { PaymentModel, type PaymentDoc } from './model';
-import { withPaymentLock } from './payment-lock';
+import type { PaymentDoc } from './model';
+import { dueMessage } from './outbox';
+import type { PaymentStore } from './payment-store';
 import { transition, type TransitionResult } from './transitions';
 
 export interface PixEventDeps {
   config: Config;
   logger: Logger;
+  store: PaymentStore;
 }
 
 const ACK: HandlerOutcome = { ack: true };
@@ -26,9 +28,9 @@ function outcomeOf(result: TransitionResult): HandlerOutcome {
   return !result.changed && result.reason === 'lost_race' ? LOOK_AGAIN : ACK;
 }
 
-async function paymentOfCharge(txid: string, logger: Logger): Promise<PaymentDoc | null> {
-  const doc = await PaymentModel.findOne({ txid: { $eq: txid } }).lean<PaymentDoc>();
-  if (!doc) logger.warn({ txid }, 'PSP event for an unknown charge; ignored');
+async function paymentOfCharge(deps: PixEventDeps, txid: string): Promise<PaymentDoc | null> {
+  const doc = await deps.store.byTxid(txid);
+  if (!doc) deps.logger.warn({ txid }, 'PSP event for an unknown charge; ignored');
   return doc;
 }
 
@@ -39,7 +41,7 @@ async function paymentOfCharge(txid: string, logger: Logger): Promise<PaymentDoc
  * nothing.
  */
 async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolean): Promise<HandlerOutcome> {
-  const doc = await paymentOfCharge(pix.txid, deps.logger);
+  const doc = await paymentOfCharge(deps, pix.txid);
   if (!doc) return ACK;
   if (doc.paidEndToEndId === pix.endToEndId) {
     deps.logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
@@ -56,11 +58,13 @@ async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolea
   }
   const approve = !held && pix.amountCents === doc.amountCents;
   const paid = { paidEndToEndId: pix.endToEndId, paidAmountCents: pix.amountCents };
+  const refundAt = new Date(Date.now() + deps.config.REVIEW_TIMEOUT);
   const result = approve
-    ? await transition(doc._id, 'pending', 'approved', paid)
-    : await transition(doc._id, 'pending', 'review', {
-        ...paid,
-        deadlineAt: new Date(Date.now() + deps.config.REVIEW_TIMEOUT),
+    ? await transition(deps.store, doc._id, 'pending', 'approved', { extra: paid, seen: doc })
+    : await transition(deps.store, doc._id, 'pending', 'review', {
+        extra: { ...paid, deadlineAt: refundAt },
+        schedules: [dueMessage(doc._id, 'refund', refundAt, 'review')],
+        seen: doc,
       });
   deps.logger.info({ paymentId: doc._id, held, changed: result.changed }, 'pix payment applied');
   return outcomeOf(result);
@@ -68,7 +72,7 @@ async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolea
 
 /** The PSP's analysis of the held Pix of a payment in review, if that is what the event is about. */
 async function paymentInAnalysis(deps: PixEventDeps, event: PixAnalysisEvent): Promise<PaymentDoc | null> {
-  const doc = await paymentOfCharge(event.txid, deps.logger);
+  const doc = await paymentOfCharge(deps, event.txid);
   if (!doc) return null;
   if (doc.status !== 'review' || doc.paidEndToEndId !== event.endToEndId) {
     deps.logger.info(
@@ -84,24 +88,30 @@ async function paymentInAnalysis(deps: PixEventDeps, event: PixAnalysisEvent): P
 async function onAnalysisCleared(deps: PixEventDeps, event: PixAnalysisEvent): Promise<HandlerOutcome> {
   const doc = await paymentInAnalysis(deps, event);
   if (!doc) return ACK;
-  const result = await transition(doc._id, 'review', 'approved');
+  const result = await transition(deps.store, doc._id, 'review', 'approved', { seen: doc });
   if (!result.changed && result.reason === 'refused') {
     deps.logger.warn({ paymentId: doc._id }, 'analysis cleared after the refund was requested; stays refunded');
   }
   return outcomeOf(result);
 }
 
-/** The analysis rejected the Pix: the refund falls due now (the deadline runner makes it). */
+/** The analysis rejected the Pix: the refund falls due now (a scheduled message due at once). */
 async function onAnalysisRejected(deps: PixEventDeps, event: PixAnalysisEvent): Promise<HandlerOutcome> {
   const doc = await paymentInAnalysis(deps, event);
   if (!doc) return ACK;
-  await withPaymentLock(doc._id, () =>
-    PaymentModel.updateOne(
-      { _id: doc._id, status: 'review', refund: null },
-      { $set: { refundReason: 'analysis_rejected', deadlineAt: new Date() } },
-    ),
+  const now = new Date();
+  const result = await deps.store.write<'moved_on'>(
+    doc._id,
+    (current) =>
+      current.status !== 'review' || current.refund || current.refundReason === 'analysis_rejected'
+        ? { skip: 'moved_on' }
+        : {
+            set: { refundReason: 'analysis_rejected', deadlineAt: now },
+            messages: [dueMessage(doc._id, 'refund', now, 'rejected')],
+          },
+    doc,
   );
-  deps.logger.info({ paymentId: doc._id }, 'analysis rejected: refund due');
+  deps.logger.info({ paymentId: doc._id, changed: result.written }, 'analysis rejected: refund due');
   return ACK;
 }
 
