@@ -47,7 +47,6 @@ describe('apipix provider over mutual TLS', () => {
         CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
         CALLBACK_CLIENT_CA_FILE: pki.files.ca,
         REVIEW_TIMEOUT: '2s',
-        DEADLINE_POLL_INTERVAL: '200ms',
       },
     });
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;

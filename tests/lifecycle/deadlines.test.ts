@@ -5,14 +5,15 @@ import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 /**
  * Expiry and the automatic refund, with short PIX_CHARGE_TTL and REVIEW_TIMEOUT, run by TWO
- * payments replicas claiming the same deadlines: every one happens exactly once.
+ * payments replicas sharing the scheduled messages that carry the deadlines: every one happens
+ * exactly once.
  */
 describe('deadlines with two payments replicas', () => {
   let stack: PrivateStack;
 
   beforeAll(async () => {
     stack = await startPrivateStack({
-      env: { PIX_CHARGE_TTL: '4s', REVIEW_TIMEOUT: '3s', DEADLINE_POLL_INTERVAL: '100ms' },
+      env: { PIX_CHARGE_TTL: '4s', REVIEW_TIMEOUT: '3s' },
     });
     await stack.startService('payments');
     expect(stack.processesOf('payments')).toHaveLength(2);

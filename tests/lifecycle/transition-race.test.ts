@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { txidFor, type PaymentStatus } from '@pix/contracts';
-import { PaymentModel, type PaymentDoc } from '../../services/payments/src/model';
+import { createLogger } from '@pix/observability';
+import type { OutboxMessage, PaymentDoc } from '../../services/payments/src/model';
+import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { sharedStack } from '../support/stack';
 
@@ -21,8 +23,6 @@ function pendingPayment(): PaymentDoc {
     qrCodeUrl: null,
     qrCopyPaste: null,
     chargeCreated: true,
-    chargeNextAttemptAt: null,
-    chargeAttempts: 1,
     expiresAt: new Date(Date.now() + 60_000),
     paidEndToEndId: null,
     paidAmountCents: null,
@@ -30,19 +30,23 @@ function pendingPayment(): PaymentDoc {
     refundReason: null,
     refund: null,
     eventSeq: 1,
-    outbox: {},
-    outboxPending: 0,
+    rev: 1,
   };
 }
 
 /**
  * Racing triggers on one payment (as from several replicas) against the real FerretDB: exactly one
- * transition wins and exactly one event is stored. FerretDB applies conditional updates
- * non-atomically, so this holds only because every writer takes the payment's lock.
+ * transition wins and exactly one event is published. FerretDB applies conditional updates
+ * non-atomically, so this holds only because every write first claims its revision with a unique
+ * insert (PaymentStore).
  */
 describe('racing transitions of one payment', () => {
+  const published: OutboxMessage[] = [];
+  const store = new PaymentStore(async (messages) => void published.push(...messages), createLogger('test', 'silent'));
+
   beforeAll(async () => {
     await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/transition_race'));
+    await syncPaymentIndexes();
   });
   afterAll(async () => {
     await mongoose.connection.dropDatabase();
@@ -53,15 +57,21 @@ describe('racing transitions of one payment', () => {
     const targets: PaymentStatus[] = ['approved', 'review', 'not_approved', 'rejected'];
     for (let round = 0; round < 8; round++) {
       const doc = pendingPayment();
-      await PaymentModel.create(doc);
-      const results = await Promise.all(targets.map((to) => transition(doc._id, 'pending', to)));
+      await store.insert(doc, []);
+      published.length = 0;
+      const results = await Promise.all(targets.map((to) => transition(store, doc._id, 'pending', to)));
       const winners = results.filter((r) => r.changed);
       expect(winners).toHaveLength(1);
-      const stored = await PaymentModel.findById(doc._id).lean<PaymentDoc>();
+      const stored = await store.byId(doc._id);
       expect(stored?.status).toBe(winners[0]?.doc?.status);
       expect(stored?.eventSeq).toBe(2);
-      expect(Object.keys(stored?.outbox ?? {})).toHaveLength(1);
-      expect(stored?.outboxPending).toBe(1);
+      expect(stored?.rev).toBe(2);
+      expect(published).toHaveLength(1);
+      expect(published[0]?.body).toMatchObject({
+        sequence: 2,
+        body: { status: stored?.status, previousStatus: 'pending' },
+      });
+      expect(await store.openIntents(10)).toEqual([]);
     }
   });
 });

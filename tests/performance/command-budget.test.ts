@@ -51,14 +51,15 @@ describe('database commands per operation', () => {
   it('get costs 1 command and list 2', async () => {
     const { body } = await create({ amount: 12 });
     const get = await measure(async () =>
-      expect((await api(stack.gatewayUrl, 'GET', `/api-public/payments/${body.id}`, { token: store.token })).status).toBe(
-        200,
-      ),
+      expect(
+        (await api(stack.gatewayUrl, 'GET', `/api-public/payments/${body.id}`, { token: store.token })).status,
+      ).toBe(200),
     );
     expect([...get]).toEqual([['payments find payments', 1]]);
     const list = await measure(async () =>
       expect(
-        (await api(stack.gatewayUrl, 'GET', '/api-public/payments?status=pending&limit=5', { token: store.token })).status,
+        (await api(stack.gatewayUrl, 'GET', '/api-public/payments?status=pending&limit=5', { token: store.token }))
+          .status,
       ).toBe(200),
     );
     expect(total(list)).toBe(2);
