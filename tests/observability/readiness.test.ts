@@ -45,6 +45,7 @@ describe('readiness follows NATS and the database', () => {
       mongodb: true,
       nats: true,
       'pix consumer': true,
+      'scheduled work consumer': true,
     });
 
     const nats = stack.processes.find((p) => p.name === 'nats-server');
