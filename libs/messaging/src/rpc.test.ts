@@ -41,3 +41,39 @@ describe('serveRpc drain', () => {
     await expect(reply).resolves.toEqual({ doubled: 42 });
   });
 });
+
+describe('serveRpc answers', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connect({ servers: sharedStack().natsUrl });
+  });
+  afterAll(() => nc.close());
+
+  it('503 for a temporary failure of the infrastructure, 500 for anything else', async () => {
+    const subject = `test.errors.${Date.now()}`;
+    const failures: Record<string, Error> = {
+      network: Object.assign(new Error('connection closed'), { name: 'MongoNetworkError' }),
+      selection: Object.assign(new Error('no server'), { name: 'MongoServerSelectionError' }),
+      marked: Object.assign(new Error('contended'), { transient: true }),
+      bug: new TypeError('x is undefined'),
+    };
+    const server = serveRpc(
+      nc,
+      { subject, queue: 'test', schema: z.object({ kind: z.string() }), logger: createLogger('test', 'silent') },
+      async (req) => {
+        throw failures[req.kind];
+      },
+    );
+    await nc.flush();
+    const statusOf = (kind: string) =>
+      callRpc(nc, subject, { kind }, z.unknown()).then(
+        () => 200,
+        (err: { status?: number }) => err.status,
+      );
+    expect(await statusOf('network')).toBe(503);
+    expect(await statusOf('selection')).toBe(503);
+    expect(await statusOf('marked')).toBe(503);
+    expect(await statusOf('bug')).toBe(500);
+    await server.drain();
+  });
+});

@@ -76,6 +76,10 @@ export function serveRpc<S extends z.ZodType, R>(
     } catch (err) {
       if (err instanceof RpcFailure) {
         reply = { ok: false, error: { status: err.status, message: err.message } };
+      } else if (isTransient(err)) {
+        logger.warn({ err, subject }, 'rpc handler met a temporary failure');
+        failSpan(span, err);
+        reply = { ok: false, error: { status: 503, message: ErrorMessages.unavailable } };
       } else {
         logger.error({ err, subject }, 'rpc handler failed');
         failSpan(span, err);
@@ -85,6 +89,22 @@ export function serveRpc<S extends z.ZodType, R>(
     msg.respond(JSON.stringify(reply));
   }
 }
+
+/**
+ * A failure of the infrastructure, not of the code: the database or NATS away for a moment, another
+ * writer holding the same payment. The caller gets a 503 (the spec's clients retry 5xx, with the same
+ * Idempotency-Key), where a 500 would mean a bug. The MongoDB driver's own errors say so by name; our
+ * own mark themselves `transient`.
+ */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof RpcUnavailable) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const { name, transient } = err as { name?: unknown; transient?: unknown };
+  return transient === true || (typeof name === 'string' && TRANSIENT_DRIVER_ERRORS.test(name));
+}
+
+const TRANSIENT_DRIVER_ERRORS =
+  /^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|PoolCleared|TopologyClosed|ServerClosed)Error$/;
 
 /** The callee did not answer: nobody listening, or too slow. Temporary by nature (a 503). */
 export class RpcUnavailable extends Error {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ErrorMessages, type ErrorBody } from '@pix/contracts';
-import { RpcFailure, RpcUnavailable } from '@pix/messaging';
+import { isTransient, RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
 /** Every error leaves the API in the spec's error body (2.4). */
@@ -17,8 +17,8 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
     if (err instanceof RpcFailure) return sendError(res, err.status, err.message);
-    if (err instanceof RpcUnavailable) {
-      logger.warn({ err, subject: err.subject }, 'backend did not answer');
+    if (isTransient(err)) {
+      logger.warn({ err }, 'a backend or the database is away for now');
       return sendError(res, 503, ErrorMessages.unavailable);
     }
     const type = (err as { type?: string }).type;

@@ -40,6 +40,9 @@ export const INTENT_LEASE_MS = 10_000;
 const WAIT_MS = 15_000;
 
 export class PaymentWriteTimeout extends Error {
+  /** Contention, not a bug: the caller may try again (a 503). */
+  readonly transient = true;
+
   constructor(paymentId: string) {
     super(`payment ${paymentId} stayed claimed by another writer for ${WAIT_MS} ms`);
     this.name = 'PaymentWriteTimeout';
