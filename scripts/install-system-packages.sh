@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use as real validators, when their commands are missing:
-# promtool (prometheus) for metrics and alert rules, docker-compose for compose files, and openssl
-# for the certificates of the mutual-TLS tests.
+# promtool (prometheus) for metrics and alert rules, docker-compose for compose files, openssl for
+# the certificates of the mutual-TLS tests, and chromium, the browser the payment page's test drives
+# through playwright-core (which downloads no browser of its own).
 set -euo pipefail
 
-declare -A packages=([promtool]=prometheus [docker-compose]=docker-compose [openssl]=openssl)
+declare -A packages=([promtool]=prometheus [docker-compose]=docker-compose [openssl]=openssl [chromium]=chromium)
 missing=()
 for cmd in "${!packages[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
