@@ -8,6 +8,7 @@ import { sandboxPspApp } from '../../services/pix-provider-adapter/src/sandbox-p
 import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
+import { createLogger } from '@pix/observability';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -80,7 +81,7 @@ describe('apipix provider over mutual TLS', () => {
   });
 
   function payer(): SandboxPayer {
-    return new SandboxPayer({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) });
+    return new SandboxPayer({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }, createLogger('psp', 'silent'));
   }
 
   function tlsAs(pem: { cert: string; key: string }) {
@@ -99,7 +100,7 @@ describe('apipix provider over mutual TLS', () => {
     await client.waitForStatus(payment.id, 'approved');
 
     // The PSP calling again with the same endToEndId changes nothing; anyone else is refused.
-    const callback = { pix: [{ endToEndId: pix._id, txid, valor: '12.34', horario: pix.paidAt.toISOString() }] };
+    const callback = { pix: [{ endToEndId: pix.endToEndId, txid, valor: '12.34', horario: pix.paidAt.toISOString() }] };
     const again = await got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(pki.client) });
     expect(again.statusCode).toBe(200);
     await expect(

@@ -1,4 +1,5 @@
 import { parsePix, hasError } from 'pix-utils';
+import { SandboxMessages } from '@pix/contracts';
 import { admin, adminFails } from '../support/admin';
 import { eventually } from '../support/api';
 import { withDb } from '../support/db';
@@ -68,13 +69,15 @@ describe('payment lifecycle on the running stack', () => {
     });
   });
 
-  it('a charge is paid once: a second payment of it is refused and changes nothing', async () => {
+  it('a charge is paid once: a repeated pay answers the same Pix, another amount is refused, nothing changes', async () => {
     const payment = await client.create(15);
-    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    const first = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'pay', payment.id);
     await client.waitForStatus(payment.id, 'approved');
-    const second = await adminFails(stack.natsUrl, 'sandbox', 'pay', payment.id);
-    expect(second.code).not.toBe(0);
-    expect(second.stderr).toContain('no longer open');
+    const again = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    expect(again).toEqual(first);
+    const other = await adminFails(stack.natsUrl, 'sandbox', 'pay', payment.id, '--amount', '16.00');
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toContain(SandboxMessages.chargePaidOtherwise);
     await expectOneChange(payment.id, 'pending', 'approved');
   });
 

@@ -15,7 +15,10 @@ export const EqualityIndexedFields = {
   webhook_deliveries: ['_id', 'paymentId'],
   webhook_attempts: ['_id', 'paymentId'],
   sandbox_psp_cobs: ['_id'],
-  sandbox_psp_pix: ['_id'],
+  // Keyed by txid (one Pix per charge); refunds find it by endToEndId; a restarted adapter resumes
+  // the callbacks not yet acknowledged (notified: false).
+  sandbox_psp_pix: ['_id', 'endToEndId', 'notified'],
+  sandbox_psp_analyses: ['_id', 'notified'],
   sandbox_psp_refunds: ['_id'],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -42,7 +42,20 @@ export const AdminMessages = {
   statusNotAdmin: (to: string, allowed: readonly string[]) =>
     `${to} is reached only through the payment lifecycle (PSP, expiry, review); the admin command drives: ${allowed.join(', ')}`,
   transitionContended: 'the payment kept changing while the transition was tried; try again',
-  sandboxChargeExpired: 'the charge of this payment has expired at the sandbox PSP',
-  sandboxChargeClosed: 'the charge of this payment is no longer open at the sandbox PSP (already paid or removed)',
-  sandboxNothingHeld: 'the sandbox PSP holds no Pix of this payment in analysis (run sandbox review first)',
+} as const;
+
+/**
+ * Refusals of the sandbox actions (pay, review, clear, reject). Merchants meet them on the public
+ * sandbox routes, so they are Portuguese like the API's; the admin CLI prints the same ones.
+ */
+export const SandboxMessages = {
+  chargeExpired: 'A cobrança deste pagamento expirou; ela não pode mais ser paga.',
+  chargeMissing: 'A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.',
+  chargePaidOtherwise:
+    'A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).',
+  nothingHeld: 'Não há Pix deste pagamento em análise no PSP sandbox; use a ação review antes.',
+  analysisDecided: 'A análise do Pix deste pagamento já foi concluída com outro resultado.',
+  callbackFailed:
+    'O PSP sandbox registrou o Pix, mas não conseguiu avisar a plataforma; o aviso será repetido. Tente novamente.',
+  amountInvalid: 'amount must be a positive number with at most two decimal places',
 } as const;

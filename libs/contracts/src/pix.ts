@@ -12,3 +12,10 @@ export function txidFor(paymentId: string): string {
 export function refundIdFor(paymentId: string): string {
   return `dev${txidFor(paymentId)}`.slice(0, 35);
 }
+
+/**
+ * Which PSP the adapter talks to (PIX_PROVIDER): `sandbox`, the embedded simulator, or `apipix`, a
+ * real PSP. The gateway reads it too: the public sandbox routes exist only in sandbox deployments.
+ */
+export const PIX_PROVIDERS = ['sandbox', 'apipix'] as const;
+export type PixProviderName = (typeof PIX_PROVIDERS)[number];

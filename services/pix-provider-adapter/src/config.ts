@@ -1,4 +1,5 @@
 import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { PIX_PROVIDERS } from '@pix/contracts';
 
 const optionalFile = z.string().min(1).optional();
 
@@ -13,7 +14,7 @@ export const config = loadConfig(
       HTTP_HOST: z.string().default('127.0.0.1'),
       HTTP_PORT: port(8081),
       /** sandbox: an embedded PSP simulator; apipix: a real PSP's API Pix. */
-      PIX_PROVIDER: z.enum(['sandbox', 'apipix']).default('sandbox'),
+      PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
       /** Merchant name and city written into every BR Code the sandbox PSP makes (EMV fields 59, 60). */
       PIX_MERCHANT_NAME: z.string().min(1).max(25).default('PIX PAYMENTS SANDBOX'),
       PIX_MERCHANT_CITY: z.string().min(1).max(15).default('SAO PAULO'),
@@ -46,6 +47,8 @@ export const config = loadConfig(
       SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
       /** Shared secret the sandbox PSP presents on callbacks. */
       PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
+      /** Test-only fail point of the sandbox PSP (see sandbox-psp/simulator.ts). */
+      SANDBOX_FAIL_POINT: z.enum(['crash-after-decision']).optional(),
     })
     .superRefine((env, ctx) => {
       if (env.PIX_PROVIDER !== 'apipix') return;

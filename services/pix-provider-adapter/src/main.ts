@@ -47,6 +47,11 @@ async function main(): Promise<void> {
   app.use('/psp/callbacks', callbackRouter({ js, auth: selected.callbackAuth, logger }));
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
+  if (sandbox) {
+    // Callbacks a stopped adapter left unsent go out now that the callback endpoint listens.
+    service.onShutdown('sandbox psp callbacks', () => sandbox.payer.stop());
+    sandbox.payer.resume().catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
+  }
 
   const queue = QueueGroups.pixProviderAdapter;
   const subscriptions = [

@@ -74,11 +74,11 @@ export async function selectProvider(
   const server = await listen(app, config.SANDBOX_PSP_PORT, config.SANDBOX_PSP_HOST, null);
   const pspUrl = `http://${config.SANDBOX_PSP_HOST}:${config.SANDBOX_PSP_PORT}`;
   logger.info({ pspUrl }, 'sandbox PSP serving API Pix');
-  const payer = new SandboxPayer({
-    url: callbackUrl,
-    headers: { [CALLBACK_SECRET_HEADER]: config.PSP_CALLBACK_SECRET },
-    tls: null,
-  });
+  const payer = new SandboxPayer(
+    { url: callbackUrl, headers: { [CALLBACK_SECRET_HEADER]: config.PSP_CALLBACK_SECRET }, tls: null },
+    logger,
+    config.SANDBOX_FAIL_POINT ?? null,
+  );
   return {
     provider: new ApiPixClient({ ...common, baseUrl: `${pspUrl}/v2`, tokenUrl: `${pspUrl}/oauth/token`, tls: null }),
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },

@@ -134,7 +134,7 @@ export function sandboxPspApp(options: SandboxPspOptions): express.Express {
     if (!REFUND_ID.test(id) || !parsed.success) {
       return problem(res, 400, 'DevolucaoOperacaoInvalida', 'invalid refund');
     }
-    const pix = await SandboxPixModel.findById(e2eid).lean();
+    const pix = await SandboxPixModel.findOne({ endToEndId: { $eq: e2eid } }).lean();
     if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'no Pix with this endToEndId');
     const amountCents = brlToCents(Number(parsed.data.valor)) ?? 0;
     if (amountCents > pix.amountCents) {

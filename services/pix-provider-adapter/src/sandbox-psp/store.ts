@@ -3,7 +3,8 @@ import type { AnalysisState, Cob, Devolucao } from '../api-pix/wire';
 
 /**
  * The sandbox PSP's books, in MongoDB so that they outlive a restart of the adapter: its charges
- * (cob), the Pix it received and the refunds (devoluções) it made.
+ * (cob), the Pix it received, the analyses it concluded and the refunds (devoluções) it made. Every
+ * query is an equality on a field listed in EqualityIndexedFields (libs/contracts).
  */
 export interface SandboxCobDoc {
   _id: string; // txid
@@ -12,13 +13,29 @@ export interface SandboxCobDoc {
   expiresAt: Date;
 }
 
+/**
+ * The one Pix a charge received, under the charge's txid: the insert that creates it decides which
+ * of racing payers pays the charge, atomically on FerretDB as on MongoDB (a conditional update
+ * would not be: FerretDB applies it as read, change, write back).
+ */
 export interface SandboxPixDoc {
-  _id: string; // endToEndId
-  txid: string;
+  _id: string; // txid
+  endToEndId: string;
   amountCents: number;
   paidAt: Date;
-  /** Set when the PSP held this Pix for analysis. */
-  analysis: AnalysisState | null;
+  /** The PSP held this Pix for analysis (sandbox review) rather than confirming it. */
+  held: boolean;
+  /** The receiver acknowledged the callback; until then the PSP keeps calling. */
+  notified: boolean;
+}
+
+/** The end of a held Pix's analysis, under the txid: the insert decides between a racing clear and reject. */
+export interface SandboxAnalysisDoc {
+  _id: string; // txid
+  endToEndId: string;
+  outcome: Exclude<AnalysisState, 'EM_ANALISE'>;
+  decidedAt: Date;
+  notified: boolean;
 }
 
 export interface SandboxRefundDoc {
@@ -48,14 +65,42 @@ export const SandboxPixModel = mongoose.model<SandboxPixDoc>(
   new Schema<SandboxPixDoc>(
     {
       _id: { type: String, required: true },
-      txid: { type: String, required: true, index: true },
+      endToEndId: { type: String, required: true, index: true },
       amountCents: { type: Number, required: true },
       paidAt: { type: Date, required: true },
-      analysis: { type: String, default: null },
+      held: { type: Boolean, required: true },
+      notified: { type: Boolean, required: true, index: true },
     },
     { collection: 'sandbox_psp_pix', versionKey: false },
   ),
 );
+
+export const SandboxAnalysisModel = mongoose.model<SandboxAnalysisDoc>(
+  'SandboxAnalysis',
+  new Schema<SandboxAnalysisDoc>(
+    {
+      _id: { type: String, required: true },
+      endToEndId: { type: String, required: true },
+      outcome: { type: String, required: true },
+      decidedAt: { type: Date, required: true },
+      notified: { type: Boolean, required: true, index: true },
+    },
+    { collection: 'sandbox_psp_analyses', versionKey: false },
+  ),
+);
+
+/** Inserts a document under its `_id`, or returns the one already there (which won a race, or a retry's first try). */
+export async function insertOnce<T extends { _id: string }>(model: mongoose.Model<T>, doc: T): Promise<T> {
+  try {
+    await model.create(doc);
+    return doc;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+    const existing = await model.findById(doc._id).lean<T>();
+    if (!existing) throw err;
+    return existing;
+  }
+}
 
 export const SandboxRefundModel = mongoose.model<SandboxRefundDoc>(
   'SandboxRefund',
