@@ -9,6 +9,8 @@ import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-ps
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
 import { createLogger } from '@pix/observability';
+import { ErrorMessages } from '@pix/contracts';
+import { api } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -142,5 +144,19 @@ describe('apipix provider over mutual TLS', () => {
     await expect(
       stranger.createCharge({ txid: 'a'.repeat(32), amountCents: 500, expiresInSeconds: 60, description: null }),
     ).rejects.toThrow();
+  });
+
+  it('serves no sandbox routes: with a real PSP they are unknown routes, with or without a token', async () => {
+    const client = await paymentsClient(stack);
+    const payment = await client.create(9.99);
+    for (const base of ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments']) {
+      for (const action of ['pay', 'review', 'clear', 'reject']) {
+        for (const token of [client.store.token, undefined]) {
+          const res = await api(stack.gatewayUrl, 'POST', `${base}/${payment.id}/${action}`, { token });
+          expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.routeNotFound } });
+        }
+      }
+    }
+    expect((await client.get(payment.id)).status).toBe('pending');
   });
 });

@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
 import { paymentsRouter } from './payments-routes';
 import { qrRouter } from './qr-route';
+import { SANDBOX_PATHS, sandboxRouter } from './sandbox-routes';
 
 /** Both path forms of spec section 4 serve the same operations. */
 export const PAYMENT_PATHS = ['/api-public/payments', '/public-api/v1/payments'] as const;
@@ -17,6 +18,8 @@ export function createApp(options: {
   rpcTimeoutMs: number;
   authCache: AuthCache;
   rateLimit: RateLimit;
+  /** The public sandbox routes are served only when the adapter runs the sandbox PSP. */
+  sandbox: boolean;
 }): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -26,6 +29,10 @@ export function createApp(options: {
   const auth = requireStore(options.authCache, options.rateLimit);
   const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
   for (const path of PAYMENT_PATHS) app.use(path, auth, payments);
+  if (options.sandbox) {
+    const sandbox = sandboxRouter(options.nc, options.rpcTimeoutMs);
+    for (const path of SANDBOX_PATHS) app.use(path, auth, sandbox);
+  }
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
   app.use('/public-api/v1', docsRouter());
   app.use(notFoundHandler);

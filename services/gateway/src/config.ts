@@ -1,4 +1,5 @@
 import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { PIX_PROVIDERS } from '@pix/contracts';
 
 export const config = loadConfig(
   z.object({
@@ -13,6 +14,8 @@ export const config = loadConfig(
     /** Requests one token may make per RATE_LIMIT_WINDOW, on each gateway replica. */
     RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(1200),
     RATE_LIMIT_WINDOW: duration('1m'),
+    /** The adapter's PSP (the same variable): the public sandbox routes exist only with `sandbox`. */
+    PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
   }),
 );
 export type Config = typeof config;

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     rpcTimeoutMs: config.RPC_TIMEOUT,
     authCache,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
+    sandbox: config.PIX_PROVIDER === 'sandbox',
   });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));

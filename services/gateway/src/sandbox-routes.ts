@@ -1,0 +1,96 @@
+import express, { type RequestHandler, type Router } from 'express';
+import typeis from 'type-is';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  brlToCents,
+  ErrorMessages,
+  PaymentSchema,
+  SandboxAnalysisReplySchema,
+  SandboxMessages,
+  SandboxPayReplySchema,
+  Subjects,
+} from '@pix/contracts';
+import { callRpc, RpcFailure } from '@pix/messaging';
+import type { z } from 'zod';
+import type { AuthedLocals } from './auth';
+import { sendError } from './http-errors';
+import { isPaymentId, type Validated } from './validation';
+
+/** Both path forms, as for the payments. */
+export const SANDBOX_PATHS = ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments'] as const;
+
+/** The optional body of pay: `{"amount": <brl>}`, another amount than the payment's (it goes to review). */
+export function validateSandboxPayBody(body: unknown): Validated<number | undefined> {
+  if (body === undefined || body === null) return { ok: true, value: undefined };
+  if (typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: ErrorMessages.bodyNotObject };
+  const { amount } = body as { amount?: unknown };
+  if (amount === undefined || amount === null) return { ok: true, value: undefined };
+  const cents = typeof amount === 'number' ? brlToCents(amount) : null;
+  if (cents === null || cents <= 0) return { ok: false, message: SandboxMessages.amountInvalid };
+  return { ok: true, value: cents };
+}
+
+/**
+ * The sandbox PSP over the public API, for a merchant's own code to drive a payment as a customer
+ * would: pay (optionally another amount), review (paid and held for analysis), clear and reject
+ * (the analysis ends). Mounted behind requireStore only when the adapter runs the sandbox PSP.
+ * The store must own the payment (payments answers 404 otherwise); then the adapter's sandbox PSP
+ * acts and calls the adapter back exactly as a PSP does, as the admin CLI's `sandbox` commands do.
+ */
+export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
+  const router = express.Router();
+
+  // A body is optional (an empty one is none); one that is there must be JSON.
+  const optionalJson: RequestHandler = (req, res, next) => {
+    const length = req.get('content-length');
+    const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+    if (hasBody && typeis(req, ['application/json']) !== 'application/json') {
+      return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+    }
+    next();
+  };
+  const json = express.json({ limit: '64kb', strict: false, type: () => true });
+
+  async function act<S extends z.ZodType>(storeId: string, id: string, subject: string, payload: unknown, schema: S) {
+    await callRpc(nc, Subjects.paymentsGet, { storeId, id }, PaymentSchema, rpcTimeoutMs);
+    try {
+      return await callRpc(nc, subject, payload, schema, rpcTimeoutMs);
+    } catch (err) {
+      // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
+      if (err instanceof RpcFailure && err.status === 404) throw new RpcFailure(409, SandboxMessages.chargeMissing);
+      throw err;
+    }
+  }
+
+  router.post('/:id/pay', optionalJson, json, async (req, res) => {
+    const { storeId } = res.locals as AuthedLocals;
+    const id = req.params.id;
+    if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
+    const validated = validateSandboxPayBody(req.body);
+    if (!validated.ok) return sendError(res, 400, validated.message);
+    const paid = await act(
+      storeId,
+      id,
+      Subjects.sandboxPay,
+      { paymentId: id, amountCents: validated.value },
+      SandboxPayReplySchema,
+    );
+    res.status(200).json(paid);
+  });
+
+  const analyses = [
+    ['review', Subjects.sandboxReview],
+    ['clear', Subjects.sandboxClear],
+    ['reject', Subjects.sandboxReject],
+  ] as const;
+  for (const [action, subject] of analyses) {
+    router.post(`/:id/${action}`, async (req, res) => {
+      const { storeId } = res.locals as AuthedLocals;
+      const id = req.params.id;
+      if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
+      const done = await act(storeId, id, subject, { paymentId: id }, SandboxAnalysisReplySchema);
+      res.status(200).json(done);
+    });
+  }
+  return router;
+}

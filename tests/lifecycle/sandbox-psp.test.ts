@@ -1,0 +1,141 @@
+import type { Started } from '@pix/devstack';
+import { SandboxMessages } from '@pix/contracts';
+import { api, eventually } from '../support/api';
+import { withDb } from '../support/db';
+import { paymentsClient, statusChangedEvents } from '../support/payments';
+import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
+
+const SANDBOX = '/public-api/v1/sandbox/payments';
+/** The adapter's exit code at its fail point (sandbox-psp/simulator.ts). */
+const FAIL_POINT_EXIT_CODE = 87;
+
+function exited(proc: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
+    else proc.child?.once('exit', (code) => resolve(code));
+  });
+}
+
+async function pixOf(mongoUrl: string, paymentId: string) {
+  return withDb(mongoUrl, (db) =>
+    db
+      .collection('sandbox_psp_pix')
+      .find({ _id: paymentId.replace(/-/g, '') as never })
+      .toArray(),
+  );
+}
+
+/**
+ * The sandbox PSP under retries and faults: each action is decided once per charge by a unique
+ * insert (FerretDB applies conditional updates non-atomically), a retry answers what the first
+ * try did, and an action cut off by a crash completes by itself when the adapter is back.
+ */
+describe('sandbox PSP under retries and faults', () => {
+  describe('racing requests (shared stack)', () => {
+    const stack = sharedStack();
+    let client: Awaited<ReturnType<typeof paymentsClient>>;
+    beforeAll(async () => {
+      client = await paymentsClient(stack);
+    });
+
+    function act(id: string, action: string, body?: unknown) {
+      return api<{ endToEndId?: string; message?: string }>(stack.gatewayUrl, 'POST', `${SANDBOX}/${id}/${action}`, {
+        token: client.store.token,
+        ...(body === undefined ? {} : { body }),
+      });
+    }
+
+    it('pays a charge once however many pays race: one Pix, one endToEndId, one change', async () => {
+      const payment = await client.create(33.3);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => act(payment.id, 'pay')));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      const ids = new Set(answers.map((a) => a.body.endToEndId));
+      expect(ids.size).toBe(1);
+      await client.waitForStatus(payment.id, 'approved');
+      const pix = await pixOf(stack.mongoUrl, payment.id);
+      expect(pix).toHaveLength(1);
+      expect(pix[0]).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+      expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
+    });
+
+    it('lets one of racing pays of different amounts win and refuses the others', async () => {
+      const payment = await client.create(20);
+      const amounts = [20, 19, 21, 18, 22];
+      const answers = await Promise.all(amounts.map((amount) => act(payment.id, 'pay', { amount })));
+      const won = answers.filter((a) => a.status === 200);
+      expect(won).toHaveLength(1);
+      for (const lost of answers.filter((a) => a.status !== 200)) {
+        expect(lost).toMatchObject({ status: 409, body: { message: SandboxMessages.chargePaidOtherwise } });
+      }
+      expect(await pixOf(stack.mongoUrl, payment.id)).toHaveLength(1);
+    });
+
+    it('ends an analysis once when clear and reject race', async () => {
+      const payment = await client.create(11);
+      expect((await act(payment.id, 'review')).status).toBe(200);
+      await client.waitForStatus(payment.id, 'review');
+      const answers = await Promise.all(
+        ['clear', 'reject', 'clear', 'reject'].map((action) => act(payment.id, action)),
+      );
+      const outcomes = await withDb(stack.mongoUrl, (db) =>
+        db
+          .collection('sandbox_psp_analyses')
+          .find({ _id: payment.id.replace(/-/g, '') as never })
+          .toArray(),
+      );
+      expect(outcomes).toHaveLength(1);
+      const winner = outcomes[0]?.outcome === 'LIBERADO' ? 'clear' : 'reject';
+      answers.forEach((answer, i) => {
+        const action = ['clear', 'reject', 'clear', 'reject'][i];
+        if (action === winner) expect(answer.status).toBe(200);
+        else expect(answer).toMatchObject({ status: 409, body: { message: SandboxMessages.analysisDecided } });
+      });
+      await client.waitForStatus(payment.id, winner === 'clear' ? 'approved' : 'not_approved');
+    });
+  });
+
+  describe('an adapter crash between the decision and the callback', () => {
+    let stack: PrivateStack;
+    beforeAll(async () => {
+      // A short RPC timeout: the gateway gives up on the crashed adapter quickly.
+      stack = await startPrivateStack({ env: { RPC_TIMEOUT: '3000' } });
+    });
+    afterAll(() => stack.stop());
+
+    it('completes the payment when the adapter is back, and a retry answers the same Pix', async () => {
+      const client = await paymentsClient(stack);
+      const payment = await client.create(27.5);
+      const [running] = stack.processesOf('pix-provider-adapter').slice(-1);
+      if (!running) throw new Error('no adapter process');
+      await stack.stopProcess(running);
+      const crashing = await stack.startService('pix-provider-adapter', { SANDBOX_FAIL_POINT: 'crash-after-decision' });
+
+      const cutOff = await api(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, { token: client.store.token });
+      expect(cutOff.status).toBe(503);
+      expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
+      const [decided] = await pixOf(stack.mongoUrl, payment.id);
+      expect(decided).toMatchObject({ amountCents: 2750, notified: false });
+      expect((await client.get(payment.id)).status).toBe('pending');
+
+      // Nobody retries: the restarted adapter sends the callback the crash cut off.
+      await stack.startService('pix-provider-adapter');
+      await client.waitForStatus(payment.id, 'approved');
+      await eventually(
+        () => pixOf(stack.mongoUrl, payment.id),
+        (pix) => pix[0]?.notified === true,
+      );
+
+      const retried = await api<{ endToEndId: string }>(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, {
+        token: client.store.token,
+      });
+      expect(retried.status).toBe(200);
+      expect(retried.body.endToEndId).toBe(decided?.endToEndId);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+      expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
+      expect(changes[0]?.data.body.previousStatus).toBe('pending');
+    });
+  });
+});
