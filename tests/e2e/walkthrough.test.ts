@@ -1,12 +1,13 @@
 import { Webhook } from 'standardwebhooks';
-import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { sharedStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The README walkthrough, end to end through all four services: create a store, create a payment,
- * pay it in the sandbox, see it approved and both webhooks arrive, signed.
+ * open its payment page, pay it through the public sandbox route, see it approved and both webhooks
+ * arrive, signed.
  */
 describe('walkthrough: a payment from creation to approval', () => {
   const stack = sharedStack();
@@ -64,9 +65,24 @@ describe('walkthrough: a payment from creation to approval', () => {
     expect(qr.status).toBe(200);
     expect(qr.headers.get('content-type')).toBe('image/png');
 
-    const paid = await admin<Record<string, unknown>>(stack.natsUrl, 'sandbox', 'pay', id);
-    expect(paid).toMatchObject({ paymentId: id, amount: 25.5 });
-    expect(paid.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
+    // The customer's page: the store, the amount, no e-mail or observation.
+    const page = await fetch(`${stack.gatewayUrl}/pay/${id}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Walkthrough store');
+    expect(html).toContain('R$ 25,50');
+    expect(html).not.toContain('cliente@example.com');
+    expect(html).not.toContain('Pedido 42');
+
+    const paid = await api<Record<string, unknown>>(
+      stack.gatewayUrl,
+      'POST',
+      `/public-api/v1/sandbox/payments/${id}/pay`,
+      { token: store.token },
+    );
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ paymentId: id, amount: 25.5 });
+    expect(paid.body.endToEndId).toMatch(/^E\d{8}\d{12}[A-Za-z0-9]{11}$/);
 
     const approved = await eventually(
       () =>

@@ -9,3 +9,4 @@ export * from './auth';
 export * from './webhooks';
 export * from './pix';
 export * from './collections';
+export * from './payment-page';

@@ -4,6 +4,8 @@ export const Subjects = {
   paymentsGet: 'payments.get',
   paymentsList: 'payments.list',
   paymentsQr: 'payments.qr',
+  /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
+  paymentsPublicView: 'payments.public-view',
   pixChargesCreate: 'pix.charges.create',
   adminStoresCreate: 'admin.stores.create',
   adminStoresSetActive: 'admin.stores.set-active',

@@ -2,3 +2,4 @@ export * from './connection';
 export * from './headers';
 export * from './rpc';
 export * from './jetstream';
+export * from './stream-follower';

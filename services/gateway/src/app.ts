@@ -5,6 +5,8 @@ import { requireStore, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
 import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
+import { paymentPageRouter } from './payment-page/routes';
+import type { PaymentStatusFeed } from './payment-page/status-feed';
 import { paymentsRouter } from './payments-routes';
 import { qrRouter } from './qr-route';
 import { SANDBOX_PATHS, sandboxRouter } from './sandbox-routes';
@@ -18,6 +20,8 @@ export function createApp(options: {
   rpcTimeoutMs: number;
   authCache: AuthCache;
   rateLimit: RateLimit;
+  /** The live status of the hosted payment pages. */
+  feed: PaymentStatusFeed;
   /** The public sandbox routes are served only when the adapter runs the sandbox PSP. */
   sandbox: boolean;
 }): Express {
@@ -33,6 +37,7 @@ export function createApp(options: {
     const sandbox = sandboxRouter(options.nc, options.rpcTimeoutMs);
     for (const path of SANDBOX_PATHS) app.use(path, auth, sandbox);
   }
+  app.use('/pay', paymentPageRouter({ nc: options.nc, rpcTimeoutMs: options.rpcTimeoutMs, feed: options.feed }));
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
   app.use('/public-api/v1', docsRouter());
   app.use(notFoundHandler);

@@ -7,6 +7,7 @@ import { createApp } from './app';
 import { AuthCache } from './auth-cache';
 import { config } from './config';
 import { purgeExpiredIdempotencyKeys } from './idempotency';
+import { PaymentStatusFeed } from './payment-page/status-feed';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -35,18 +36,28 @@ async function main(): Promise<void> {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
+  const feed = new PaymentStatusFeed(nc, logger);
+  feed.start();
+
   const app = createApp({
     nc,
     logger,
     rpcTimeoutMs: config.RPC_TIMEOUT,
     authCache,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
+    feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',
   });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
   });
-  service.onShutdown('http server', () => closeHttpServer(server));
+  service.onShutdown('http server', async () => {
+    // The payment pages' event streams never go idle: once no new connection is taken they are
+    // ended (each browser reconnects, to another replica), so the close can finish.
+    const closing = closeHttpServer(server);
+    await feed.stop();
+    await closing;
+  });
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();

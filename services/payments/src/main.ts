@@ -20,6 +20,7 @@ import { registerPaymentMetrics } from './metrics';
 import { OutboxSweep, publisher, withFailPoint } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
+import { servePublicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 
 async function main(): Promise<void> {
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     serveRpc(nc, { subject: Subjects.paymentsQr, queue, schema: PaymentQrRequestSchema, logger }, async (req) => ({
       qrCopyPaste: await qrCopyPasteOf(store, req.id),
     })),
+    servePublicView(nc, logger),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));

@@ -1,0 +1,51 @@
+import { DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '@pix/observability';
+
+/** How long to wait before following again when the stream cannot be followed (not created yet, NATS down). */
+const RETRY_MS = 1000;
+
+/**
+ * Follows a stream's new messages with an ordered consumer. Unlike a durable consumer, whose
+ * messages the replicas of a service split between them, it is ephemeral and this process's own,
+ * so every process following the stream sees every message. Nothing is acked or kept for it: the
+ * client recreates the consumer after a gap or a reconnect from the last message it saw, and when
+ * even that fails the follower starts again from new messages a second later.
+ */
+export function followStream(
+  nc: NatsConnection,
+  options: { stream: string; subjects: readonly string[]; logger: Logger },
+  onMessage: (msg: JsMsg) => void,
+): { stop: () => Promise<void> } {
+  let stopped = false;
+  let messages: ConsumerMessages | undefined;
+  const run = (async () => {
+    while (!stopped) {
+      try {
+        const consumer = await jetstream(nc).consumers.get(options.stream, {
+          filter_subjects: [...options.subjects],
+          deliver_policy: DeliverPolicy.New,
+        });
+        messages = await consumer.consume();
+        if (stopped) await messages.close();
+        for await (const msg of messages) {
+          try {
+            onMessage(msg);
+          } catch (err) {
+            options.logger.error({ err, subject: msg.subject }, 'stream follower handler failed');
+          }
+        }
+      } catch (err) {
+        if (!stopped) options.logger.warn({ err, stream: options.stream }, 'cannot follow the stream; retrying');
+      }
+      if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await messages?.close();
+      await run;
+    },
+  };
+}

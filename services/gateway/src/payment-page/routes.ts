@@ -1,0 +1,141 @@
+import express, { type Response, type Router } from 'express';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  pagePhase,
+  PaymentPageTexts as T,
+  PaymentPublicViewSchema,
+  Subjects,
+  type PaymentPageUpdate,
+  type PaymentPublicView,
+} from '@pix/contracts';
+import { callRpc, RpcFailure } from '@pix/messaging';
+import { StoreModel } from '../stores';
+import { isPaymentId } from '../validation';
+import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
+import { errorPage, PAGE_CSP, paymentPage } from './html';
+import type { PaymentStatusFeed } from './status-feed';
+
+/** A comment line now and then keeps proxies and load balancers from closing a quiet stream. */
+const KEEPALIVE_MS = 20_000;
+/** What the browser's EventSource waits before reconnecting after the stream ends. */
+const RECONNECT_MS = 1000;
+
+function sendPage(res: Response, status: number, html: string): void {
+  res
+    .status(status)
+    .set({
+      'Content-Security-Policy': PAGE_CSP,
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+    })
+    .type('html')
+    .send(html);
+}
+
+/**
+ * The hosted payment page, `GET /pay/{id}`, public like the QR image (the id is an unguessable
+ * UUID), and its live status, `GET /pay/{id}/events` (Server-Sent Events). Both read the payment
+ * once, by id, through payments.public-view; the stream then carries the PAYMENTS events of that
+ * payment as this replica's feed receives them.
+ */
+export function paymentPageRouter(options: {
+  nc: NatsConnection;
+  rpcTimeoutMs: number;
+  feed: PaymentStatusFeed;
+}): Router {
+  const { nc, rpcTimeoutMs, feed } = options;
+  const router = express.Router();
+
+  /** The payment as the page may show it; null when there is no such payment. */
+  async function readView(id: string): Promise<PaymentPublicView | null> {
+    if (!isPaymentId(id)) return null;
+    try {
+      return await callRpc(nc, Subjects.paymentsPublicView, { id }, PaymentPublicViewSchema, rpcTimeoutMs);
+    } catch (err) {
+      if (err instanceof RpcFailure && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  router.get('/assets/payment-page.js', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(PAGE_SCRIPT);
+  });
+  router.get('/assets/payment-page.css', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').type('text/css').send(PAGE_STYLE);
+  });
+
+  router.get('/:id', async (req, res) => {
+    let view: PaymentPublicView | null;
+    try {
+      view = await readView(req.params.id);
+    } catch {
+      return sendPage(res, 503, errorPage(T.unavailableTitle, T.unavailableDetail));
+    }
+    if (!view) return sendPage(res, 404, errorPage(T.notFoundTitle, T.notFoundDetail));
+    const store = await StoreModel.findById(view.storeId).select({ name: 1 }).lean<{ name: string }>();
+    sendPage(
+      res,
+      200,
+      paymentPage({
+        id: view.id,
+        storeName: store?.name ?? '',
+        amount: view.amount,
+        phase: pagePhase(view.status, view.pixReceived),
+        qrCopyPaste: view.qrCopyPaste,
+        expiresAt: view.expiresAt,
+        sequence: view.sequence,
+      }),
+    );
+  });
+
+  router.get('/:id/events', async (req, res) => {
+    const id = req.params.id;
+    // Subscribed before the read, so no event falls between the two; what the read already shows
+    // (a sequence not above its own) is dropped.
+    const early: PaymentPageUpdate[] = [];
+    let sent = -1;
+    let streaming = false;
+    const send = (update: PaymentPageUpdate) => {
+      if (update.sequence <= sent) return;
+      sent = update.sequence;
+      res.write(`event: status\ndata: ${JSON.stringify(update)}\n\n`);
+    };
+    const unsubscribe = feed.subscribe(id, {
+      update: (update) => (streaming ? send(update) : early.push(update)),
+      end: () => res.end(),
+    });
+    res.on('close', unsubscribe);
+
+    let view: PaymentPublicView | null;
+    try {
+      view = await readView(id);
+    } catch {
+      unsubscribe();
+      return res.status(503).type('text/plain').send(T.unavailableTitle);
+    }
+    if (!view) {
+      unsubscribe();
+      return res.status(404).type('text/plain').send(T.notFoundTitle);
+    }
+    // The page closed, or the gateway began stopping, while the payment was read.
+    if (res.destroyed || res.writableEnded) return;
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.flushHeaders();
+    res.write(`retry: ${RECONNECT_MS}\n\n`);
+    send({ phase: pagePhase(view.status, view.pixReceived), sequence: view.sequence });
+    streaming = true;
+    for (const update of early) send(update);
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    keepAlive.unref();
+    res.on('close', () => clearInterval(keepAlive));
+  });
+
+  return router;
+}
