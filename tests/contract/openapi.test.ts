@@ -5,11 +5,14 @@ import { sharedStack } from '../support/stack';
 const stack = sharedStack();
 
 interface Operation {
+  tags?: string[];
   responses: Record<string, unknown>;
   parameters?: { name: string }[];
 }
 interface Document {
   openapi: string;
+  info: { description: string };
+  tags: { name: string; description: string }[];
   paths: Record<string, { get: Operation; post: Operation }>;
   components: { securitySchemes: { bearer: { scheme?: string } } };
 }
@@ -40,6 +43,32 @@ describe('GET /public-api/v1/openapi.json', () => {
       expect(Object.keys(collection.get.responses)).toEqual(expect.arrayContaining(['200', '400', ...common]));
       expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(['200', '404', ...common]));
     }
+  });
+});
+
+describe('the sandbox routes and the payment page in the OpenAPI document', () => {
+  let document: Document;
+  beforeAll(async () => {
+    document = (await api<Document>(stack.gatewayUrl, 'GET', '/public-api/v1/openapi.json')).body;
+  });
+
+  it('lists the sandbox actions of both path forms under a sandbox tag that says where they exist', () => {
+    const tag = document.tags.find((t) => t.name === 'sandbox');
+    expect(tag?.description).toContain('only in sandbox deployments');
+    for (const base of ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments']) {
+      for (const action of ['pay', 'review', 'clear', 'reject']) {
+        const operation = document.paths[`${base}/{id}/${action}`]?.post;
+        expect(operation?.tags).toEqual(['sandbox']);
+        expect(Object.keys(operation?.responses ?? {})).toEqual(
+          expect.arrayContaining(['200', '401', '403', '404', '409', '429', '500', '503']),
+        );
+      }
+    }
+  });
+
+  it('documents the address of the hosted payment page', () => {
+    expect(document.info.description).toContain('`{PUBLIC_BASE_URL}/pay/{id}`');
+    expect(Object.keys(document.paths['/pay/{id}']?.get.responses ?? {})).toEqual(['200', '404']);
   });
 });
 

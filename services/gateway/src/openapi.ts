@@ -8,6 +8,9 @@ import {
   PaymentListSchema,
   PaymentSchema,
   PUBLIC_STATUSES,
+  SandboxAnalysisReplySchema,
+  SandboxMessages,
+  SandboxPayReplySchema,
 } from '@pix/contracts';
 
 type Json = Record<string, unknown>;
@@ -19,6 +22,8 @@ function componentSchemas(): Record<string, Json> {
   registry.add(PaymentListSchema, { id: 'PaymentList' });
   registry.add(ErrorBodySchema, { id: 'Error' });
   registry.add(CreatePaymentBodySchema, { id: 'CreatePaymentBody' });
+  registry.add(SandboxPayReplySchema, { id: 'SandboxPayment' });
+  registry.add(SandboxAnalysisReplySchema, { id: 'SandboxAnalysis' });
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   // Components live inside the document: their own $schema/$id would make them separate resources.
   return Object.fromEntries(
@@ -99,6 +104,97 @@ function operations(tag: string, suffix: string): Record<string, Json> {
   return { collection: { get: list, post: create }, item: { get } };
 }
 
+const SANDBOX_TAG = 'sandbox';
+
+/** The sandbox actions on one path form (they exist only where the adapter runs the sandbox PSP). */
+function sandboxOperations(suffix: string): Record<string, Json> {
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const common = {
+    '404': jsonResponse(`\`${ErrorMessages.paymentNotFound}\` (unknown id, or another store's payment)`, 'Error'),
+    ...errorResponses,
+  };
+  const refused = (what: string) => jsonResponse(what, 'Error');
+  const action = (name: string, summary: string, conflict: string, reply: string, extra: Json = {}): Json => ({
+    post: {
+      tags: [SANDBOX_TAG],
+      operationId: `sandbox${name}${suffix}`,
+      summary,
+      parameters: [id],
+      ...extra,
+      responses: { '200': jsonResponse('What the sandbox PSP did', reply), '409': refused(conflict), ...common },
+    },
+  });
+  return {
+    pay: action(
+      'Pay',
+      'The customer pays the payment (sandbox only)',
+      `The charge cannot be paid so: \`${SandboxMessages.chargeExpired}\`, \`${SandboxMessages.chargePaidOtherwise}\` ` +
+        `or \`${SandboxMessages.chargeMissing}\``,
+      'SandboxPayment',
+      {
+        description:
+          'Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes ' +
+          '`approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same ' +
+          'Pix (same endToEndId).',
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  amount: { type: 'number', exclusiveMinimum: 0, description: 'BRL paid, when not the amount due' },
+                },
+              },
+            },
+          },
+        },
+      },
+    ),
+    review: action(
+      'Review',
+      'The customer pays and the PSP holds the Pix for analysis (sandbox only)',
+      `\`${SandboxMessages.chargeExpired}\` or \`${SandboxMessages.chargePaidOtherwise}\``,
+      'SandboxAnalysis',
+    ),
+    clear: action(
+      'Clear',
+      'The analysis of the held Pix clears it: the payment is approved (sandbox only)',
+      `\`${SandboxMessages.nothingHeld}\` or \`${SandboxMessages.analysisDecided}\``,
+      'SandboxAnalysis',
+    ),
+    reject: action(
+      'Reject',
+      'The analysis of the held Pix rejects it: the payment is refunded, not approved (sandbox only)',
+      `\`${SandboxMessages.nothingHeld}\` or \`${SandboxMessages.analysisDecided}\``,
+      'SandboxAnalysis',
+    ),
+  };
+}
+
+function sandboxPaths(base: string, suffix: string): Record<string, Json> {
+  const ops = sandboxOperations(suffix);
+  return Object.fromEntries(Object.entries(ops).map(([action, op]) => [`${base}/{id}/${action}`, op]));
+}
+
+/** The hosted payment page: public HTML, not JSON, documented for the address merchants hand out. */
+const paymentPage: Json = {
+  get: {
+    tags: ['payment page'],
+    operationId: 'paymentPage',
+    summary: 'The hosted payment page of a payment, for the customer',
+    security: [],
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+    responses: {
+      '200': {
+        description: 'The page (pt-BR), live while open',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      '404': { description: 'No such payment', content: { 'text/html': { schema: { type: 'string' } } } },
+    },
+  },
+};
+
 /** The OpenAPI 3.1 document of the public API: both path forms, each with every answer it gives. */
 export function openApiDocument(): Json {
   const reference = operations('reference form', '');
@@ -110,8 +206,22 @@ export function openApiDocument(): Json {
       version: '1.0.0',
       description:
         'Dynamic Pix payments in BRL. Every error answers `{statusCode, message}`. Unknown routes are 404 ' +
-        `\`${ErrorMessages.routeNotFound}\`.`,
+        `\`${ErrorMessages.routeNotFound}\`.\n\n` +
+        'Each payment has a hosted payment page for the customer at `{PUBLIC_BASE_URL}/pay/{id}` (public, ' +
+        'like `qrCodeUrl`): the store, the amount, the QR code, the copy-and-paste code and the time left, with ' +
+        'the status updated live. Hand that address to the customer; it is not a field of the payment.',
     },
+    tags: [
+      { name: 'reference form', description: 'The payments API under /api-public' },
+      { name: 'guide form (v1)', description: 'The same operations under /public-api/v1' },
+      {
+        name: SANDBOX_TAG,
+        description:
+          'Drive a payment as its customer and the PSP would, to test an integration end to end. These routes ' +
+          'exist only in sandbox deployments (PIX_PROVIDER=sandbox); elsewhere they are unknown routes (404).',
+      },
+      { name: 'payment page', description: 'The page a customer pays on' },
+    ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ bearer: [] }],
     paths: {
@@ -119,6 +229,9 @@ export function openApiDocument(): Json {
       '/api-public/payments/{id}': reference.item,
       '/public-api/v1/payments': guide.collection,
       '/public-api/v1/payments/{id}': guide.item,
+      ...sandboxPaths('/api-public/sandbox/payments', ''),
+      ...sandboxPaths('/public-api/v1/sandbox/payments', 'V1'),
+      '/pay/{id}': paymentPage,
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The store token' } },
