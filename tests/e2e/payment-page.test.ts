@@ -140,7 +140,7 @@ describe('hosted payment page in a real browser', () => {
       `(${CONTRAST})(${JSON.stringify(['#store', '#amount', 'dt', '#phase', '#detail', '.time-left', 'label', '#code', '#copy', '#copy-result', '.live'])})`,
     )) as { selector: string; ratio: number }[];
     for (const { selector, ratio } of contrast) expect({ selector, aa: ratio >= 4.5 }).toEqual({ selector, aa: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pending.png'), fullPage: true });
+    await page.locator('main').screenshot({ path: path.join(ARTIFACTS, 'pending.png') });
 
     // Paid through the public sandbox route; the page follows without a reload.
     const paid = await api(stack.gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${payment.id}/pay`, {
@@ -151,7 +151,7 @@ describe('hosted payment page in a real browser', () => {
     expect(await page.locator('#phase').textContent()).toBe(PaymentPageTexts.phases.approved);
     expect(await page.locator('#pay').isHidden()).toBe(true);
     expect(await sameDocument(page)).toBe(true);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'approved.png'), fullPage: true });
+    await page.locator('main').screenshot({ path: path.join(ARTIFACTS, 'approved.png') });
 
     const origin = new URL(stack.gatewayUrl).origin;
     expect(requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
@@ -177,7 +177,7 @@ describe('hosted payment page in a real browser', () => {
         (status) => status === 'not_approved',
       );
       expect(await sameDocument(page)).toBe(true);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'expired.png'), fullPage: true });
+      await page.locator('main').screenshot({ path: path.join(ARTIFACTS, 'expired.png') });
 
       const fresh = await context.newPage();
       await fresh.goto(`${stack.gatewayUrl}/pay/${payment.id}`);
