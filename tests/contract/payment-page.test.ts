@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { randomPorts, RUN_DIR, startService, stopProcesses } from '@pix/devstack';
 import { PaymentPageTexts, type PaymentPageUpdate } from '@pix/contracts';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api } from '../support/api';
@@ -118,5 +121,32 @@ describe('GET /pay/{id}', () => {
     const current = statusEvents(again.body as ReadableStream<Uint8Array>);
     expect(await current.next()).toEqual({ phase: 'not_approved', sequence: 3 });
     await current.cancel();
+  });
+
+  it('streams to the pages open on every gateway replica (each follows PAYMENTS itself)', async () => {
+    const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
+    const ports = await randomPorts();
+    const replica = await startService('gateway', { dir, ports, detached: false }, stack.natsUrl, stack.mongoUrl);
+    const controller = new AbortController();
+    try {
+      const payment = await create(18);
+      const streams = await Promise.all(
+        [stack.gatewayUrl, `http://127.0.0.1:${ports.gateway}`].map(async (url) => {
+          const res = await fetch(`${url}/pay/${payment.id}/events`, { signal: controller.signal });
+          expect(res.status).toBe(200);
+          return statusEvents(res.body as ReadableStream<Uint8Array>);
+        }),
+      );
+      for (const stream of streams) expect(await stream.next()).toEqual({ phase: 'pending', sequence: 1 });
+      const paid = await api(stack.gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${payment.id}/pay`, {
+        token: store.token,
+      });
+      expect(paid.status).toBe(200);
+      for (const stream of streams) expect(await stream.next()).toEqual({ phase: 'approved', sequence: 2 });
+    } finally {
+      controller.abort();
+      await stopProcesses([replica]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -18,6 +18,7 @@ export function followStream(
   onMessage: (msg: JsMsg) => void,
 ): { stop: () => Promise<void> } {
   let stopped = false;
+  let failing = false;
   let messages: ConsumerMessages | undefined;
   const run = (async () => {
     while (!stopped) {
@@ -28,6 +29,8 @@ export function followStream(
         });
         messages = await consumer.consume();
         if (stopped) await messages.close();
+        if (failing) options.logger.info({ stream: options.stream }, 'following the stream again');
+        failing = false;
         for await (const msg of messages) {
           try {
             onMessage(msg);
@@ -36,7 +39,10 @@ export function followStream(
           }
         }
       } catch (err) {
-        if (!stopped) options.logger.warn({ err, stream: options.stream }, 'cannot follow the stream; retrying');
+        // Once per outage, not every second of it.
+        if (!stopped && !failing)
+          options.logger.warn({ err, stream: options.stream }, 'cannot follow the stream; retrying');
+        failing = true;
       }
       if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
