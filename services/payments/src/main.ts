@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     serveRpc(nc, { subject: Subjects.paymentsQr, queue, schema: PaymentQrRequestSchema, logger }, async (req) => ({
       qrCopyPaste: await qrCopyPasteOf(store, req.id),
     })),
-    servePublicView(nc, logger),
+    servePublicView(nc, store, logger),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));

@@ -9,22 +9,15 @@ import {
 } from '@pix/contracts';
 import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { PaymentModel, type PaymentDoc } from './model';
-
-type ViewFields = Pick<
-  PaymentDoc,
-  '_id' | 'storeId' | 'status' | 'amountCents' | 'qrCopyPaste' | 'expiresAt' | 'paidEndToEndId' | 'eventSeq'
->;
+import type { PaymentStore } from './payment-store';
 
 /**
  * The hosted payment page's read (payments.public-view): one payment by id alone, no store, since
- * the customer has only the page's address (an unguessable UUID). It selects only the fields the
- * page may show or needs, never the e-mail, observation or webhookUrl.
+ * the customer has only the page's address (an unguessable UUID). It answers only what the page may
+ * show or needs, never the e-mail, observation or webhookUrl.
  */
-export async function publicView(id: string): Promise<PaymentPublicView> {
-  const doc = await PaymentModel.findById(id)
-    .select({ storeId: 1, status: 1, amountCents: 1, qrCopyPaste: 1, expiresAt: 1, paidEndToEndId: 1, eventSeq: 1 })
-    .lean<ViewFields>();
+export async function publicView(store: PaymentStore, id: string): Promise<PaymentPublicView> {
+  const doc = await store.byId(id);
   if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
   return {
     id: doc._id,
@@ -38,12 +31,12 @@ export async function publicView(id: string): Promise<PaymentPublicView> {
   };
 }
 
-export function servePublicView(nc: NatsConnection, logger: Logger): RpcServer {
+export function servePublicView(nc: NatsConnection, store: PaymentStore, logger: Logger): RpcServer {
   const options = {
     subject: Subjects.paymentsPublicView,
     queue: QueueGroups.payments,
     schema: PaymentPublicViewRequestSchema,
     logger,
   };
-  return serveRpc(nc, options, (req) => publicView(req.id));
+  return serveRpc(nc, options, (req) => publicView(store, req.id));
 }
