@@ -17,7 +17,7 @@ export async function commandCounts(stack: Pick<StackInfo, 'opsUrls'>): Promise<
     for (const line of text.split('\n')) {
       const match = LINE.exec(line);
       if (!match) continue;
-      const { service, command, collection } = labels(match[1]);
+      const { service, command, collection } = labels(match[1] ?? '');
       counts.set(`${service} ${command} ${collection}`, Number(match[2]));
     }
   }
