@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { isAlive, launch, sleep, type RunAs, type Started } from './processes';
+import { assertPortFree, isAlive, launch, sleep, type RunAs, type Started } from './processes';
 
 /** A PostgreSQL server of the stack's own, reached over loopback TCP as its superuser (trust auth). */
 export interface PostgresServer {
@@ -144,6 +144,7 @@ export async function startPostgres(
   const owner = clusterOwner();
   const dataDir = clusterDir(stackDir, owner);
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initdb(bin, dataDir, owner);
+  await assertPortFree(port, 'postgres');
   const settings = SERVER_SETTINGS.flatMap((s) => ['-c', s]);
   const started = launch('postgres', path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
     env: process.env,

@@ -88,6 +88,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Fails when something already listens on 127.0.0.1:port: a server started there would fail to
+ * bind, and whatever else answers on the port would be taken for it.
+ */
+export async function assertPortFree(port: number, name: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', () => reject(new Error(`${name}: port ${port} on 127.0.0.1 is already in use`)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+  });
+}
+
 /** Waits until something accepts TCP connections on host:port. */
 export async function waitForPort(host: string, port: number, timeoutMs: number, name: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,16 @@ import path from 'node:path';
 import { ensureEqualityIndexes } from './equality-indexes';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
 import { createDatabase, postgresUrl, startPostgres, type PostgresServer } from './postgres';
-import { freePort, isAlive, launch, stopPid, waitForHttp, waitForPort, type Started } from './processes';
+import {
+  assertPortFree,
+  freePort,
+  isAlive,
+  launch,
+  stopPid,
+  waitForHttp,
+  waitForPort,
+  type Started,
+} from './processes';
 
 export interface StackPorts {
   nats: number;
@@ -104,6 +113,7 @@ function binary(name: string): string {
 export async function startNats(dir: string, port: number, detached: boolean): Promise<Started> {
   const dataDir = path.join(dir, 'data', 'nats');
   fs.mkdirSync(dataDir, { recursive: true });
+  await assertPortFree(port, 'nats-server');
   const started = launch(
     'nats-server',
     binary('nats-server'),
@@ -128,6 +138,7 @@ export async function startFerretDb(
 ): Promise<Started> {
   const stateDir = path.join(dir, 'data', 'ferretdb');
   fs.mkdirSync(stateDir, { recursive: true });
+  await assertPortFree(port, 'ferretdb');
   const started = launch(
     'ferretdb',
     binary('ferretdb'),
@@ -171,6 +182,7 @@ export async function startService(
   natsUrl: string,
   mongoUrl: string,
 ): Promise<Started> {
+  await assertPortFree(options.ports.ops[name], `${name} (ops)`);
   const started = launch(name, process.execPath, [serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, natsUrl, mongoUrl),
     logFile: path.join(options.dir, 'logs', `${name}.log`),
