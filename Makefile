@@ -14,14 +14,15 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
 
-infra: ## Build nats-server and FerretDB into .tools/bin when missing; Debian validators
+infra: ## Build nats-server and FerretDB into .tools/bin when missing; PostgreSQL and Debian validators
 	@bash scripts/install-infra.sh
+	@bash scripts/install-postgresql.sh
 	@bash scripts/install-system-packages.sh
 
 build: install ## Compile every package
 	npx tsc -b
 
-up: build ## Start NATS, FerretDB and the four services on loopback, in the background
+up: build ## Start NATS, PostgreSQL, FerretDB and the four services on loopback, in the background
 	@$(STACK) up
 
 down: ## Stop exactly what `make up` started

@@ -1,16 +1,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomPorts, RUN_DIR, startStack } from '../../tools/devstack/src';
+import { freePort, randomPorts, RUN_DIR, startPostgres, startStack, stopProcesses } from '../../tools/devstack/src';
 
 /**
- * One whole stack (real nats-server with JetStream, real FerretDB, the four built services) for the
- * test run, on ports of its own so it never meets a `make up` stack. Tests that need other settings
- * start a private one with startPrivateStack().
+ * One whole stack (real nats-server with JetStream, real FerretDB on PostgreSQL, the four built
+ * services) for the test run, on ports of its own so it never meets a `make up` stack. Tests that
+ * need other settings start a private one with startPrivateStack(). One PostgreSQL server serves
+ * the run: every stack gets a database of its own on it and a FerretDB process of its own, which
+ * keeps a private stack's start-up short.
  */
 export default async function globalSetup(): Promise<void> {
   fs.mkdirSync(RUN_DIR, { recursive: true });
   const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
-  const stack = await startStack({ dir, ports: await randomPorts(), detached: false });
+  const postgres = await startPostgres(dir, await freePort(), false);
+  process.env.TEST_POSTGRES = JSON.stringify(postgres.server);
+  (globalThis as { __postgres?: typeof postgres.started }).__postgres = postgres.started;
+  const stack = await startStack({ dir, ports: await randomPorts(), detached: false, postgres: postgres.server }).catch(
+    async (err: unknown) => {
+      await stopProcesses([postgres.started]);
+      throw err;
+    },
+  );
   process.env.TEST_STACK = JSON.stringify({ ...stack, started: undefined });
   (globalThis as { __stack?: typeof stack }).__stack = stack;
 }

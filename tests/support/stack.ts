@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   freePort,
   randomPorts,
+  removeStackDir,
   RUN_DIR,
   startService,
   startStack,
@@ -12,6 +13,7 @@ import {
   type StackInfo,
   type StackOptions,
   type StackPorts,
+  type PostgresServer,
   type Started,
 } from '@pix/devstack';
 
@@ -36,14 +38,24 @@ export type PrivateStack = StackInfo & {
   processesOf: (name: ServiceName) => Started[];
 };
 
-/** A stack of the test's own, with its own NATS and FerretDB, for settings the shared one lacks. */
+/** The PostgreSQL server global-setup started for the run; each stack keeps its data in a database of its own. */
+export function sharedPostgres(): PostgresServer {
+  const raw = process.env.TEST_POSTGRES;
+  if (!raw) throw new Error('TEST_POSTGRES is not set: run the tests through jest (global-setup starts PostgreSQL)');
+  return JSON.parse(raw) as PostgresServer;
+}
+
+/**
+ * A stack of the test's own, with its own NATS and FerretDB (on a database of its own in the run's
+ * PostgreSQL server), for settings the shared one lacks.
+ */
 export async function startPrivateStack(
   options: Partial<Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl'>> = {},
 ): Promise<PrivateStack> {
   fs.mkdirSync(RUN_DIR, { recursive: true });
   const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
   const ports = await randomPorts();
-  const stackOptions: StackOptions = { dir, ports, detached: false, ...options };
+  const stackOptions: StackOptions = { dir, ports, detached: false, postgres: sharedPostgres(), ...options };
   const stack = await startStack(stackOptions);
   const started = [...stack.started];
   const info = { ...stack, started: undefined };
@@ -51,11 +63,11 @@ export async function startPrivateStack(
     ...info,
     ports,
     get processes() {
-      return started.map(({ name, pid }) => ({ name, pid }));
+      return started.map(({ name, pid, stopSignal }) => ({ name, pid, stopSignal }));
     },
     stop: async () => {
       await stopProcesses(started);
-      if (!process.env.KEEP_TEST_LOGS) fs.rmSync(dir, { recursive: true, force: true });
+      if (!process.env.KEEP_TEST_LOGS) removeStackDir(dir);
     },
     startService: async (name, env = {}, opsPort) => {
       const port = opsPort ?? (await freePort());

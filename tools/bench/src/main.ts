@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { StoreCreateReplySchema, Subjects } from '@pix/contracts';
-import { randomPorts, ROOT, RUN_DIR, startStack, stopProcesses, type StackInfo } from '@pix/devstack';
+import { randomPorts, removeStackDir, ROOT, RUN_DIR, startStack, stopProcesses, type StackInfo } from '@pix/devstack';
 import { callRpc } from '@pix/messaging';
 import { baselineRef, prepareBaseline } from './baseline';
 import { runLoad, type LoadResult } from './load';
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     for (const variant of variants) {
       if (variant.stack) {
         await stopProcesses(variant.stack.processes);
-        if (!process.env.KEEP_BENCH_LOGS) fs.rmSync(variant.stack.dir, { recursive: true, force: true });
+        if (!process.env.KEEP_BENCH_LOGS) removeStackDir(variant.stack.dir);
       }
     }
     execFileSync('git', ['worktree', 'remove', '--force', baseline.dir], { cwd: ROOT, stdio: 'ignore' });

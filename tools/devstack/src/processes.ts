@@ -7,7 +7,15 @@ import path from 'node:path';
 export interface Started {
   name: string;
   pid: number;
+  /** How to ask it to stop when SIGTERM is not the clean way (PostgreSQL: SIGINT, a fast shutdown). */
+  stopSignal?: NodeJS.Signals;
   child?: ChildProcess;
+}
+
+/** An OS user to run a process as (PostgreSQL refuses to run as root). */
+export interface RunAs {
+  uid: number;
+  gid: number;
 }
 
 /** Starts a process with its output in a log file; detached ones outlive this process. */
@@ -15,7 +23,7 @@ export function launch(
   name: string,
   command: string,
   args: string[],
-  options: { env: NodeJS.ProcessEnv; logFile: string; detached: boolean; cwd?: string },
+  options: { env: NodeJS.ProcessEnv; logFile: string; detached: boolean; cwd?: string; user?: RunAs },
 ): Started {
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = fs.openSync(options.logFile, 'a');
@@ -24,6 +32,8 @@ export function launch(
     cwd: options.cwd,
     stdio: ['ignore', log, log],
     detached: options.detached,
+    uid: options.user?.uid,
+    gid: options.user?.gid,
   });
   fs.closeSync(log);
   if (child.pid === undefined) throw new Error(`could not start ${name} (${command})`);
@@ -40,11 +50,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** SIGTERM, then SIGKILL after the grace period; resolves when the process is gone. */
-export async function stopPid(pid: number, graceMs = 15_000): Promise<void> {
+/** SIGTERM (or the given signal), then SIGKILL after the grace period; resolves when the process is gone. */
+export async function stopPid(pid: number, graceMs = 15_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!isAlive(pid)) return;
   try {
-    process.kill(pid, 'SIGTERM');
+    process.kill(pid, signal);
   } catch {
     return;
   }
@@ -75,6 +85,18 @@ export function freePort(): Promise<number> {
         typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
       );
     });
+  });
+}
+
+/**
+ * Fails when something already listens on 127.0.0.1:port: a server started there would fail to
+ * bind, and whatever else answers on the port would be taken for it.
+ */
+export async function assertPortFree(port: number, name: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', () => reject(new Error(`${name}: port ${port} on 127.0.0.1 is already in use`)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
   });
 }
 

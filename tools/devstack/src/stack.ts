@@ -1,10 +1,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureEqualityIndexes } from './equality-indexes';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
-import { freePort, isAlive, launch, stopPid, waitForHttp, waitForPort, type Started } from './processes';
+import { createDatabase, postgresUrl, startPostgres, type PostgresServer } from './postgres';
+import {
+  assertPortFree,
+  freePort,
+  isAlive,
+  launch,
+  stopPid,
+  waitForHttp,
+  waitForPort,
+  type Started,
+} from './processes';
 
 export interface StackPorts {
   nats: number;
+  /** The stack's own PostgreSQL server (unused when it is given one). */
+  postgres: number;
   mongo: number;
   mongoDebug: number;
   gateway: number;
@@ -20,8 +33,10 @@ export interface StackInfo {
   gatewayUrl: string;
   natsUrl: string;
   mongoUrl: string;
+  /** The PostgreSQL database under FerretDB (absent when the stack was given a MongoDB URL). */
+  postgresUrl?: string;
   opsUrls: Record<ServiceName, string>;
-  processes: { name: string; pid: number }[];
+  processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
 }
 
 export interface StackOptions {
@@ -33,6 +48,11 @@ export interface StackOptions {
   /** Use these servers instead of starting NATS or FerretDB. */
   natsUrl?: string;
   mongoUrl?: string;
+  /**
+   * A PostgreSQL server to keep FerretDB's data in, in a database of this stack's own (tests share
+   * one server among their stacks); without it the stack starts a server of its own.
+   */
+  postgres?: PostgresServer;
   /** Detached processes outlive this one (make up); attached ones are stopped with it (tests). */
   detached: boolean;
   /** Which services to start (all by default). */
@@ -46,6 +66,8 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
   const n = (name: string, fallback: number) => Number(env[name] ?? fallback);
   return {
     nats: n('NATS_PORT', 14222),
+    // Not 5432, where the machine may run a PostgreSQL server of its own.
+    postgres: n('POSTGRES_PORT', 15432),
     mongo: n('MONGO_PORT', 37017),
     mongoDebug: n('MONGO_DEBUG_PORT', 37018),
     gateway: n('GATEWAY_PORT', 8080),
@@ -64,6 +86,7 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
 export async function randomPorts(): Promise<StackPorts> {
   return {
     nats: await freePort(),
+    postgres: await freePort(),
     mongo: await freePort(),
     mongoDebug: await freePort(),
     gateway: await freePort(),
@@ -90,6 +113,7 @@ function binary(name: string): string {
 export async function startNats(dir: string, port: number, detached: boolean): Promise<Started> {
   const dataDir = path.join(dir, 'data', 'nats');
   fs.mkdirSync(dataDir, { recursive: true });
+  await assertPortFree(port, 'nats-server');
   const started = launch(
     'nats-server',
     binary('nats-server'),
@@ -104,18 +128,26 @@ export async function startNats(dir: string, port: number, detached: boolean): P
   return started;
 }
 
-export async function startFerretDb(dir: string, port: number, debugPort: number, detached: boolean): Promise<Started> {
-  const dataDir = path.join(dir, 'data', 'ferretdb');
-  fs.mkdirSync(dataDir, { recursive: true });
+/** FerretDB on the postgresql handler; its data is in the database postgresUrl names. */
+export async function startFerretDb(
+  dir: string,
+  port: number,
+  debugPort: number,
+  detached: boolean,
+  postgresUrl: string,
+): Promise<Started> {
+  const stateDir = path.join(dir, 'data', 'ferretdb');
+  fs.mkdirSync(stateDir, { recursive: true });
+  await assertPortFree(port, 'ferretdb');
   const started = launch(
     'ferretdb',
     binary('ferretdb'),
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dataDir}/`,
+      '--handler=postgresql',
+      `--postgresql-url=${postgresUrl}`,
       `--listen-addr=127.0.0.1:${port}`,
       `--debug-addr=127.0.0.1:${debugPort}`,
-      `--state-dir=${dataDir}`,
+      `--state-dir=${stateDir}`,
       '--telemetry=disable',
       '--log-level=warn',
     ],
@@ -150,6 +182,7 @@ export async function startService(
   natsUrl: string,
   mongoUrl: string,
 ): Promise<Started> {
+  await assertPortFree(options.ports.ops[name], `${name} (ops)`);
   const started = launch(name, process.execPath, [serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, natsUrl, mongoUrl),
     logFile: path.join(options.dir, 'logs', `${name}.log`),
@@ -166,16 +199,42 @@ export async function startService(
   return started;
 }
 
-/** Starts NATS and FerretDB (unless given their URLs) and then the services, each once ready. */
+/** A database per stack on a shared server, named after the stack's (unique) directory. */
+function stackDatabase(options: StackOptions): string {
+  return options.postgres
+    ? `pix_${path
+        .basename(options.dir)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '_')}`
+    : 'pix';
+}
+
+/**
+ * Starts NATS, PostgreSQL and FerretDB (unless given their URLs or a PostgreSQL server), makes the
+ * indexes of EqualityIndexedFields, and then starts the services, each once ready.
+ */
 export async function startStack(options: StackOptions): Promise<StackInfo & { started: Started[] }> {
   const { ports, dir } = options;
   fs.mkdirSync(dir, { recursive: true });
   const started: Started[] = [];
   try {
     if (!options.natsUrl) started.push(await startNats(dir, ports.nats, options.detached));
-    if (!options.mongoUrl) started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached));
-    const natsUrl = options.natsUrl ?? `nats://127.0.0.1:${ports.nats}`;
     const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/pix`;
+    let pgUrl: string | undefined;
+    if (!options.mongoUrl) {
+      let server = options.postgres;
+      if (!server) {
+        const own = await startPostgres(dir, ports.postgres, options.detached, STARTUP_TIMEOUT_MS);
+        started.push(own.started);
+        server = own.server;
+      }
+      const database = stackDatabase(options);
+      await createDatabase(server, database);
+      pgUrl = postgresUrl(server, database);
+      started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, pgUrl));
+      await ensureEqualityIndexes(mongoUrl, pgUrl);
+    }
+    const natsUrl = options.natsUrl ?? `nats://127.0.0.1:${ports.nats}`;
     for (const name of options.services ?? SERVICE_NAMES) {
       started.push(await startService(name, options, natsUrl, mongoUrl));
     }
@@ -184,11 +243,12 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
       natsUrl,
       mongoUrl,
+      postgresUrl: pgUrl,
       opsUrls: Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports.ops[name]}`])) as Record<
         ServiceName,
         string
       >,
-      processes: started.map(({ name, pid }) => ({ name, pid })),
+      processes: started.map(({ name, pid, stopSignal }) => ({ name, pid, stopSignal })),
       started,
     };
   } catch (err) {
@@ -198,6 +258,8 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
 }
 
 /** Stops processes in the reverse order of their start: services first, infrastructure last. */
-export async function stopProcesses(processes: readonly { name: string; pid: number }[]): Promise<void> {
-  for (const proc of [...processes].reverse()) await stopPid(proc.pid);
+export async function stopProcesses(
+  processes: readonly { name: string; pid: number; stopSignal?: NodeJS.Signals }[],
+): Promise<void> {
+  for (const proc of [...processes].reverse()) await stopPid(proc.pid, undefined, proc.stopSignal);
 }

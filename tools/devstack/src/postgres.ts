@@ -1,0 +1,187 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { assertPortFree, isAlive, launch, sleep, type RunAs, type Started } from './processes';
+
+/** A PostgreSQL server of the stack's own, reached over loopback TCP as its superuser (trust auth). */
+export interface PostgresServer {
+  host: string;
+  port: number;
+  user: string;
+}
+
+/** The cluster's superuser, and the OS user that owns the cluster when the stack runs as root. */
+const SUPERUSER = 'postgres';
+const OS_USER = 'postgres';
+
+/**
+ * Settings for a throwaway development and test server. fsync and full-page writes are off: a
+ * crash of the machine may lose data, a crash or kill -9 of PostgreSQL does not (what it wrote is
+ * in the OS's cache). synchronous_commit stays on, since a commit acknowledged to FerretDB must
+ * survive a kill of PostgreSQL. No unix socket (everything connects over loopback TCP), so no
+ * socket path can be too long. Custom plans always: FerretDB sends the field name of a pushed-down
+ * filter as a parameter (`_jsonb->$1 @> $2`) of a cached prepared statement, and a generic plan,
+ * which PostgreSQL may switch to after five executions, cannot match the GIN expression index
+ * `(_jsonb->'field')` and scans the table.
+ */
+const SERVER_SETTINGS = [
+  'listen_addresses=127.0.0.1',
+  'unix_socket_directories=',
+  'fsync=off',
+  'full_page_writes=off',
+  'plan_cache_mode=force_custom_plan',
+  'max_connections=200',
+];
+
+/** Where initdb and postgres are: beside an initdb on PATH, or Debian's /usr/lib/postgresql/<v>/bin. */
+export function postgresBinDir(): string {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const initdb = dir && path.join(dir, 'initdb');
+    if (!initdb || !fs.existsSync(initdb)) continue;
+    const real = path.dirname(fs.realpathSync(initdb));
+    if (fs.existsSync(path.join(real, 'postgres'))) return real;
+  }
+  const debian = '/usr/lib/postgresql';
+  const versions = fs.existsSync(debian)
+    ? fs
+        .readdirSync(debian)
+        .filter((v) => fs.existsSync(path.join(debian, v, 'bin', 'postgres')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const newest = versions[0];
+  if (!newest) throw new Error('PostgreSQL (initdb, postgres) is not installed: run `make infra`');
+  return path.join(debian, newest, 'bin');
+}
+
+/** initdb and postgres refuse to run as root; as root the cluster belongs to the user postgres. */
+function clusterOwner(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => spawnSync('id', [flag, OS_USER], { encoding: 'utf8' });
+  const uid = id('-u');
+  const gid = id('-g');
+  if (uid.status !== 0 || gid.status !== 0) {
+    throw new Error(`running as root, PostgreSQL needs the OS user ${OS_USER}: run \`make infra\``);
+  }
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+/**
+ * The cluster's data directory, data/postgres in the stack's directory. As root, the owner must be
+ * able to reach it: the stack's own directories are opened for traversal, and when a directory
+ * above the checkout is closed to other users (root's home) the cluster lives in the temporary
+ * directory instead, with data/postgres a link to it (removeStackDir removes both).
+ */
+function clusterDir(stackDir: string, owner: RunAs | undefined): string {
+  const dir = path.join(stackDir, 'data', 'postgres');
+  const link = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink() && !fs.existsSync(dir)) fs.unlinkSync(dir); // the temporary directory was wiped
+  if (fs.existsSync(dir)) return fs.realpathSync(dir);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!owner) return dir;
+  for (const open of [stackDir, path.dirname(dir)]) fs.chmodSync(open, fs.statSync(open).mode | 0o011);
+  fs.chownSync(dir, owner.uid, owner.gid);
+  const reachable = spawnSync('test', ['-w', dir], { uid: owner.uid, gid: owner.gid }).status === 0;
+  if (reachable) return dir;
+  fs.rmdirSync(dir);
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-postgres-'));
+  fs.chownSync(elsewhere, owner.uid, owner.gid);
+  fs.symlinkSync(elsewhere, dir);
+  return elsewhere;
+}
+
+function initdb(bin: string, dataDir: string, owner: RunAs | undefined): void {
+  const result = spawnSync(
+    path.join(bin, 'initdb'),
+    ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
+    { cwd: dataDir, encoding: 'utf8', uid: owner?.uid, gid: owner?.gid },
+  );
+  if (result.status !== 0) throw new Error(`initdb failed in ${dataDir}: ${result.stderr || result.error?.message}`);
+}
+
+/** Runs fn with a client connected to one database of the server. */
+export async function withPostgres<T>(
+  server: PostgresServer,
+  database: string,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
+  const client = new Client({ host: server.host, port: server.port, user: server.user, database });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until the server accepts queries (it accepts connections earlier, while still starting). */
+async function waitForPostgres(server: PostgresServer, timeoutMs: number, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!alive()) throw new Error('postgres exited before accepting queries');
+    const ready = await withPostgres(server, 'postgres', (c) => c.query('SELECT 1')).then(
+      () => true,
+      () => false,
+    );
+    if (ready) return;
+    if (Date.now() > deadline) throw new Error(`postgres did not answer on port ${server.port} within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Starts a PostgreSQL server on 127.0.0.1:port with its cluster in the stack's directory, created
+ * on first use and kept across restarts (make up after make down finds its data again).
+ */
+export async function startPostgres(
+  stackDir: string,
+  port: number,
+  detached: boolean,
+  timeoutMs = 90_000,
+): Promise<{ started: Started; server: PostgresServer }> {
+  const bin = postgresBinDir();
+  const owner = clusterOwner();
+  const dataDir = clusterDir(stackDir, owner);
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initdb(bin, dataDir, owner);
+  await assertPortFree(port, 'postgres');
+  const settings = SERVER_SETTINGS.flatMap((s) => ['-c', s]);
+  const started = launch('postgres', path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
+    env: process.env,
+    logFile: path.join(stackDir, 'logs', 'postgres.log'),
+    detached,
+    cwd: dataDir,
+    user: owner,
+  });
+  started.stopSignal = 'SIGINT';
+  const server = { host: '127.0.0.1', port, user: SUPERUSER };
+  let exited = false;
+  started.child?.once('exit', () => (exited = true));
+  await waitForPostgres(server, timeoutMs, () => !exited && isAlive(started.pid));
+  return { started, server };
+}
+
+/** Creates a database unless it exists (several stacks can share one server, each in its own). */
+export async function createDatabase(server: PostgresServer, name: string): Promise<void> {
+  await withPostgres(server, 'postgres', async (client) => {
+    try {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42P04') throw err; // duplicate_database
+    }
+  });
+}
+
+/** The URL FerretDB's postgresql handler connects with. */
+export function postgresUrl(server: PostgresServer, database: string): string {
+  return `postgres://${server.user}@${server.host}:${server.port}/${encodeURIComponent(database)}`;
+}
+
+/** Removes a stack's directory and, when its cluster lives in the temporary directory, that too. */
+export function removeStackDir(stackDir: string): void {
+  const link = path.join(stackDir, 'data', 'postgres');
+  if (fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    fs.rmSync(fs.readlinkSync(link), { recursive: true, force: true });
+  }
+  fs.rmSync(stackDir, { recursive: true, force: true });
+}
