@@ -10,10 +10,9 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { SpanKind } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { Streams, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
-import { propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
