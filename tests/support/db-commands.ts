@@ -40,14 +40,12 @@ export function total(counts: CommandCounts): number {
 
 /**
  * Waits until no service has sent a database command for `quietMs`, then returns the counts: the
- * work an operation caused, background steps included, is over. `ignore` leaves out commands of
- * what a test does not measure (another service's background work), to settle on the rest.
+ * work an operation caused, background steps included, is over.
  */
 export async function settledCounts(
   stack: Pick<StackInfo, 'opsUrls'>,
   quietMs = 750,
   timeoutMs = 20_000,
-  ignore = /^$/,
 ): Promise<CommandCounts> {
   const deadline = Date.now() + timeoutMs;
   let last = await commandCounts(stack);
@@ -55,8 +53,7 @@ export async function settledCounts(
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = await commandCounts(stack);
-    if (total(commandsBetween(last, now, ignore)) > 0) {
-      if (process.env.DEBUG_COMMANDS) console.log([...commandsBetween(last, now, ignore)]);
+    if (total(commandsBetween(last, now, /^$/)) > 0) {
       last = now;
       stableSince = Date.now();
     } else if (Date.now() - stableSince >= quietMs) {
