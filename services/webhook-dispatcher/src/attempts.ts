@@ -56,9 +56,10 @@ export function waitDelay(waits: number, maxMs: number, random: () => number = M
  * Makes the webhook attempts that arrive on WEBHOOK_ATTEMPTS (webhooks.attempts.due), each message
  * carrying everything the attempt needs. Messages are handled concurrently; at most
  * WEBHOOK_ENDPOINT_CONCURRENCY attempts per endpoint (URL origin) and WEBHOOK_MAX_IN_FLIGHT in all
- * are in flight per replica. A message beyond those limits is not kept waiting unacked (that
- * would let one endpoint's backlog fill the consumer's max_ack_pending and stall every other
- * endpoint): it is re-scheduled a little later and acked. Each message is acked only once its
+ * are in flight per replica. Beyond those limits only a few messages per endpoint wait here for a
+ * slot; the rest are not kept waiting unacked (that would let one endpoint's backlog fill the
+ * consumer's max_ack_pending and stall every other endpoint): they are re-scheduled a little later
+ * and acked. Each message is acked only once its
  * outcome is in the log and its next step (a retry scheduled, a dead letter published) is on the
  * stream, so a crash at any point redelivers it and the steps are taken again, idempotently.
  */
@@ -66,10 +67,20 @@ export class AttemptRunner {
   private readonly js: JetStreamClient;
   private jsm: JetStreamManager | undefined;
   private readonly inFlight = new Map<string, number>();
+  /** Messages waiting here for a slot of their endpoint, woken one by one as slots free. */
+  private readonly waiting = new Map<string, (() => void)[]>();
   private total = 0;
+  private stopping = false;
 
   constructor(private readonly deps: AttemptRunnerDeps) {
     this.js = jetstream(deps.nc);
+  }
+
+  /** Hands back the messages waiting for a slot; the attempts in flight finish. */
+  stop(): void {
+    this.stopping = true;
+    for (const queue of this.waiting.values()) for (const wake of queue) wake();
+    this.waiting.clear();
   }
 
   /** The trace context a scheduled message carries in its body. */
@@ -86,16 +97,41 @@ export class AttemptRunner {
     }
     const msg = parsed.data;
     const origin = originOf(msg.url);
-    if (!this.reserve(origin)) {
-      const at = new Date(Date.now() + waitDelay(msg.waits, DEFER_MAX_MS));
-      await scheduleAttempt(this.js, { ...msg, reason: 'deferred', waits: msg.waits + 1 }, at);
-      return { ack: true };
+    while (!this.reserve(origin)) {
+      if (!this.mayWait(origin)) {
+        const at = new Date(Date.now() + waitDelay(msg.waits, DEFER_MAX_MS));
+        await scheduleAttempt(this.js, { ...msg, reason: 'deferred', waits: msg.waits + 1 }, at);
+        return { ack: true };
+      }
+      await new Promise<void>((resolve) => this.waiting.set(origin, [...(this.waiting.get(origin) ?? []), resolve]));
+      // Stopping: handed back at once, for another replica (or this one, restarted).
+      if (this.stopping) return { ack: false, retryInMs: 0 };
+      // The wait counts against ack_wait: start its clock again for the attempt itself.
+      raw.working();
     }
+    let slot = true;
+    const freeSlot = () => {
+      if (slot) this.release(origin);
+      slot = false;
+    };
     try {
-      return await this.attempt(msg);
+      return await this.attempt(msg, freeSlot);
     } finally {
-      this.release(origin);
+      freeSlot();
     }
+  }
+
+  /**
+   * Whether a message may wait here, unacked, for a slot of its busy endpoint: only a few (as many
+   * as the endpoint's slots), so the next ones go the moment a slot frees while a backlog still
+   * cannot pile up unacked on the consumer.
+   */
+  private mayWait(origin: string): boolean {
+    return (
+      (this.inFlight.get(origin) ?? 0) > 0 &&
+      this.total < this.deps.config.WEBHOOK_MAX_IN_FLIGHT &&
+      (this.waiting.get(origin)?.length ?? 0) < this.deps.config.WEBHOOK_ENDPOINT_CONCURRENCY
+    );
   }
 
   /** Takes a slot for an attempt to this endpoint, if both limits allow one. */
@@ -120,9 +156,14 @@ export class AttemptRunner {
       this.inFlight.delete(origin);
       this.deps.metrics.inFlight.remove({ endpoint: origin });
     }
+    const queue = this.waiting.get(origin);
+    const next = queue?.shift();
+    if (queue?.length === 0) this.waiting.delete(origin);
+    next?.();
   }
 
-  private async attempt(msg: WebhookAttemptMessage): Promise<HandlerOutcome> {
+  /** `freeSlot` gives the endpoint's slot back as soon as the request is over, before the bookkeeping. */
+  private async attempt(msg: WebhookAttemptMessage, freeSlot: () => void): Promise<HandlerOutcome> {
     const { config, logger, metrics } = this.deps;
     // Order within a payment is decided before its first attempt; a replay is a new delivery of an
     // old event and goes at once.
@@ -156,6 +197,7 @@ export class AttemptRunner {
       timeoutMs: config.WEBHOOK_TIMEOUT,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });
+    freeSlot();
     metrics.deliveries.inc({ outcome: result.outcome });
     metrics.duration.observe(result.latencyMs / 1000);
     const delay = result.outcome === 'failure' ? this.deps.schedule[msg.attempt] : undefined;
