@@ -96,6 +96,20 @@ export class AttemptRunner {
       return { ack: true };
     }
     const msg = parsed.data;
+    // Order within a payment is decided before its first attempt, and before it takes a slot (a
+    // read, no request); a message deferred for a slot passed it already. A replay is a new
+    // delivery of an old event and goes at once.
+    if (msg.run === 1 && msg.attempt === 1 && msg.sequence > 1 && msg.reason !== 'deferred') {
+      const hold = await this.orderHold(msg);
+      if (hold) {
+        await scheduleAttempt(
+          this.js,
+          { ...msg, reason: 'held', waits: msg.waits + 1, missingSince: hold.missingSince },
+          hold.until,
+        );
+        return { ack: true };
+      }
+    }
     const origin = originOf(msg.url);
     while (!this.reserve(origin)) {
       if (!this.mayWait(origin)) {
@@ -165,19 +179,6 @@ export class AttemptRunner {
   /** `freeSlot` gives the endpoint's slot back as soon as the request is over, before the bookkeeping. */
   private async attempt(msg: WebhookAttemptMessage, freeSlot: () => void): Promise<HandlerOutcome> {
     const { config, logger, metrics } = this.deps;
-    // Order within a payment is decided before its first attempt; a replay is a new delivery of an
-    // old event and goes at once.
-    if (msg.run === 1 && msg.attempt === 1 && msg.sequence > 1) {
-      const hold = await this.orderHold(msg);
-      if (hold) {
-        await scheduleAttempt(
-          this.js,
-          { ...msg, reason: 'held', waits: msg.waits + 1, missingSince: hold.missingSince },
-          hold.until,
-        );
-        return { ack: true };
-      }
-    }
     let secrets: string[];
     try {
       secrets = await this.deps.secrets.secretsOf(msg.storeId);
