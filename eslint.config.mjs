@@ -34,4 +34,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The dispatcher's delivery log is behind one module: only it talks to the database.
+    files: ['services/webhook-dispatcher/src/**/*.ts'],
+    ignores: ['services/webhook-dispatcher/src/delivery-log.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: 'The delivery log is reached through ./delivery-log only.' },
+            { name: 'mongodb', message: 'The delivery log is reached through ./delivery-log only.' },
+          ],
+        },
+      ],
+    },
+  },
 );

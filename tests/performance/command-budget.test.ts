@@ -21,7 +21,7 @@ describe('database commands per operation', () => {
 
   beforeAll(async () => {
     // The outbox sweep's idle read (one, every few seconds) is not work an operation causes.
-    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h', WEBHOOK_POLL_INTERVAL: '1h' } });
+    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h' } });
     webhookUrl = await receiver.start();
     store = await createStore(stack.natsUrl);
     // The first request of a token reads it; every later one is served by the gateway's cache.

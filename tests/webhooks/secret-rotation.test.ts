@@ -1,10 +1,14 @@
+import { admin, createStore as createStoreViaAdmin } from '../support/admin';
+import { eventually } from '../support/api';
+import { sharedStack } from '../support/stack';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   createStore,
   rotateWebhookSecret,
   SECRET_ROTATION_OVERLAP_MS,
   webhookSecretsOf,
 } from '../../services/gateway/src/stores';
-import { useOwnDatabase } from './helpers';
+import { createPayment, useOwnDatabase, verify } from './helpers';
 
 /** Which secrets sign deliveries around a rotation, against the real FerretDB (a database of its own). */
 describe('webhook secret rotation', () => {
@@ -37,5 +41,39 @@ describe('webhook secret rotation', () => {
     expect(await webhookSecretsOf(storeId, new Date(t1.getTime() + SECRET_ROTATION_OVERLAP_MS + 1000))).toEqual([
       third,
     ]);
+  });
+});
+
+/**
+ * Through the shared stack: the dispatcher caches a store's secrets after its first delivery, and a
+ * rotation still reaches the very next delivery (the gateway's notice drops the cached set).
+ */
+describe('webhook secret rotation reaching the dispatcher', () => {
+  const receiver = new WebhookReceiver();
+  let url: string;
+  beforeAll(async () => {
+    url = await receiver.start();
+  });
+  afterAll(() => receiver.stop());
+
+  it('signs the first delivery after a rotation with the new secret, the old one still beside it', async () => {
+    const stack = sharedStack();
+    const store = await createStoreViaAdmin(stack.natsUrl, 'Rotation reaching deliveries');
+    const before = await createPayment(stack, store.token, url);
+    const [cachedHook] = await eventually(
+      async () => receiver.events(before),
+      (hooks) => hooks.length === 1,
+    );
+    expect(String(cachedHook?.headers['webhook-signature']).split(' ')).toHaveLength(1);
+
+    const rotated = await admin<{ webhookSecret: string }>(stack.natsUrl, 'store', 'rotate-secret', store.storeId);
+    const after = await createPayment(stack, store.token, url);
+    const [hook] = await eventually(
+      async () => receiver.events(after),
+      (hooks) => hooks.length === 1,
+    );
+    expect(String(hook?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(hook, rotated.webhookSecret)).toMatchObject({ id: after });
+    expect(verify(hook, store.webhookSecret)).toMatchObject({ id: after });
   });
 });

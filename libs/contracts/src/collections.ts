@@ -11,9 +11,10 @@ export const EqualityIndexedFields = {
   payment_intents: ['_id', 'open'],
   stores: ['_id'],
   tokens: ['_id', 'storeId'],
-  idempotency_keys: ['_id'],
-  webhook_deliveries: ['_id', 'paymentId'],
-  webhook_attempts: ['_id', 'paymentId'],
+  // expiresOn: the expiry day, purged by equality where TTL indexes are missing (@pix/runtime retention).
+  idempotency_keys: ['_id', 'expiresOn'],
+  webhook_deliveries: ['_id', 'paymentId', 'expiresOn'],
+  webhook_attempts: ['_id', 'paymentId', 'expiresOn'],
   sandbox_psp_cobs: ['_id'],
   // Keyed by txid (one Pix per charge); refunds find it by endToEndId; a restarted adapter resumes
   // the callbacks not yet acknowledged (notified: false).

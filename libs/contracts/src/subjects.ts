@@ -15,6 +15,11 @@ export const Subjects = {
   adminWebhooksList: 'admin.webhooks.list',
   adminWebhooksReplay: 'admin.webhooks.replay',
   storesWebhookSecrets: 'stores.webhook-secrets',
+  /**
+   * Core NATS notice, after a store's webhook secrets changed in MongoDB: every dispatcher replica
+   * drops its cached copy, so the next delivery is signed with the new set.
+   */
+  storesWebhookSecretsRotated: 'stores.webhook-secrets.rotated',
   /** Admin: drives a payment through the state machine (internal statuses). */
   paymentsTransition: 'payments.admin.transition',
   /** Refund (API Pix devolução) of a received Pix, idempotent by refund id. */
@@ -36,6 +41,16 @@ export const Subjects = {
   pixPaid: 'pix.events.paid',
   /** An event whose webhook could not be delivered (every attempt failed, or the target is refused). */
   webhookDeadLetter: 'webhooks.dead-letters',
+  /** A webhook attempt to make now (the first one, a replay, or a scheduled one that fired). */
+  webhookAttemptDue: 'webhooks.attempts.due',
+  /**
+   * Where an event's next attempt waits as a JetStream scheduled message (a retry, a deferral while
+   * its endpoint is busy, a hold behind an earlier event of its payment) until it fires onto
+   * webhookAttemptDue. One subject per event, and a schedule replaces the previous one on its
+   * subject, so an event has at most one next step waiting; its predecessor can find it to wake it.
+   */
+  webhookAttemptScheduled: (paymentId: string, sequence: number) =>
+    `webhooks.attempts.scheduled.${paymentId}.${sequence}`,
   pixReview: 'pix.events.review',
   pixCleared: 'pix.events.cleared',
   pixRejected: 'pix.events.rejected',
@@ -65,6 +80,8 @@ export const Streams = {
   },
   pix: { name: 'PIX', subjects: ['pix.events.>'] },
   webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: ['webhooks.dead-letters'] },
+  /** Webhook attempts due now and those scheduled for later: the dispatcher's only work queue. */
+  webhookAttempts: { name: 'WEBHOOK_ATTEMPTS', subjects: ['webhooks.attempts.>'], workQueue: true, schedules: true },
 } as const satisfies Record<string, StreamDefinition>;
 
 export const Consumers = {
@@ -74,6 +91,8 @@ export const Consumers = {
   paymentsPix: 'payments-pix',
   /** webhook-dispatcher consumes payment events. */
   dispatcherPayments: 'webhook-dispatcher',
+  /** webhook-dispatcher makes the attempts due on WEBHOOK_ATTEMPTS. */
+  dispatcherAttempts: 'webhook-dispatcher-attempts',
 } as const;
 
 /** Queue groups: every replica of a service joins its group, so each request is served once. */

@@ -70,3 +70,33 @@ export const WebhookAdminMessages = {
   deliveryStillPending: (eventId: string) =>
     `the delivery of event ${eventId} is still being retried; replay it once it is delivered or dead-lettered`,
 } as const;
+
+/**
+ * A webhook attempt to make, on WEBHOOK_ATTEMPTS: everything the attempt needs, so that making it
+ * reads nothing from the delivery log. Scheduled messages arrive without the publisher's headers,
+ * so the trace context travels in the body.
+ */
+export const WebhookAttemptMessageSchema = z.object({
+  eventId: z.string(),
+  paymentId: z.string(),
+  storeId: z.string(),
+  sequence: z.number().int(),
+  url: z.string(),
+  event: PaymentEventSchema,
+  run: z.number().int().min(1),
+  attempt: z.number().int().min(1),
+  /**
+   * Why this message waited: `attempt` (first attempt, retry or replay), `deferred` (its endpoint or
+   * the replica was busy), `held` (an earlier event of the payment was pending or not yet recorded).
+   */
+  reason: z.enum(['attempt', 'deferred', 'held']),
+  /** Deferrals and holds so far of this attempt, for their backoff. */
+  waits: z.number().int().min(0),
+  /** When it began waiting for an earlier event that was not recorded yet (it waits 10 minutes at most). */
+  missingSince: z.string().nullable(),
+  trace: z.record(z.string(), z.string()),
+});
+export type WebhookAttemptMessage = z.infer<typeof WebhookAttemptMessageSchema>;
+
+/** The notice that a store's webhook secrets changed (Subjects.storesWebhookSecretsRotated). */
+export const WebhookSecretsRotatedSchema = z.object({ storeId: z.string() });

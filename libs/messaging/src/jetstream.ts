@@ -10,7 +10,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { SpanKind } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { Streams, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { contextFromHeaders, traceHeaders } from './headers';
@@ -136,6 +136,16 @@ export async function startConsumer(
     logger: Logger;
     retryOnErrorMs?: number;
     maxMessages?: number;
+    /**
+     * Handle messages concurrently instead of one after another: the handler is not awaited before
+     * the next message (it must bound its own concurrency); stop() still waits for every one.
+     */
+    parallel?: boolean;
+    /**
+     * The trace context a message carries in its body, for messages that arrive without the
+     * publisher's headers (a JetStream scheduled message keeps only the scheduler's).
+     */
+    traceOf?: (msg: JsMsg) => Record<string, string> | undefined;
   },
   handler: (msg: JsMsg) => Promise<HandlerOutcome>,
 ): Promise<{ stop: () => Promise<void>; isBound: () => Promise<boolean> }> {
@@ -155,6 +165,37 @@ export async function startConsumer(
   const refresh = setInterval(() => void isBound().catch(() => undefined), PENDING_REFRESH_MS);
   refresh.unref();
 
+  const inHand = new Set<Promise<void>>();
+  const parentContext = (msg: JsMsg) => {
+    const carrier = msg.headers?.has('traceparent') ? undefined : options.traceOf?.(msg);
+    return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : contextFromHeaders(msg.headers);
+  };
+  const handle = (msg: JsMsg) =>
+    tracer.startActiveSpan(
+      `${msg.subject} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          ...natsAttributes(msg.subject, 'process'),
+          'messaging.consumer.group.name': options.durable,
+          'messaging.message.delivery_count': msg.info.deliveryCount,
+        },
+      },
+      parentContext(msg),
+      async (span) => {
+        try {
+          const outcome = await handler(msg);
+          if (outcome.ack) msg.ack();
+          else msg.nak(outcome.retryInMs);
+        } catch (err) {
+          options.logger.error({ err, subject: msg.subject, seq: msg.seq }, 'message handler failed');
+          failSpan(span, err);
+          msg.nak(retryOnErrorMs);
+        } finally {
+          span.end();
+        }
+      },
+    );
   const done = (async () => {
     for await (const msg of messages) {
       // After stop() the iterator still yields what was fetched ahead: hand it back at once, so
@@ -164,35 +205,17 @@ export async function startConsumer(
         continue;
       }
       if (msg.info.redelivered) consumerRedeliveries.inc(labels);
-      await tracer.startActiveSpan(
-        `${msg.subject} process`,
-        {
-          kind: SpanKind.CONSUMER,
-          attributes: {
-            ...natsAttributes(msg.subject, 'process'),
-            'messaging.consumer.group.name': options.durable,
-            'messaging.message.delivery_count': msg.info.deliveryCount,
-          },
-        },
-        contextFromHeaders(msg.headers),
-        async (span) => {
-          try {
-            const outcome = await handler(msg);
-            if (outcome.ack) msg.ack();
-            else msg.nak(outcome.retryInMs);
-          } catch (err) {
-            options.logger.error({ err, subject: msg.subject, seq: msg.seq }, 'message handler failed');
-            failSpan(span, err);
-            msg.nak(retryOnErrorMs);
-          } finally {
-            span.end();
-          }
-        },
-      );
+      if (!options.parallel) {
+        await handle(msg);
+        continue;
+      }
+      const task = handle(msg).finally(() => inHand.delete(task));
+      inHand.add(task);
     }
+    await Promise.all(inHand);
   })();
   return {
-    /** Stops fetching, finishes the message in hand (ack or nak), hands back the rest. */
+    /** Stops fetching, finishes the messages in hand (ack or nak), hands back the rest. */
     stop: async () => {
       stopped = true;
       clearInterval(refresh);

@@ -4,3 +4,4 @@ export * from './periodic';
 export * from './connections';
 export * from './http-server';
 export * from './database-metrics';
+export * from './retention';

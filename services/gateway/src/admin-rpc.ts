@@ -35,7 +35,8 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * The gateway owns stores and tokens; the admin CLI and the webhook-dispatcher reach them over
  * NATS. These subjects are internal: nothing public routes to them. Revocations and (de)activations
  * are written to MongoDB first, then to the AUTH bucket every gateway replica watches; if the
- * bucket write fails the call fails and may simply be repeated.
+ * bucket write fails the call fails and may simply be repeated. A secret rotation is announced to
+ * the webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated).
  */
 export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): RpcServer[] {
   const queue = QueueGroups.gateway;
@@ -70,7 +71,14 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
       nc,
       { subject: Subjects.adminStoresRotateSecret, queue, schema: StoreRotateSecretRequestSchema, logger },
       (req) =>
-        storeMustExist(async () => ({ storeId: req.storeId, webhookSecret: await rotateWebhookSecret(req.storeId) })),
+        storeMustExist(async () => {
+          const webhookSecret = await rotateWebhookSecret(req.storeId);
+          // Every dispatcher replica drops its cached secrets of the store, so the next delivery
+          // is signed with the new set; flushed, so the notice has left before the reply does.
+          nc.publish(Subjects.storesWebhookSecretsRotated, JSON.stringify({ storeId: req.storeId }));
+          await nc.flush();
+          return { storeId: req.storeId, webhookSecret };
+        }),
     ),
     serveRpc(
       nc,

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import mongoose, { Schema } from 'mongoose';
 import type { CreatePaymentInput } from '@pix/contracts';
+import { declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from '@pix/runtime';
 
 /** Stripe's window: a key is remembered for 24 hours, then it may be used again. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -14,23 +15,34 @@ interface IdempotencyKeyDoc {
   /** The payment this key creates, chosen here so that every repeat asks payments for the same id. */
   paymentId: string;
   createdAt: Date;
+  /** The end of the window; the database forgets the key after it (@pix/runtime retention). */
+  expiresAt: Date;
+  expiresOn: string;
 }
 
-export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>(
-  'IdempotencyKey',
-  new Schema<IdempotencyKeyDoc>(
-    {
-      _id: { type: String, required: true },
-      requestHash: { type: String, required: true },
-      paymentId: { type: String, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    { collection: 'idempotency_keys', versionKey: false },
-  )
-    // FerretDB 1.24 has no TTL indexes: expired keys are ignored by the code and purged by
-    // purgeExpiredIdempotencyKeys, which this index serves.
-    .index({ createdAt: 1 }),
+const IdempotencyKeySchema = new Schema<IdempotencyKeyDoc>(
+  {
+    _id: { type: String, required: true },
+    requestHash: { type: String, required: true },
+    paymentId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    expiresOn: { type: String, required: true },
+  },
+  { collection: 'idempotency_keys', versionKey: false, autoIndex: false },
 );
+
+export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>('IdempotencyKey', IdempotencyKeySchema);
+
+/**
+ * Declares the expiry index of the retention branch chosen at start (before syncIndexes) and
+ * returns the purge of passed expiry days where the branch needs one. Until the key is gone the
+ * code ignores it once its window has passed, so how soon it goes does not matter.
+ */
+export function idempotencyKeyRetention(branch: RetentionBranch, onError: (err: unknown) => void): ExpiryPurge {
+  declareExpiry(IdempotencyKeySchema, branch);
+  return new ExpiryPurge(branch, () => [IdempotencyKeyModel.collection], onError);
+}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -70,18 +82,17 @@ export async function claimPaymentId(
     if (existing) await IdempotencyKeyModel.deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
     try {
       const paymentId = randomUUID();
-      await IdempotencyKeyModel.create({ _id, requestHash, paymentId, createdAt: now });
+      await IdempotencyKeyModel.create({
+        _id,
+        requestHash,
+        paymentId,
+        createdAt: now,
+        ...expiryFields(new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS)),
+      });
       return { ok: true, paymentId };
     } catch (err) {
       // Another request claimed the key first: read its claim.
       if ((err as { code?: unknown }).code !== 11000) throw err;
     }
   }
-}
-
-export async function purgeExpiredIdempotencyKeys(now = new Date()): Promise<number> {
-  const result = await IdempotencyKeyModel.deleteMany({
-    createdAt: { $lt: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) },
-  });
-  return result.deletedCount;
 }

@@ -1,21 +1,24 @@
 import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
-import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, probeRetention, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
 import { config } from './config';
-import { purgeExpiredIdempotencyKeys } from './idempotency';
+import { idempotencyKeyRetention } from './idempotency';
 import { PaymentStatusFeed } from './payment-page/status-feed';
-
-const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
   const { logger } = service;
 
-  await connectDatabase(service, config.MONGO_URL);
+  const db = await connectDatabase(service, config.MONGO_URL);
+  // Expired idempotency keys leave through a TTL index, or where the database has none (FerretDB)
+  // through a purge of each passed expiry day.
+  const purge = idempotencyKeyRetention(await probeRetention(db), (err) =>
+    logger.warn({ err }, 'idempotency key purge failed'),
+  );
   await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
 
   const nc = await connectMessaging(service, config.NATS_URL);
@@ -24,12 +27,8 @@ async function main(): Promise<void> {
   await authCache.start();
   service.onShutdown('auth cache', () => authCache.stop());
 
-  // FerretDB has no TTL indexes: expired idempotency keys are purged here (any replica may).
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency key purge failed'));
-  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
-  purge.unref();
-  service.onShutdown('idempotency key purge', () => clearInterval(purge));
+  purge.start();
+  service.onShutdown('idempotency key purge', () => purge.stop());
 
   const subscriptions = serveStoreRpcs(nc, logger, authCache);
   service.onShutdown('rpc subscriptions', async () => {

@@ -3,7 +3,7 @@ import { CommonEnv, duration, flag, loadConfig, port, z } from '@pix/config';
 export const config = loadConfig(
   z.object({
     ...CommonEnv,
-    /** The delivery log and the retry schedule live here. */
+    /** The delivery log lives here (attempts and retries are carried by JetStream). */
     MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
     OPS_HOST: z.string().default('127.0.0.1'),
     OPS_PORT: port(9104),
@@ -17,8 +17,6 @@ export const config = loadConfig(
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
     /** Attempts in flight at once in total, per replica. */
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
-    /** How often due retries are looked for (new events are picked up at once). */
-    WEBHOOK_POLL_INTERVAL: duration('250ms'),
     /** How long finished deliveries and their attempts stay in the delivery log. */
     WEBHOOK_LOG_RETENTION: duration('30d'),
   }),

@@ -1,32 +1,27 @@
-import { Subjects, type WebhookDeadLetter } from '@pix/contracts';
+import { Subjects, type WebhookAttemptMessage, type WebhookDeadLetter } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
-import { DeliveryModel, type DeliveryDoc } from './deliveries';
 
 /**
- * Puts a dead delivery on the dead-letter stream and records that it is there. The message id is
- * the event id and run, so publishing again after a crash in between leaves one message per run.
+ * Puts a dead delivery on the dead-letter stream. The message id is the event id and run, so
+ * publishing again (the attempt message redelivered after a crash before its ack) leaves one
+ * message per run.
  */
-export async function publishDeadLetter(js: JetStreamClient, doc: DeliveryDoc): Promise<void> {
+export async function publishDeadLetter(
+  js: JetStreamClient,
+  msg: WebhookAttemptMessage,
+  reason: WebhookDeadLetter['reason'],
+  lastError: string | null,
+): Promise<void> {
   const letter: WebhookDeadLetter = {
-    eventId: doc._id,
-    paymentId: doc.paymentId,
-    storeId: doc.storeId,
-    url: doc.url,
-    reason: doc.deadReason ?? 'exhausted',
-    attempts: doc.attempts,
-    lastError: doc.lastError,
+    eventId: msg.eventId,
+    paymentId: msg.paymentId,
+    storeId: msg.storeId,
+    url: msg.url,
+    reason,
+    attempts: msg.attempt,
+    lastError,
     deadLetteredAt: new Date().toISOString(),
-    event: doc.event,
+    event: msg.event,
   };
-  await publishEvent(js, Subjects.webhookDeadLetter, letter, `${doc._id}.run${doc.run}`);
-  await DeliveryModel.updateOne(
-    { _id: doc._id, run: doc.run, status: 'dead', deadLetteredAt: null },
-    { $set: { deadLetteredAt: new Date() } },
-  );
-}
-
-/** Publishes dead letters that a crash or a NATS outage kept off the stream. */
-export async function publishMissingDeadLetters(js: JetStreamClient): Promise<void> {
-  const missing = await DeliveryModel.find({ status: 'dead', deadLetteredAt: null }).limit(100).lean<DeliveryDoc[]>();
-  for (const doc of missing) await publishDeadLetter(js, doc);
+  await publishEvent(js, Subjects.webhookDeadLetter, letter, `${msg.eventId}.run${msg.run}`);
 }

@@ -1,19 +1,16 @@
 import './tracing';
-import mongoose from 'mongoose';
-import { Consumers, PaymentEventSchema, Streams } from '@pix/contracts';
+import { nanos } from '@nats-io/transport-node';
+import { Consumers, PaymentEventSchema, Streams, Subjects } from '@pix/contracts';
 import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
-import { connectDatabase, connectMessaging, Periodic, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, probeRetention, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
+import { AttemptRunner, CLAIM_MARGIN_MS } from './attempts';
 import { config } from './config';
-import { publishMissingDeadLetters } from './dead-letters';
-import { recordDelivery } from './deliveries';
+import { logPurge, openDeliveryLog } from './delivery-log';
+import { takeEvent } from './intake';
 import { createMetrics } from './metrics';
-import { ensureLogRetention } from './retention';
 import { parseSchedule } from './schedule';
-import { DeliveryScheduler } from './scheduler';
-
-/** Dead letters a crash kept off the stream, and the log purge where TTL indexes are missing. */
-const HOUSEKEEPING_INTERVAL_MS = 30_000;
+import { SecretsCache } from './secrets';
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -21,9 +18,12 @@ async function main(): Promise<void> {
   const schedule = parseSchedule(config.WEBHOOK_RETRY_SCHEDULE);
   const metrics = createMetrics(service.registry);
 
-  await connectDatabase(service, config.MONGO_URL);
-  await Promise.all([mongoose.model('WebhookDelivery').syncIndexes(), mongoose.model('WebhookAttempt').syncIndexes()]);
-  const purgeLog = await ensureLogRetention(logger);
+  const db = await connectDatabase(service, config.MONGO_URL);
+  const retention = await probeRetention(db);
+  await openDeliveryLog({ branch: retention, retentionMs: config.WEBHOOK_LOG_RETENTION });
+  const purge = logPurge(retention, (err) => logger.error({ err }, 'delivery log purge failed'));
+  purge.start();
+  service.onShutdown('delivery log purge', () => purge.stop());
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS);
@@ -31,49 +31,66 @@ async function main(): Promise<void> {
     durable_name: Consumers.dispatcherPayments,
     filter_subject: 'payments.events.>',
   });
-
+  // An attempt holds its message until its result is recorded: at most the timeout, plus slack.
+  await ensureConsumer(nc, Streams.webhookAttempts.name, {
+    durable_name: Consumers.dispatcherAttempts,
+    filter_subject: Subjects.webhookAttemptDue,
+    ack_wait: nanos(config.WEBHOOK_TIMEOUT + CLAIM_MARGIN_MS),
+  });
   const js = jetstream(nc);
-  const housekeeping = new Periodic(
-    async () => {
-      await publishMissingDeadLetters(js);
-      await purgeLog?.();
+
+  const secrets = new SecretsCache(nc, logger);
+  await secrets.start();
+  service.onShutdown('secrets cache', () => secrets.stop());
+
+  // Registered before the PAYMENTS consumer, so it stops after it: a last event taken in still
+  // finds its attempt made or handed back.
+  const runner = new AttemptRunner({ nc, config, schedule, logger, metrics, secrets });
+  const attempts = await startConsumer(
+    nc,
+    {
+      stream: Streams.webhookAttempts.name,
+      durable: Consumers.dispatcherAttempts,
+      logger,
+      parallel: true,
+      traceOf: (msg) => AttemptRunner.traceOf(msg),
     },
-    HOUSEKEEPING_INTERVAL_MS,
-    (err) => logger.error({ err }, 'webhook housekeeping failed'),
+    (msg) => runner.handle(msg),
   );
-  housekeeping.start();
-  service.onShutdown('housekeeping', () => housekeeping.stop());
+  service.addReadinessCheck('attempts consumer', attempts.isBound);
+  service.onShutdown('attempts consumer', () => {
+    runner.stop();
+    return attempts.stop();
+  });
 
-  const scheduler = new DeliveryScheduler({ nc, config, schedule, logger, metrics });
-  scheduler.start();
-  service.onShutdown('delivery scheduler', () => scheduler.stop());
-
-  // The stream message is acked once its delivery is recorded: from then on MongoDB drives the
-  // attempts, so a slow endpoint never holds messages pending on the consumer.
+  // The PAYMENTS message is acked once its delivery is recorded and its first attempt is on
+  // WEBHOOK_ATTEMPTS: nothing waits on this consumer however slow an endpoint is.
   const consumer = await startConsumer(
     nc,
-    { stream: Streams.payments.name, durable: Consumers.dispatcherPayments, logger },
+    // In parallel: events of one payment are far apart, and one recorded before an earlier one
+    // waits for it (the order hold), so taking them in at once costs no order.
+    { stream: Streams.payments.name, durable: Consumers.dispatcherPayments, logger, parallel: true },
     async (msg) => {
       const parsed = PaymentEventSchema.safeParse(msg.json());
       if (!parsed.success) {
         logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
         return { ack: true };
       }
-      if (await recordDelivery(parsed.data, schedule[0] ?? 0)) scheduler.poke();
+      await takeEvent(js, parsed.data, schedule[0] ?? 0);
       return { ack: true };
     },
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
 
-  const subscriptions = serveWebhookRpcs(nc, logger, () => scheduler.poke());
+  const subscriptions = serveWebhookRpcs(nc, logger);
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();
-  service.started({ schedule, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  service.started({ schedule, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retention });
 }
 
 main().catch((err: unknown) => {

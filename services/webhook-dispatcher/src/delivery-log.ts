@@ -1,0 +1,301 @@
+import mongoose, { Schema } from 'mongoose';
+import type { PaymentEvent, WebhookAttemptOutcome, WebhookDeliveryStatus } from '@pix/contracts';
+import { declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from '@pix/runtime';
+
+/**
+ * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
+ * rest of the dispatcher). It is a record of what happened, not the driver of what happens next:
+ * attempts are carried by JetStream messages, so nothing here is polled. Every query is a top-level
+ * equality filter on `_id`, `paymentId` or `expiresOn` (libs/contracts EqualityIndexedFields), which
+ * FerretDB pushes down to an index and MongoDB serves from the schema's indexes.
+ */
+
+/** One event's delivery to its payment's webhookUrl. */
+export interface DeliveryDoc {
+  /** The event id: also the webhook-id of every attempt. */
+  _id: string;
+  paymentId: string;
+  storeId: string;
+  sequence: number;
+  event: PaymentEvent;
+  url: string;
+  status: WebhookDeliveryStatus;
+  /** 1 for the first delivery; each replay starts the next run with its attempts counted from 1. */
+  run: number;
+  /** When the next attempt is due, as last scheduled (informative: the JetStream message decides). */
+  nextAttemptAt: Date | null;
+  deadReason: 'exhausted' | 'refused' | null;
+  lastError: string | null;
+  createdAt: Date;
+  /** Finished deliveries leave the log after the retention; pending ones never do. */
+  expiresAt: Date | null;
+  expiresOn: string | null;
+}
+
+/** One attempt; inserted when it is claimed (its unique id is the claim), completed when it ends. */
+export interface AttemptDoc {
+  /** eventId:run:attempt: unique, so only one replica can make an attempt. */
+  _id: string;
+  eventId: string;
+  paymentId: string;
+  run: number;
+  attempt: number;
+  at: Date;
+  /** Null while in flight, or for good when the replica stopped before recording the result. */
+  outcome: WebhookAttemptOutcome | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  /** After a failure with attempts left: when the next one is due (so a redo schedules the same). */
+  nextAttemptAt: Date | null;
+  expiresAt: Date;
+  expiresOn: string;
+}
+
+export type AttemptResult = Pick<AttemptDoc, 'outcome' | 'statusCode' | 'latencyMs' | 'error'> & {
+  outcome: WebhookAttemptOutcome;
+};
+
+const DeliverySchema = new Schema<DeliveryDoc>(
+  {
+    _id: { type: String, required: true },
+    paymentId: { type: String, required: true },
+    storeId: { type: String, required: true },
+    sequence: { type: Number, required: true },
+    event: { type: Schema.Types.Mixed, required: true },
+    url: { type: String, required: true },
+    status: { type: String, required: true },
+    run: { type: Number, required: true },
+    nextAttemptAt: { type: Date, default: null },
+    deadReason: { type: String, default: null },
+    lastError: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, default: null },
+    expiresOn: { type: String, default: null },
+  },
+  { collection: 'webhook_deliveries', versionKey: false, minimize: false, strict: true, autoIndex: false },
+);
+// A payment's deliveries: the predecessor check and `webhooks list`.
+DeliverySchema.index({ paymentId: 1 });
+
+const AttemptSchema = new Schema<AttemptDoc>(
+  {
+    _id: { type: String, required: true },
+    eventId: { type: String, required: true },
+    paymentId: { type: String, required: true },
+    run: { type: Number, required: true },
+    attempt: { type: Number, required: true },
+    at: { type: Date, required: true },
+    outcome: { type: String, default: null },
+    statusCode: { type: Number, default: null },
+    latencyMs: { type: Number, default: null },
+    error: { type: String, default: null },
+    nextAttemptAt: { type: Date, default: null },
+    expiresAt: { type: Date, required: true },
+    expiresOn: { type: String, required: true },
+  },
+  { collection: 'webhook_attempts', versionKey: false, strict: true, autoIndex: false },
+);
+// A payment's attempts: `webhooks list`.
+AttemptSchema.index({ paymentId: 1 });
+
+const DeliveryModel = mongoose.model<DeliveryDoc>('WebhookDelivery', DeliverySchema);
+const AttemptModel = mongoose.model<AttemptDoc>('WebhookAttempt', AttemptSchema);
+
+/** How long finished deliveries and attempts stay in the log (WEBHOOK_LOG_RETENTION). */
+let retentionMs = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Prepares the log for this process: the expiry index of the retention branch chosen at start is
+ * declared in the schemas, so syncIndexes() builds it (and keeps it on every later start).
+ */
+export async function openDeliveryLog(options: { branch: RetentionBranch; retentionMs: number }): Promise<void> {
+  retentionMs = options.retentionMs;
+  declareExpiry(DeliverySchema, options.branch);
+  declareExpiry(AttemptSchema, options.branch);
+  await Promise.all([DeliveryModel.syncIndexes(), AttemptModel.syncIndexes()]);
+}
+
+/** The purge of passed expiry days, where the branch needs one. */
+export function logPurge(branch: RetentionBranch, onError: (err: unknown) => void): ExpiryPurge {
+  return new ExpiryPurge(branch, () => [DeliveryModel.collection, AttemptModel.collection], onError);
+}
+
+function expiringFrom(now: Date) {
+  return expiryFields(new Date(now.getTime() + retentionMs));
+}
+
+/** MongoDB's duplicate key error: the document is already there. */
+function isDuplicateKey(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}
+
+export function attemptId(eventId: string, run: number, attempt: number): string {
+  return `${eventId}:${run}:${attempt}`;
+}
+
+/**
+ * Records a consumed event's delivery once. False when it was already recorded (a redelivered
+ * stream message): the caller still makes sure its first attempt is on its way.
+ */
+export async function recordDelivery(
+  event: PaymentEvent,
+  url: string,
+  firstAttemptAt: Date,
+  now = new Date(),
+): Promise<boolean> {
+  try {
+    await DeliveryModel.create({
+      _id: event.eventId,
+      paymentId: event.body.id,
+      storeId: event.body.storeId,
+      sequence: event.sequence,
+      event,
+      url,
+      status: 'pending',
+      run: 1,
+      nextAttemptAt: firstAttemptAt,
+      createdAt: now,
+      ...expiryFields(null),
+    });
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
+
+/** The payment's deliveries before `sequence`: how many are recorded, and which are still pending. */
+export async function earlierDeliveries(
+  paymentId: string,
+  sequence: number,
+): Promise<{ recorded: number; pending: { nextAttemptAt: Date | null }[] }> {
+  const all = await DeliveryModel.find({ paymentId })
+    .select({ sequence: 1, status: 1, nextAttemptAt: 1 })
+    .lean<Pick<DeliveryDoc, 'sequence' | 'status' | 'nextAttemptAt'>[]>();
+  const earlier = all.filter((d) => d.sequence < sequence);
+  return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending') };
+}
+
+/**
+ * Claims an attempt by inserting its log entry under its unique id: exactly one insert succeeds,
+ * on MongoDB and on FerretDB (whose conditional updates are not atomic), so any number of
+ * replicas never make one attempt twice. False when it was claimed already.
+ */
+export async function claimAttempt(
+  target: { eventId: string; paymentId: string; run: number; attempt: number },
+  now = new Date(),
+): Promise<boolean> {
+  try {
+    await AttemptModel.create({
+      _id: attemptId(target.eventId, target.run, target.attempt),
+      eventId: target.eventId,
+      paymentId: target.paymentId,
+      run: target.run,
+      attempt: target.attempt,
+      at: now,
+      ...expiringFrom(now),
+    });
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
+
+/** A claimed attempt as recorded: its claim time and, once it ended, its result. */
+export function findAttempt(
+  eventId: string,
+  run: number,
+  attempt: number,
+): Promise<Pick<AttemptDoc, 'at' | 'outcome' | 'statusCode' | 'latencyMs' | 'error' | 'nextAttemptAt'> | null> {
+  return AttemptModel.findById(attemptId(eventId, run, attempt))
+    .lean<Pick<AttemptDoc, 'at' | 'outcome' | 'statusCode' | 'latencyMs' | 'error' | 'nextAttemptAt'>>()
+    .exec();
+}
+
+/** Completes an attempt's log entry with its result (and the next attempt's time, if one follows). */
+export async function recordAttemptResult(
+  eventId: string,
+  run: number,
+  attempt: number,
+  result: AttemptResult,
+  nextAttemptAt: Date | null,
+): Promise<void> {
+  await AttemptModel.updateOne(
+    { _id: attemptId(eventId, run, attempt) },
+    { $set: { ...pickResult(result), nextAttemptAt } },
+  );
+}
+
+function pickResult(result: AttemptResult): AttemptResult {
+  return { outcome: result.outcome, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
+}
+
+/**
+ * The run's delivery ended with a 2xx. Conditional on the run, so a stale message of an older run
+ * cannot touch a replay.
+ */
+export async function markDelivered(eventId: string, run: number, now = new Date()): Promise<void> {
+  await DeliveryModel.updateOne(
+    { _id: eventId, run },
+    { $set: { status: 'delivered', nextAttemptAt: null, lastError: null, ...expiringFrom(now) } },
+  );
+}
+
+export async function markRetrying(eventId: string, run: number, nextAttemptAt: Date, lastError: string | null) {
+  await DeliveryModel.updateOne({ _id: eventId, run, status: 'pending' }, { $set: { nextAttemptAt, lastError } });
+}
+
+export async function markDead(
+  eventId: string,
+  run: number,
+  deadReason: 'exhausted' | 'refused',
+  lastError: string | null,
+  now = new Date(),
+): Promise<void> {
+  await DeliveryModel.updateOne(
+    { _id: eventId, run },
+    { $set: { status: 'dead', deadReason, lastError, nextAttemptAt: null, ...expiringFrom(now) } },
+  );
+}
+
+export function findDelivery(eventId: string): Promise<DeliveryDoc | null> {
+  return DeliveryModel.findById(eventId).lean<DeliveryDoc>().exec();
+}
+
+/**
+ * Starts the next run of a finished delivery; false when it is not as read any more (another replay
+ * got there first, or it is pending). On FerretDB two replays at once may both "win" (its updates
+ * are not atomic): both then start the same run number, whose attempts share their ids, so the
+ * claims still let each attempt go once.
+ */
+export async function startReplay(doc: DeliveryDoc, now = new Date()): Promise<boolean> {
+  const result = await DeliveryModel.updateOne(
+    { _id: doc._id, status: doc.status, run: doc.run },
+    {
+      $set: {
+        status: 'pending',
+        run: doc.run + 1,
+        nextAttemptAt: now,
+        deadReason: null,
+        lastError: null,
+        ...expiryFields(null),
+      },
+    },
+  );
+  return result.modifiedCount === 1;
+}
+
+/** A payment's deliveries in event order, each with its attempts in order. */
+export async function deliveriesOf(paymentId: string): Promise<(DeliveryDoc & { attempts: AttemptDoc[] })[]> {
+  const [deliveries, attempts] = await Promise.all([
+    DeliveryModel.find({ paymentId }).lean<DeliveryDoc[]>(),
+    AttemptModel.find({ paymentId }).lean<AttemptDoc[]>(),
+  ]);
+  // Sorted here rather than by the database: FerretDB sorts nothing on the server.
+  attempts.sort((a, b) => a.run - b.run || a.attempt - b.attempt);
+  return deliveries
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((doc) => ({ ...doc, attempts: attempts.filter((a) => a.eventId === doc._id) }));
+}

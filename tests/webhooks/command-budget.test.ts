@@ -1,0 +1,91 @@
+import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { eventually } from '../support/api';
+import { commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { createPayment, deliveriesOf } from './helpers';
+
+/** The commands one service sent, without the service's name in the key. */
+function of(service: string, counts: CommandCounts): CommandCounts {
+  const prefix = `${service} `;
+  return new Map(
+    [...counts].filter(([key]) => key.startsWith(prefix)).map(([key, n]) => [key.slice(prefix.length), n]),
+  );
+}
+
+/**
+ * What one delivered webhook costs the database, counted from the driver's command monitoring on a
+ * stack of the test's own (nothing else runs on it): the dispatcher records the delivery, claims
+ * the attempt, records its result and marks the delivery delivered, and asks the predecessor
+ * check only for an event that has one. The store's signing secrets come from the dispatcher's
+ * cache, so the gateway is not asked again.
+ */
+describe('database commands per delivered webhook', () => {
+  const receiver = new WebhookReceiver();
+  let stack: PrivateStack;
+  let store: StoreCredentials;
+  let url: string;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+    // The outbox sweep's idle read (one, every few seconds) is not work a delivery causes.
+    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h' } });
+    store = await createStore(stack.natsUrl, 'Budget store');
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await stack?.stop();
+  });
+
+  it('delivers payment.created for 4 dispatcher commands and payment.status_changed for 5', async () => {
+    // A first payment of the store fills the dispatcher's cache of its secrets.
+    const warmup = await createPayment(stack, store.token, url);
+    await eventually(
+      async () => receiver.events(warmup),
+      (hooks) => hooks.length === 1,
+    );
+
+    const beforeCreate = await settledCounts(stack);
+    const id = await createPayment(stack, store.token, url);
+    await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d[0]?.status === 'delivered',
+    );
+    const created = commandsBetween(beforeCreate, await settledCounts(stack));
+    // Reading the log through `webhooks list` costs two finds; they are not part of the delivery.
+    const createdByDispatcher = of('webhook-dispatcher', created);
+    const listing = createdByDispatcher.get('find webhook_deliveries') ?? 0;
+    expect(listing).toBeGreaterThanOrEqual(1);
+
+    const beforePay = await settledCounts(stack);
+    await admin(stack.natsUrl, 'sandbox', 'pay', id);
+    await eventually(
+      async () => receiver.events(id, 'payment.status_changed'),
+      (hooks) => hooks.length === 1,
+    );
+    const paid = commandsBetween(beforePay, await settledCounts(stack));
+    const dispatcher = of('webhook-dispatcher', paid);
+    const gateway = of('gateway', paid);
+    process.stdout.write(
+      `sandbox pay -> webhook answered: ${total(paid)} commands ${JSON.stringify(Object.fromEntries(paid))}\n`,
+    );
+
+    expect(Object.fromEntries(dispatcher)).toEqual({
+      'insert webhook_deliveries': 1,
+      'find webhook_deliveries': 1, // the earlier events of the payment, checked before sequence 2 goes
+      'insert webhook_attempts': 1,
+      'update webhook_attempts': 1,
+      'update webhook_deliveries': 1,
+    });
+    expect(total(gateway)).toBe(0);
+    expect(Object.fromEntries(createdByDispatcher)).toEqual({
+      'insert webhook_deliveries': 1,
+      'insert webhook_attempts': 1,
+      'update webhook_attempts': 1,
+      'update webhook_deliveries': 1,
+      // webhooks list, read by the test to see it delivered (one find per reading of each collection)
+      'find webhook_deliveries': listing,
+      'find webhook_attempts': listing,
+    });
+  });
+});
