@@ -142,6 +142,13 @@ export async function startConsumer(
      */
     parallel?: boolean;
     /**
+     * With `parallel`: messages with the same key are handled one after another, in the order they
+     * arrived (one payment's facts in their order); different keys concurrently.
+     */
+    serializeBy?: (msg: JsMsg) => string | undefined;
+    /** With `parallel`: how many messages are handled at once at most (default 64). */
+    maxInFlight?: number;
+    /**
      * The trace context a message carries in its body, for messages that arrive without the
      * publisher's headers (a JetStream scheduled message keeps only the scheduler's).
      */
@@ -166,6 +173,7 @@ export async function startConsumer(
   refresh.unref();
 
   const inHand = new Set<Promise<void>>();
+  const chains = new Map<string, Promise<void>>();
   const parentContext = (msg: JsMsg) => {
     const carrier = msg.headers?.has('traceparent') ? undefined : options.traceOf?.(msg);
     return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : contextFromHeaders(msg.headers);
@@ -209,7 +217,16 @@ export async function startConsumer(
         await handle(msg);
         continue;
       }
-      const task = handle(msg).finally(() => inHand.delete(task));
+      while (inHand.size >= (options.maxInFlight ?? 64)) await Promise.race(inHand);
+      const key = options.serializeBy?.(msg);
+      const before = key === undefined ? undefined : chains.get(key);
+      const task: Promise<void> = (before ?? Promise.resolve())
+        .then(() => handle(msg))
+        .finally(() => {
+          inHand.delete(task);
+          if (key !== undefined && chains.get(key) === task) chains.delete(key);
+        });
+      if (key !== undefined) chains.set(key, task);
       inHand.add(task);
     }
     await Promise.all(inHand);

@@ -10,7 +10,7 @@ import {
   Streams,
   Subjects,
 } from '@pix/contracts';
-import { ensureConsumer, ensureStreams, serveRpc, startConsumer } from '@pix/messaging';
+import { ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { config } from './config';
@@ -22,6 +22,20 @@ import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
 import { servePublicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
+
+/** The key a message is about, to keep one charge's (or payment's) messages in order. */
+function fieldOf(field: string): (msg: JsMsg) => string | undefined {
+  return (msg) => {
+    try {
+      const value = msg.json<Record<string, unknown>>()[field];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+const txidOf = fieldOf('txid');
+const paymentIdOf = fieldOf('paymentId');
 
 async function main(): Promise<void> {
   const service = await Service.start('payments', config);
@@ -77,7 +91,8 @@ async function main(): Promise<void> {
 
   const pixConsumer = await startConsumer(
     nc,
-    { stream: Streams.pix.name, durable: Consumers.paymentsPix, logger },
+    // Different charges concurrently, one charge's facts in order (paid before cleared).
+    { stream: Streams.pix.name, durable: Consumers.paymentsPix, logger, parallel: true, serializeBy: txidOf },
     (msg) => onPixEvent(deps, msg.subject, msg.json()),
   );
   service.addReadinessCheck('pix consumer', pixConsumer.isBound);
@@ -85,7 +100,13 @@ async function main(): Promise<void> {
 
   const dueConsumer = await startConsumer(
     nc,
-    { stream: Streams.paymentSchedules.name, durable: Consumers.paymentsDue, logger },
+    {
+      stream: Streams.paymentSchedules.name,
+      durable: Consumers.paymentsDue,
+      logger,
+      parallel: true,
+      serializeBy: paymentIdOf,
+    },
     (msg) => onDue(deps, msg.json()),
   );
   service.addReadinessCheck('scheduled work consumer', dueConsumer.isBound);
