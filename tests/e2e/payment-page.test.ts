@@ -61,7 +61,7 @@ describe('hosted payment page in a real browser', () => {
     }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     [stack, browser] = await Promise.all([
-      startPrivateStack({ env: { PIX_CHARGE_TTL: `${CHARGE_TTL_SECONDS}s`, DEADLINE_POLL_INTERVAL: '250ms' } }),
+      startPrivateStack({ env: { PIX_CHARGE_TTL: `${CHARGE_TTL_SECONDS}s` } }),
       chromium.launch({ executablePath: CHROMIUM, timeout: 30_000 }),
     ]);
     store = await createStore(stack.natsUrl, 'Loja da Ana');
