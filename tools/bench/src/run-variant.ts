@@ -75,8 +75,13 @@ export interface VariantResult {
 
 const SERVICES = new Set(['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher']);
 
+const started = performance.now();
+
 function log(label: string, message: string): void {
-  process.stdout.write(`[${label}] ${message}\n`);
+  const at = (performance.now() - started) / 1000;
+  process.stdout.write(
+    `${String(Math.floor(at / 60)).padStart(2, '0')}:${(at % 60).toFixed(0).padStart(2, '0')} [${label}] ${message}\n`,
+  );
 }
 
 /** A stack's directory, with whatever its devstack keeps outside it (an older one keeps nothing). */

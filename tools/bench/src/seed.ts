@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { StoreCreateReplySchema, Subjects, txidFor } from '@pix/contracts';
-import { callRpc } from '@pix/messaging';
+import { callRpc, RpcUnavailable } from '@pix/messaging';
 import type { Collection, Document } from 'mongodb';
 import { shapeDocument, type FieldShape } from './checkout';
 
@@ -10,12 +10,29 @@ export interface BenchStore {
   token: string;
 }
 
+/** Tries per store: a stack just started on a busy machine may not answer the first calls in time. */
+const STORE_TRIES = 3;
+
 /** Stores and their tokens, made the way an operator makes them (the admin CLI's RPC). */
 export async function createStores(nc: NatsConnection, count: number): Promise<BenchStore[]> {
   const stores: BenchStore[] = [];
   for (let i = 0; i < count; i++) {
-    const reply = await callRpc(nc, Subjects.adminStoresCreate, { name: `bench ${i}` }, StoreCreateReplySchema, 30_000);
-    stores.push({ storeId: reply.storeId, token: reply.token });
+    for (let tries = 1; ; tries++) {
+      try {
+        const reply = await callRpc(
+          nc,
+          Subjects.adminStoresCreate,
+          { name: `bench ${i}` },
+          StoreCreateReplySchema,
+          30_000,
+        );
+        stores.push({ storeId: reply.storeId, token: reply.token });
+        break;
+      } catch (err) {
+        // A timed-out call may have made its store all the same: an unused store costs nothing.
+        if (!(err instanceof RpcUnavailable) || tries === STORE_TRIES) throw err;
+      }
+    }
   }
   return stores;
 }

@@ -20,8 +20,8 @@ export function percentile(sorted: readonly number[], fraction: number): number 
  * Runs `op` from `concurrency` loops for `seconds` (each loop starts its next operation when the
  * previous one ends), the way autocannon drives HTTP connections, so driver ceilings and API figures
  * are taken alike: only operations that end within the time count, as autocannon counts only the
- * answers that arrive within it. Operations still running then are awaited (uncounted), so that
- * they do not weigh on the next measurement.
+ * answers that arrive within it. Operations still running then are awaited (uncounted) for as long
+ * again at most, so that they weigh less on the next measurement without holding the run.
  */
 export async function closedLoop(
   concurrency: number,
@@ -43,7 +43,10 @@ export async function closedLoop(
       }
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, loop));
+  const loops = Promise.all(Array.from({ length: concurrency }, loop));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([loops, new Promise((resolve) => (timer = setTimeout(resolve, 2 * seconds * 1000)))]);
+  clearTimeout(timer);
   latencies.sort((a, b) => a - b);
   return {
     perSecond: latencies.length / seconds,
