@@ -34,11 +34,11 @@ function benchOptions(): BenchOptions {
   }
   return {
     sizes,
-    seconds: numberEnv('BENCH_SECONDS', quick ? 3 : 8),
+    seconds: numberEnv('BENCH_SECONDS', quick ? 3 : 6),
     connections: numberEnv('BENCH_CONNECTIONS', 32),
     confirmations: numberEnv('BENCH_CONFIRMATIONS', quick ? 100 : 300),
     confirmationRate: numberEnv('BENCH_CONFIRMATION_RATE', 50),
-    webhookWaitSeconds: numberEnv('BENCH_WEBHOOK_WAIT', quick ? 15 : 30),
+    webhookWaitSeconds: numberEnv('BENCH_WEBHOOK_WAIT', quick ? 10 : 20),
     idleSeconds: numberEnv('BENCH_IDLE_SECONDS', quick ? 10 : 30),
     settleSeconds: quick ? 3 : 5,
     workDir: path.join(RUN_DIR, 'bench'),
