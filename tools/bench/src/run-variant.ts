@@ -165,7 +165,6 @@ export async function runVariant(
     const seeded: { id: string; store: BenchStore }[] = [];
     let listStoreHolds = 0;
     const sizes: SizeResult[] = [];
-    let idleCpu: ProcessCpu[] = [];
 
     /** Payments the bench knows it wrote (seeded, and answered 2xx or acknowledged). */
     let written = 0;
@@ -263,7 +262,7 @@ export async function runVariant(
     await new Promise((resolve) => setTimeout(resolve, options.settleSeconds * 1000));
     const idle = new CpuMeter(stack.processes);
     await new Promise((resolve) => setTimeout(resolve, options.idleSeconds * 1000));
-    idleCpu = idle.read();
+    const idleCpu = idle.read();
 
     return {
       label,
