@@ -195,7 +195,7 @@ export function renderReport(variants: VariantResult[], info: RunInfo): string {
     '',
     ...variants.map(
       (v) =>
-        `- **${v.label}**: its own stack (${v.infrastructure.join(', ')} and the four services); bare Node HTTP ${throughput(v.bareHttp)} req/s.`,
+        `- **${v.label}**: its own stack (${v.infrastructure.join(', ')} and the four services); bare Node HTTP ${throughput(v.bareHttp)} req/s (p50 / p99).`,
     ),
     '',
     'Throughput: closed loop at the connections above, p50 / p99 latency in ms. Raw figures are this',
@@ -210,7 +210,10 @@ export function renderReport(variants: VariantResult[], info: RunInfo): string {
       variants,
       'process',
       () => '',
-      (v, name) => `${(v.idleCpu.find((c) => c.name === name)?.percent ?? NaN).toFixed(2)} %`,
+      (v, name) => {
+        const cpu = v.idleCpu.find((c) => c.name === name);
+        return cpu ? `${cpu.percent.toFixed(2)} %` : '–';
+      },
       (v) => `${v.idleCpu.reduce((sum, c) => sum + c.percent, 0).toFixed(2)} %`,
     ),
     '',
