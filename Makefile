@@ -45,7 +45,7 @@ format: install ## Format every file
 test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs)
 	npx jest --ci
 
-bench: build ## Load the API and compare speed and memory with a baseline commit (BENCH_BASE=<ref>)
+bench: build ## Measure the API at 1,000 and 100,000 payments beside raw ceilings, with a baseline commit (BENCH_BASE=<ref>|none, BENCH_QUICK=1)
 	node tools/bench/dist/main.js
 
 k8s: build ## Synthesise the Kubernetes manifests (k8s/platform.json) into k8s/dist/

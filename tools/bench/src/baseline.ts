@@ -8,13 +8,21 @@ function git(...args: string[]): string {
 }
 
 /**
- * What the working tree is compared with: BENCH_BASE when given; otherwise HEAD when the tree has
- * uncommitted changes (what am I about to commit?), else HEAD~1 (what did the last commit do?).
+ * What the working tree is compared with: BENCH_BASE when given (`none`: nothing, the working tree
+ * alone); otherwise HEAD when the tree has uncommitted changes (what am I about to commit?), else
+ * HEAD~1 (what did the last commit do?).
  */
-export function baselineRef(): string {
+export function baselineRef(): string | null {
+  if (process.env.BENCH_BASE === 'none') return null;
   if (process.env.BENCH_BASE) return process.env.BENCH_BASE;
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
   return dirty ? 'HEAD' : 'HEAD~1';
+}
+
+/** This checkout's infrastructure binaries (.tools: nats-server, ferretdb), for the baseline's stack. */
+function linkTools(dir: string): void {
+  const tools = path.join(ROOT, '.tools');
+  if (fs.existsSync(tools)) fs.symlinkSync(tools, path.join(dir, '.tools'));
 }
 
 /**
@@ -34,24 +42,38 @@ function linkDependencies(dir: string): void {
   }
 }
 
+/** The third-party packages a lockfile installs, as `path@version`, leaving out the workspaces' own entries. */
+function thirdPartyPackages(dir: string): Set<string> {
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; link?: boolean }>;
+  };
+  return new Set(
+    Object.entries(lock.packages)
+      .filter(([key, entry]) => key.startsWith('node_modules/') && !entry.link)
+      .map(([key, entry]) => `${key}@${entry.version}`),
+  );
+}
+
 /**
  * A built checkout of the baseline in .run/bench/baseline. node_modules is shared with this
- * checkout when both lockfiles are equal (the usual case), so only TypeScript is compiled.
+ * checkout when it installs every third-party package the baseline needs at the same version (the
+ * usual case: an older baseline lacks only what was added since), so only TypeScript is compiled.
  */
 export function prepareBaseline(ref: string): { dir: string; commit: string } {
   const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
   const dir = path.join(RUN_DIR, 'bench', 'baseline');
-  if (fs.existsSync(dir)) {
-    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  if (fs.existsSync(dir)) removeBaseline(dir);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   git('worktree', 'add', '--detach', dir, commit);
-  const sameLock =
-    fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8') ===
-    fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8');
-  if (sameLock) linkDependencies(dir);
+  linkTools(dir);
+  const installed = thirdPartyPackages(ROOT);
+  if ([...thirdPartyPackages(dir)].every((entry) => installed.has(entry))) linkDependencies(dir);
   else execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'inherit' });
   execFileSync('npx', ['tsc', '-b'], { cwd: dir, stdio: 'inherit' });
   return { dir, commit };
+}
+
+export function removeBaseline(dir: string): void {
+  execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
+  fs.rmSync(dir, { recursive: true, force: true });
 }

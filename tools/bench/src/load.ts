@@ -1,42 +1,55 @@
 import autocannon from 'autocannon';
+import type { Throughput } from './stats';
 
-export interface LoadResult {
-  requestsPerSecond: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
+/** One HTTP request of a load: where, and as which store. */
+export interface Target {
+  path: string;
+  token: string;
 }
 
-/** One bounded load run (fixed duration, fixed connections) from this process onto loopback. */
+/**
+ * A closed-loop HTTP load from this process onto loopback for a fixed time: `connections` clients,
+ * each sending its next request when the previous answer arrives, cycling through `targets`.
+ * Only 2xx answers count as done; latency percentiles cover every answer.
+ */
 export async function runLoad(options: {
-  url: string;
+  baseUrl: string;
   method: 'GET' | 'POST';
-  token: string;
+  targets: readonly Target[];
   body?: string;
   connections: number;
-  /** A run is bounded by a request count (equal work on both sides) or else by a duration. */
-  requests?: number;
-  durationSeconds: number;
-}): Promise<LoadResult> {
+  seconds: number;
+}): Promise<Throughput> {
+  let next = 0;
+  const target = () => options.targets[next++ % options.targets.length] as Target;
   const result = await autocannon({
-    url: options.url,
-    method: options.method,
-    headers: {
-      authorization: `Bearer ${options.token}`,
-      ...(options.body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: options.body,
+    url: options.baseUrl,
     connections: options.connections,
-    ...(options.requests ? { amount: options.requests } : { duration: options.durationSeconds }),
+    duration: options.seconds,
+    requests: [
+      {
+        method: options.method,
+        ...(options.body ? { body: options.body } : {}),
+        setupRequest: (request) => {
+          const { path, token } = target();
+          return {
+            ...request,
+            path,
+            headers: {
+              ...request.headers,
+              authorization: `Bearer ${token}`,
+              ...(options.body ? { 'content-type': 'application/json' } : {}),
+            },
+          };
+        },
+      },
+    ],
   });
   return {
-    requestsPerSecond: result.requests.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    perSecond: result['2xx'] / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok: result['2xx'],
+    failed: result.non2xx + result.errors,
   };
 }

@@ -1,0 +1,53 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * What the bench takes from the checkout it measures, so that each side runs the way its own
+ * `make up` would: its own stack (engine and all) and its own payment documents. The load itself,
+ * the NATS calls and the driver are this checkout's.
+ */
+export type Devstack = typeof import('@pix/devstack');
+
+export function loadDevstack(root: string): Devstack {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the measured checkout's build, chosen at run time
+  return require(path.join(root, 'tools', 'devstack', 'dist', 'index.js')) as Devstack;
+}
+
+/** A top-level field of the payments schema: whether it must be given, and its default otherwise. */
+export interface FieldShape {
+  required: boolean;
+  default?: unknown;
+}
+
+/**
+ * The top-level fields of the checkout's payments model, read by shape-probe.js in a process of its
+ * own (loading two checkouts' models, and whatever they import, into one process would collide).
+ */
+export function paymentShape(root: string): Record<string, FieldShape> {
+  const out = execFileSync(process.execPath, [path.join(__dirname, 'shape-probe.js'), root], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out, (_key, value: unknown) =>
+    value && typeof value === 'object' && '$date' in value ? new Date((value as { $date: string }).$date) : value,
+  ) as Record<string, FieldShape>;
+}
+
+/**
+ * A payment document as the checkout's model stores it: the known fields it declares, its defaults
+ * for the others; a required field the bench has no value for stops the bench, rather than seeding
+ * documents the services would not have written.
+ */
+export function shapeDocument(
+  shape: Record<string, FieldShape>,
+  known: Record<string, unknown>,
+): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  for (const [field, spec] of Object.entries(shape)) {
+    if (field in known) doc[field] = known[field];
+    else if (spec.default !== undefined) doc[field] = structuredClone(spec.default);
+    else if (spec.required)
+      throw new Error(`the payments model requires "${field}": teach tools/bench/src/seed.ts its value`);
+  }
+  return doc;
+}

@@ -1,0 +1,231 @@
+import os from 'node:os';
+import type { ApiFigure, ProcessCpu, SizeResult, VariantResult } from './run-variant';
+import type { Throughput } from './stats';
+
+/**
+ * The results as one markdown document: every figure at every size for each checkout measured,
+ * the ratios the targets of issue 10 are stated in, and the targets beside them.
+ */
+export interface RunInfo {
+  startedAt: Date;
+  minutes: number;
+  settings: string;
+  loadBefore: number[];
+  loadAfter: number[];
+}
+
+function num(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
+  if (Math.abs(value) >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+function pct(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? '–' : `${Math.round(value * 100)} %`;
+}
+
+function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
+  return a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b;
+}
+
+export function throughput(t: Throughput): string {
+  if (t.ok === 0) return `none answered in time${t.failed > 0 ? ` (${t.failed.toLocaleString('en-US')} failed)` : ''}`;
+  const failed = t.failed > 0 ? `, ${t.failed.toLocaleString('en-US')} failed` : '';
+  return `${num(t.perSecond)} (${num(t.p50Ms)} / ${num(t.p99Ms)} ms${failed})`;
+}
+
+function busiest(cpu: ProcessCpu[]): string {
+  const top = [...cpu].sort((a, b) => b.percent - a.percent)[0];
+  return top ? `${top.name} ${Math.round(top.percent)} %` : '–';
+}
+
+export function confirmation(s: Pick<SizeResult, 'confirmation'>): string {
+  const c = s.confirmation;
+  if (c.sent === 0) return `none measured: no payment with a webhookUrl was created within ${c.waitSeconds} s`;
+  const ms = (v: number | null) => (v === null ? `> ${c.waitSeconds} s` : `${num(v)} ms`);
+  const missing = c.sent - c.received;
+  const notes = [
+    `${c.sent} at ${num(c.ratePerSecond)}/s`,
+    missing > 0 ? `${missing} webhooks missing` : '',
+    c.refused > 0 ? `${c.refused} refused` : '',
+  ].filter(Boolean);
+  return `${ms(c.p50Ms)} / ${ms(c.p99Ms)} (${notes.join(', ')})`;
+}
+
+interface Row {
+  figure: string;
+  target: string;
+  cell: (s: SizeResult) => string;
+  /** The figure at the largest size as a share of the smallest; higher is better throughout. */
+  scale?: (small: SizeResult, large: SizeResult) => number | null;
+}
+
+const rate = (pick: (s: SizeResult) => Throughput) => (small: SizeResult, large: SizeResult) =>
+  ratio(pick(large).perSecond, pick(small).perSecond);
+
+const ROWS: Row[] = [
+  {
+    figure: 'create, req/s (p50 / p99)',
+    target: '≥ 400/s, p99 ≤ 150 ms',
+    cell: (s) => throughput(s.create),
+    scale: rate((s) => s.create),
+  },
+  {
+    figure: 'raw insertOne, /s (p50 / p99)',
+    target: '',
+    cell: (s) => throughput(s.rawInsertOne),
+    scale: rate((s) => s.rawInsertOne),
+  },
+  { figure: 'get by id, req/s (p50 / p99)', target: '', cell: (s) => throughput(s.get), scale: rate((s) => s.get) },
+  {
+    figure: 'raw findOne by _id, /s (p50 / p99)',
+    target: '',
+    cell: (s) => throughput(s.rawFindOne),
+    scale: rate((s) => s.rawFindOne),
+  },
+  {
+    figure: '**get ÷ raw findOne**',
+    target: '≥ 70 %',
+    cell: (s) => pct(ratio(s.get.perSecond, s.rawFindOne.perSecond)),
+  },
+  {
+    figure: 'list (1,000 in store, limit 50, total), req/s',
+    target: '',
+    cell: (s) => throughput(s.list),
+    scale: rate((s) => s.list),
+  },
+  {
+    figure: 'raw find (limit 50, sorted) + count, /s',
+    target: '',
+    cell: (s) => throughput(s.rawFindAndCount),
+    scale: rate((s) => s.rawFindAndCount),
+  },
+  {
+    figure: '**list ÷ raw find + count**',
+    target: '≥ 50 %',
+    cell: (s) => pct(ratio(s.list.perSecond, s.rawFindAndCount.perSecond)),
+  },
+  {
+    figure: 'PSP confirmation → webhook, p50 / p99',
+    target: 'p99 ≤ 250 ms at 50/s',
+    cell: confirmation,
+    scale: (small, large) => ratio(small.confirmation.p99Ms, large.confirmation.p99Ms),
+  },
+  {
+    figure: 'db commands per create / get / list / confirmation (all services, background included)',
+    target: 'get 1, list 2, create ≤ 3',
+    cell: (s) =>
+      [s.create, s.get, s.list].map((f: ApiFigure) => num(f.dbCommandsPerRequest)).join(' / ') +
+      ` / ${num(s.confirmation.dbCommandsPerConfirmation)}`,
+  },
+  {
+    figure: 'busiest process during create / get / list',
+    target: '',
+    cell: (s) => [s.create, s.get, s.list].map((f) => busiest(f.cpu)).join(', '),
+  },
+  {
+    figure: 'payments stored (reads / after writes; ≈: not counted in time, written by the bench)',
+    target: '',
+    cell: (s) =>
+      [s.stored, s.storedAfter]
+        .map(({ count, exact }) => `${exact ? '' : '≈ '}${count.toLocaleString('en-US')}`)
+        .join(' / '),
+  },
+  {
+    figure: 'seeding through the driver, payments/s',
+    target: '',
+    cell: (s) => num(s.seedPerSecond),
+  },
+];
+
+function sizeLabel(size: number): string {
+  return size >= 1000 && size % 1000 === 0 ? `${size / 1000}k` : String(size);
+}
+
+function figuresTable(variants: VariantResult[]): string[] {
+  const head = ['figure', 'target'];
+  for (const v of variants) {
+    const sizes = v.sizes.map((s) => sizeLabel(s.size));
+    head.push(...sizes.map((size) => `${v.label}: ${size}`));
+    if (v.sizes.length > 1) head.push(`${v.label}: ${sizes[sizes.length - 1]} ÷ ${sizes[0]} (≥ 80 %)`);
+  }
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const row of ROWS) {
+    const cells = [row.figure, row.target];
+    for (const v of variants) {
+      cells.push(...v.sizes.map(row.cell));
+      const small = v.sizes[0];
+      const large = v.sizes[v.sizes.length - 1];
+      if (v.sizes.length > 1) cells.push(row.scale && small && large ? pct(row.scale(small, large)) : '');
+    }
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+function perProcessTable(
+  variants: VariantResult[],
+  title: string,
+  target: (name: string) => string,
+  value: (v: VariantResult, name: string) => string,
+  total?: (v: VariantResult) => string,
+): string[] {
+  const names = [...new Set(variants.flatMap((v) => v.peakRssMiB.map((p) => p.name)))];
+  const head = ['process', ...variants.map((v) => v.label), 'target'];
+  const lines = [`| ${title} | ${head.slice(1).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const name of names)
+    lines.push(`| ${name} | ${variants.map((v) => value(v, name)).join(' | ')} | ${target(name)} |`);
+  if (total) lines.push(`| **whole stack** | ${variants.map(total).join(' | ')} | < 2 % |`);
+  return lines;
+}
+
+const SERVICES = new Set(['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher']);
+
+export function renderReport(variants: VariantResult[], info: RunInfo): string {
+  const cpus = os.cpus();
+  const largest = variants[0]?.sizes[variants[0].sizes.length - 1]?.size ?? 0;
+  const lines = [
+    `# make bench, ${info.startedAt.toISOString()}`,
+    '',
+    `Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.type()} ${os.release()}. ` +
+      `Load average (1 min) ${info.loadBefore[0]?.toFixed(2)} before, ${info.loadAfter[0]?.toFixed(2)} after: the machine is shared, so read differences of tens of percent as noise.`,
+    '',
+    `Run: ${info.settings}; took ${info.minutes.toFixed(1)} min.`,
+    '',
+    ...variants.map(
+      (v) =>
+        `- **${v.label}**: its own stack (${v.infrastructure.join(', ')} and the four services); bare Node HTTP ${throughput(v.bareHttp)} req/s (p50 / p99).`,
+    ),
+    '',
+    'Throughput: closed loop at the connections above, p50 / p99 latency in ms. Raw figures are this',
+    "process's MongoDB driver on the same database server at the same moment. The share column is the figure at the",
+    'largest size as a share of the smallest (for latency, small ÷ large), so higher is better throughout.',
+    '',
+    ...figuresTable(variants),
+    '',
+    `Idle CPU, % of one core, over the idle window with ${largest.toLocaleString('en-US')} payments stored (a process counts with its children):`,
+    '',
+    ...perProcessTable(
+      variants,
+      'process',
+      () => '',
+      (v, name) => {
+        const cpu = v.idleCpu.find((c) => c.name === name);
+        return cpu ? `${cpu.percent.toFixed(2)} %` : '–';
+      },
+      (v) => `${v.idleCpu.reduce((sum, c) => sum + c.percent, 0).toFixed(2)} %`,
+    ),
+    '',
+    'Peak resident memory (VmHWM, MiB; for a process with children, its largest) at the end of the run:',
+    '',
+    ...perProcessTable(
+      variants,
+      'process',
+      (name) => (SERVICES.has(name) ? '< 150 MB' : ''),
+      (v, name) => num(v.peakRssMiB.find((p) => p.name === name)?.mib),
+    ),
+    '',
+  ];
+  return lines.join('\n');
+}

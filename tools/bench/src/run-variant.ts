@@ -1,0 +1,314 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { MongoClient, type Collection } from 'mongodb';
+import { bareHttp, rawFindAndCount, rawFindOne, rawInsertOne } from './ceilings';
+import { loadDevstack, paymentShape, shapeDocument, type Devstack } from './checkout';
+import { confirmAtFixedRate, createWebhookPayments, type ConfirmationLatency } from './confirmations';
+import { databaseCommands } from './db-commands';
+import { runLoad, type Target } from './load';
+import { createStores, historicPayment, seedPayments, type BenchStore } from './seed';
+import { confirmation, throughput } from './report';
+import type { Throughput } from './stats';
+import { CpuMeter, peakRssMiB } from './usage';
+import type { WebhookReceiver } from './webhooks';
+
+export interface BenchOptions {
+  /** Payments stored at each step, ascending: every figure is taken at each. */
+  sizes: number[];
+  /** Duration of each throughput measurement. */
+  seconds: number;
+  connections: number;
+  confirmations: number;
+  confirmationRate: number;
+  /** How long webhooks still owed are waited for. */
+  webhookWaitSeconds: number;
+  idleSeconds: number;
+  /** Quiet time before the idle measurement, for the last load's work to finish. */
+  settleSeconds: number;
+  /** Where stacks keep their data and logs. */
+  workDir: string;
+  keepLogs: boolean;
+}
+
+const STORES = 100;
+/** The store the list is measured on holds this many payments at every size. */
+const LIST_STORE_SIZE = 1000;
+/** Seeded payments that get by id cycles through, drawn at random from all of them. */
+const GET_SAMPLE = 1000;
+
+/** Counted by the database, or (`exact: false`) what the bench knows it wrote, when the count took too long. */
+export interface StoredCount {
+  count: number;
+  exact: boolean;
+}
+
+/** How long a count of every payment may take: a stack buried in a backlog may not answer. */
+const COUNT_TIMEOUT_MS = 15_000;
+
+async function storedPayments(payments: Collection, written: number): Promise<StoredCount> {
+  try {
+    return { count: await payments.countDocuments({}, { timeoutMS: COUNT_TIMEOUT_MS }), exact: true };
+  } catch {
+    return { count: written, exact: false };
+  }
+}
+
+/**
+ * Runs `seed` with the services paused (SIGSTOP): seeding is preparation, and services that scan
+ * the collection as it grows would only make it slower. They resume (SIGCONT) whatever happens.
+ */
+async function withServicesPaused<T>(processes: readonly { name: string; pid: number }[], seed: () => Promise<T>) {
+  const services = processes.filter((p) => SERVICES.has(p.name));
+  for (const p of services) process.kill(p.pid, 'SIGSTOP');
+  try {
+    return await seed();
+  } finally {
+    for (const p of services) process.kill(p.pid, 'SIGCONT');
+  }
+}
+
+export interface ProcessCpu {
+  name: string;
+  percent: number;
+}
+
+/** An API figure with what it cost: database commands per request and the CPU of each process. */
+export interface ApiFigure extends Throughput {
+  dbCommandsPerRequest: number | null;
+  cpu: ProcessCpu[];
+}
+
+export interface SizeResult {
+  size: number;
+  /** Payments stored when the reads ran, and after the writes of this step. */
+  stored: StoredCount;
+  storedAfter: StoredCount;
+  seedPerSecond: number | null;
+  create: ApiFigure;
+  get: ApiFigure;
+  list: ApiFigure;
+  rawInsertOne: Throughput;
+  rawFindOne: Throughput;
+  rawFindAndCount: Throughput;
+  confirmation: ConfirmationLatency & { dbCommandsPerConfirmation: number | null };
+}
+
+export interface VariantResult {
+  label: string;
+  /** The stack's processes that are not services (the engine it ran on). */
+  infrastructure: string[];
+  bareHttp: Throughput;
+  sizes: SizeResult[];
+  /** CPU of each process over the idle window at the largest size. */
+  idleCpu: ProcessCpu[];
+  peakRssMiB: { name: string; mib: number | null }[];
+}
+
+const SERVICES = new Set(['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher']);
+
+const started = performance.now();
+
+function log(label: string, message: string): void {
+  const at = (performance.now() - started) / 1000;
+  process.stdout.write(
+    `${String(Math.floor(at / 60)).padStart(2, '0')}:${(at % 60).toFixed(0).padStart(2, '0')} [${label}] ${message}\n`,
+  );
+}
+
+/** A stack's directory, with whatever its devstack keeps outside it (an older one keeps nothing). */
+function removeStackDir(devstack: Devstack, dir: string): void {
+  const remove = (devstack as Partial<Record<'removeStackDir', (dir: string) => void>>).removeStackDir;
+  if (remove) remove(dir);
+  else fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function pickSample<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return [...items];
+  return Array.from({ length: count }, () => items[Math.floor(Math.random() * items.length)] as T);
+}
+
+/** Measures one checkout: its own stack, seeded step by step to each size, loaded at each. */
+export async function runVariant(
+  name: string,
+  label: string,
+  root: string,
+  options: BenchOptions,
+  receiver: WebhookReceiver,
+): Promise<VariantResult> {
+  const devstack = loadDevstack(root);
+  const shape = paymentShape(root);
+  fs.mkdirSync(options.workDir, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(options.workDir, `${name}-`));
+  log(label, 'starting its stack');
+  const stack = await devstack.startStack({
+    dir,
+    ports: await devstack.randomPorts(),
+    detached: false,
+    root,
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
+  });
+  let nc: NatsConnection | undefined;
+  const client = new MongoClient(stack.mongoUrl);
+  try {
+    nc = await connect({ servers: stack.natsUrl });
+    const payments = client.db().collection('payments');
+    const stores = await createStores(nc, STORES);
+    const [listStore, ...others] = stores as [BenchStore, ...BenchStore[]];
+    const createStore = others[others.length - 1] as BenchStore;
+    const webhookStore = others[others.length - 2] as BenchStore;
+    const insertStore = others[others.length - 3] as BenchStore;
+    const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl));
+
+    log(label, 'bare Node HTTP');
+    const bare = await bareHttp(options.connections, options.seconds);
+    const seeded: { id: string; store: BenchStore }[] = [];
+    let listStoreHolds = 0;
+    const sizes: SizeResult[] = [];
+
+    /** Payments the bench knows it wrote (seeded, and answered 2xx or acknowledged). */
+    let written = 0;
+    for (const size of options.sizes) {
+      const before = (await storedPayments(payments, written)).count;
+      const forList = Math.min(LIST_STORE_SIZE - listStoreHolds, Math.max(0, size - before));
+      const forOthers = Math.max(0, size - before - forList);
+      log(label, `seeding ${forList + forOthers} payments (${before} stored), services paused`);
+      const seedStarted = performance.now();
+      await withServicesPaused(stack.processes, async () => {
+        seeded.push(...(await seedPayments(payments, shape, [listStore], forList, stack.gatewayUrl)));
+        seeded.push(...(await seedPayments(payments, shape, others, forOthers, stack.gatewayUrl)));
+      });
+      listStoreHolds += forList;
+      written = before + forList + forOthers;
+      const seedSeconds = (performance.now() - seedStarted) / 1000;
+      const stored = await storedPayments(payments, written);
+
+      const measureApi = async (what: string, method: 'GET' | 'POST', targets: Target[], body?: string) => {
+        log(label, `${what} at ${stored.count} stored`);
+        const commandsBefore = await databaseCommands(stack.opsUrls);
+        const cpu = new CpuMeter(stack.processes);
+        const result = await runLoad({
+          baseUrl: stack.gatewayUrl,
+          method,
+          targets,
+          body,
+          connections: options.connections,
+          seconds: options.seconds,
+        });
+        const usage = cpu.read();
+        log(label, `  ${throughput(result)}`);
+        const commandsAfter = await databaseCommands(stack.opsUrls);
+        const perRequest =
+          commandsBefore === null || commandsAfter === null || result.ok === 0
+            ? null
+            : (commandsAfter - commandsBefore) / result.ok;
+        return { ...result, dbCommandsPerRequest: perRequest, cpu: usage };
+      };
+      const raw = async (what: string, run: () => Promise<Throughput>) => {
+        log(label, `raw ${what} at ${stored.count} stored`);
+        const result = await run();
+        log(label, `  ${throughput(result)}`);
+        return result;
+      };
+
+      const sample = pickSample(seeded, GET_SAMPLE);
+      const get = await measureApi(
+        'get',
+        'GET',
+        sample.map(({ id, store }) => ({ path: `/public-api/v1/payments/${id}`, token: store.token })),
+      );
+      const findOne = await raw('findOne', () =>
+        rawFindOne(
+          payments,
+          sample.map((s) => s.id),
+          options.connections,
+          options.seconds,
+        ),
+      );
+      const list = await measureApi('list', 'GET', [
+        { path: '/public-api/v1/payments?limit=50', token: listStore.token },
+      ]);
+      const findAndCount = await raw('find + count', () =>
+        rawFindAndCount(payments, listStore.storeId, options.connections, options.seconds),
+      );
+      const create = await measureApi(
+        'create',
+        'POST',
+        [{ path: '/public-api/v1/payments', token: createStore.token }],
+        JSON.stringify({ amount: 25.5, email: 'bench@example.com', observation: 'bench' }),
+      );
+      const insertOne = await raw('insertOne', () =>
+        rawInsertOne(payments, newDocument, options.connections, options.seconds),
+      );
+      const confirmation = await measureConfirmations(label, stack, nc, receiver, webhookStore, options);
+      written += create.ok + insertOne.ok + confirmation.sent;
+      const storedAfter = await storedPayments(payments, written);
+      sizes.push({
+        size,
+        stored,
+        storedAfter,
+        seedPerSecond: forList + forOthers > 0 ? (forList + forOthers) / seedSeconds : null,
+        create,
+        get,
+        list,
+        rawInsertOne: insertOne,
+        rawFindOne: findOne,
+        rawFindAndCount: findAndCount,
+        confirmation,
+      });
+    }
+
+    log(label, `idle for ${options.idleSeconds}s after ${options.settleSeconds}s of quiet`);
+    await new Promise((resolve) => setTimeout(resolve, options.settleSeconds * 1000));
+    const idle = new CpuMeter(stack.processes);
+    await new Promise((resolve) => setTimeout(resolve, options.idleSeconds * 1000));
+    const idleCpu = idle.read();
+
+    return {
+      label,
+      infrastructure: stack.processes.map((p) => p.name).filter((n) => !SERVICES.has(n)),
+      bareHttp: bare,
+      sizes,
+      idleCpu,
+      peakRssMiB: stack.processes.map((p) => ({ name: p.name, mib: peakRssMiB(p.pid) })),
+    };
+  } finally {
+    await nc?.close();
+    await client.close();
+    await devstack.stopProcesses(stack.processes);
+    if (!options.keepLogs) removeStackDir(devstack, dir);
+  }
+}
+
+async function measureConfirmations(
+  label: string,
+  stack: { gatewayUrl: string; opsUrls: Record<string, string> },
+  nc: NatsConnection,
+  receiver: WebhookReceiver,
+  store: BenchStore,
+  options: BenchOptions,
+): Promise<SizeResult['confirmation']> {
+  log(label, `creating ${options.confirmations} payments with a webhookUrl`);
+  const ids = await createWebhookPayments(
+    stack.gatewayUrl,
+    store,
+    receiver,
+    options.confirmations,
+    options.webhookWaitSeconds,
+  );
+  const created = ids.filter((id) => receiver.created.has(id)).length;
+  log(
+    label,
+    `${created} of their payment.created webhooks arrived; ${ids.length} confirmations at ${options.confirmationRate}/s`,
+  );
+  const before = await databaseCommands(stack.opsUrls);
+  const result = await confirmAtFixedRate(nc, receiver, ids, options.confirmationRate, options.webhookWaitSeconds);
+  const after = await databaseCommands(stack.opsUrls);
+  const measured = {
+    ...result,
+    dbCommandsPerConfirmation:
+      before === null || after === null || ids.length === 0 ? null : (after - before) / ids.length,
+  };
+  log(label, `  ${confirmation({ confirmation: measured })}`);
+  return measured;
+}

@@ -1,0 +1,117 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { StoreCreateReplySchema, Subjects, txidFor } from '@pix/contracts';
+import { callRpc, RpcUnavailable } from '@pix/messaging';
+import type { Collection, Document } from 'mongodb';
+import { shapeDocument, type FieldShape } from './checkout';
+
+export interface BenchStore {
+  storeId: string;
+  token: string;
+}
+
+/** Tries per store: a stack just started on a busy machine may not answer the first calls in time. */
+const STORE_TRIES = 3;
+
+/** Stores and their tokens, made the way an operator makes them (the admin CLI's RPC). */
+export async function createStores(nc: NatsConnection, count: number): Promise<BenchStore[]> {
+  const stores: BenchStore[] = [];
+  for (let i = 0; i < count; i++) {
+    for (let tries = 1; ; tries++) {
+      try {
+        const reply = await callRpc(
+          nc,
+          Subjects.adminStoresCreate,
+          { name: `bench ${i}` },
+          StoreCreateReplySchema,
+          30_000,
+        );
+        stores.push({ storeId: reply.storeId, token: reply.token });
+        break;
+      } catch (err) {
+        // A timed-out call may have made its store all the same: an unused store costs nothing.
+        if (!(err instanceof RpcUnavailable) || tries === STORE_TRIES) throw err;
+      }
+    }
+  }
+  return stores;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const BATCH = 1000;
+
+function alphanumerics(length: number): string {
+  return randomBytes(length).toString('base64url').replace(/[-_]/g, 'x').slice(0, length).toUpperCase();
+}
+
+/**
+ * A payment that has run its course (paid, or expired unpaid) at some time in the last 30 days:
+ * history that costs nothing unless something scans it. Fields as the services write them.
+ */
+export function historicPayment(storeId: string, gatewayUrl: string): Record<string, unknown> {
+  const id = randomUUID();
+  const createdAt = new Date(Date.now() - Math.random() * 30 * DAY_MS);
+  const paid = Math.random() < 0.8;
+  const amountCents = 500 + Math.floor(Math.random() * 100_000);
+  const txid = txidFor(id);
+  return {
+    _id: id,
+    storeId,
+    status: paid ? 'approved' : 'not_approved',
+    amountCents,
+    email: 'customer@example.com',
+    observation: 'order 1234',
+    webhookUrl: null,
+    isPublic: true,
+    createdAt,
+    txid,
+    qrCodeUrl: new URL(`/public-api/v1/qrcodes/${id}.png`, gatewayUrl).toString(),
+    // The length of a real BR Code with a PSP location URL.
+    qrCopyPaste: `00020101021226850014br.gov.bcb.pix2563sandbox-psp.local/qr/v2/cobv/${txid}5204000053039865802BR5913BENCH STORE6009SAO PAULO62070503***6304ABCD`,
+    chargeCreated: true,
+    chargeNextAttemptAt: null,
+    chargeAttempts: 1,
+    expiresAt: new Date(createdAt.getTime() + DAY_MS),
+    paidEndToEndId: paid ? `E${alphanumerics(31)}` : null,
+    paidAmountCents: paid ? amountCents : null,
+    deadlineAt: null,
+    refundReason: null,
+    refund: null,
+    // payment.created, then payment.status_changed (approved or not_approved).
+    eventSeq: 2,
+    outbox: {},
+    outboxPending: 0,
+  };
+}
+
+/**
+ * Inserts `count` payments spread over `stores` (round robin) through the driver, in batches;
+ * returns their ids with their store. Batches go two at a time so the database, not the round
+ * trip, sets the pace.
+ */
+export async function seedPayments(
+  payments: Collection<Document>,
+  shape: Record<string, FieldShape>,
+  stores: readonly BenchStore[],
+  count: number,
+  gatewayUrl: string,
+): Promise<{ id: string; store: BenchStore }[]> {
+  const seeded: { id: string; store: BenchStore }[] = [];
+  let pending: Promise<unknown>[] = [];
+  for (let start = 0; start < count; start += BATCH) {
+    const batch: Document[] = [];
+    for (let i = start; i < Math.min(count, start + BATCH); i++) {
+      const store = stores[i % stores.length] as BenchStore;
+      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl));
+      batch.push(doc);
+      seeded.push({ id: doc._id as string, store });
+    }
+    pending.push(payments.insertMany(batch, { ordered: false }));
+    if (pending.length === 2) {
+      await Promise.all(pending);
+      pending = [];
+    }
+  }
+  await Promise.all(pending);
+  return seeded;
+}

@@ -1,0 +1,24 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpuSeconds, processTree } from './usage';
+
+// A child that burns 0.3 s of CPU, says so, then waits to be stopped.
+const BURNER = `
+  while (process.cpuUsage().user < 300_000) {}
+  process.stdout.write('burnt\\n');
+  setInterval(() => {}, 1000);
+`;
+
+describe('CPU of a process counts its children', () => {
+  it('includes a running child, and keeps its time once the child has exited', async () => {
+    const before = cpuSeconds(process.pid);
+    const child = spawn(process.execPath, ['-e', BURNER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(child.stdout, 'data');
+    expect(processTree(process.pid)).toContain(child.pid);
+    expect(cpuSeconds(process.pid) - before).toBeGreaterThanOrEqual(0.3);
+    child.kill();
+    await once(child, 'exit');
+    expect(processTree(process.pid)).not.toContain(child.pid);
+    expect(cpuSeconds(process.pid) - before).toBeGreaterThanOrEqual(0.3);
+  });
+});
