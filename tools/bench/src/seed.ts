@@ -79,6 +79,8 @@ export function historicPayment(storeId: string, gatewayUrl: string): Record<str
     refund: null,
     // payment.created, then payment.status_changed (approved or not_approved).
     eventSeq: 2,
+    // Written twice (created, then its status change): the revision a payment's next writer claims.
+    rev: 2,
     outbox: {},
     outboxPending: 0,
   };
