@@ -14,10 +14,11 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
 
-infra: ## Build nats-server and FerretDB into .tools/bin when missing; PostgreSQL and Debian validators
+infra: ## Build nats-server and FerretDB into .tools/bin when missing; PostgreSQL, Debian validators, Schemathesis
 	@bash scripts/install-infra.sh
 	@bash scripts/install-postgresql.sh
 	@bash scripts/install-system-packages.sh
+	@bash scripts/install-schemathesis.sh
 
 build: install ## Compile every package
 	npx tsc -b

@@ -2,7 +2,8 @@
 # Installs the Debian packages the tests use as real validators, when their commands are missing:
 # promtool (prometheus) for metrics and alert rules, docker-compose for compose files, openssl for
 # the certificates of the mutual-TLS tests, and chromium, the browser the payment page's test drives
-# through playwright-core (which downloads no browser of its own).
+# through playwright-core (which downloads no browser of its own); python3 with venv, where
+# scripts/install-schemathesis.sh makes Schemathesis's virtualenv (Debian ships venv apart).
 set -euo pipefail
 
 declare -A packages=([promtool]=prometheus [docker-compose]=docker-compose [openssl]=openssl [chromium]=chromium)
@@ -10,6 +11,7 @@ missing=()
 for cmd in "${!packages[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
 done
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3 python3-venv)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

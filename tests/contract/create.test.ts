@@ -64,12 +64,33 @@ describe.each(PATH_FORMS)('POST %s (spec 4.1, 7, 8)', (base) => {
     expect(String(res.body.message)).toContain('máximo');
   });
 
-  it.each([['10'], [null], [true], [[10]], [{ value: 10 }], [10.001], [5.005]])(
-    'refuses amount %p (not a number with at most two decimals)',
+  it.each([['10'], [null], [true], [[10]], [{ value: 10 }]])('refuses amount %p (not a number)', async (amount) => {
+    await refused({ amount }, ErrorMessages.amountInvalid);
+  });
+
+  // Float noise is no rounding licence: 29.999999999999996 is not 30.00, 5.0600000000000005 not 5.06.
+  it.each([10.001, 5.005, 29.999999999999996, 5.0600000000000005, 2999.999])(
+    'refuses amount %p, which has a third decimal place',
     async (amount) => {
-      await refused({ amount }, ErrorMessages.amountInvalid);
+      await refused({ amount }, ErrorMessages.amountTooPrecise);
     },
   );
+
+  it.each([
+    ['25', 25],
+    ['25.5', 25.5],
+    ['25.50', 25.5],
+    ['2.55e1', 25.5],
+    ['19.99', 19.99],
+    ['1234.56', 1234.56],
+  ])('takes the amount written %s as exactly %p BRL', async (written, amount) => {
+    const res = await call('POST', base, {
+      token: store.token,
+      rawBody: `{"amount": ${written}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res).toMatchObject({ status: 200, body: { amount } });
+  });
 
   it('refuses a missing amount', async () => {
     await refused({ email: 'a@example.com' }, ErrorMessages.amountInvalid);

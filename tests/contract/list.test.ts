@@ -55,6 +55,11 @@ describe.each(PATH_FORMS)('GET %s (spec 4.3)', (base) => {
     expect(beyond.body).toMatchObject({ items: [], page: 4, total: created.length });
   });
 
+  it('accepts the last page the document allows', async () => {
+    const res = await list('?page=1000000&limit=200');
+    expect(res.body).toMatchObject({ items: [], page: 1_000_000, limit: 200, total: created.length });
+  });
+
   it.each([1, 200])('accepts limit %p', async (limit) => {
     const res = await list(`?limit=${limit}`);
     expect(res.body).toMatchObject({ limit, total: created.length });
@@ -85,6 +90,12 @@ describe.each(PATH_FORMS)('GET %s (spec 4.3)', (base) => {
       'status must be one of the following values: pending, approved, review, not_approved',
     ],
     ['?page=1&page=2', 'page must be an integer number'],
+    // However many digits a well-formed integer has, it is told the bound it passed.
+    ['?page=1000001', 'page must not be greater than 1000000'],
+    ['?page=214988458686061740032', 'page must not be greater than 1000000'],
+    [`?page=${'9'.repeat(400)}`, 'page must not be greater than 1000000'],
+    ['?page=-9007199254740993', 'page must not be less than 1'],
+    ['?limit=99999999999999999999', 'limit must not be greater than 200'],
   ])('answers %s with 400 "%s"', async (query, message) => {
     const res = await list(query);
     expect(res).toMatchObject({ status: 400, body: { statusCode: 400, message } });
@@ -122,8 +133,9 @@ describe('routes the API does not have', () => {
     ['GET', '/api-public'],
     ['GET', '/public-api/v2/payments'],
     ['GET', '/api-public/payments/a/b'],
-    ['DELETE', '/api-public/payments/00000000-0000-4000-8000-000000000000'],
-    ['PUT', '/public-api/v1/payments'],
+    // A method a served path does not take is 405 (http-errors.test.ts); these paths are served by none.
+    ['DELETE', '/api-public/payments/00000000-0000-4000-8000-000000000000/refund'],
+    ['PUT', '/public-api/v1/refunds'],
   ])('%s %s is 404 in the error body', async (method, path) => {
     const res = await call(method, path, { token: store.token });
     expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.routeNotFound } });

@@ -7,14 +7,17 @@ const stack = sharedStack();
 interface Operation {
   tags?: string[];
   responses: Record<string, unknown>;
-  parameters?: { name: string }[];
+  parameters?: { name: string; schema?: Record<string, unknown> }[];
 }
 interface Document {
   openapi: string;
   info: { description: string };
   tags: { name: string; description: string }[];
   paths: Record<string, { get: Operation; post: Operation }>;
-  components: { securitySchemes: { bearer: { scheme?: string } } };
+  components: {
+    securitySchemes: { bearer: { scheme?: string } };
+    schemas: Record<string, { properties: Record<string, Record<string, unknown>> }>;
+  };
 }
 
 describe('GET /public-api/v1/openapi.json', () => {
@@ -42,6 +45,20 @@ describe('GET /public-api/v1/openapi.json', () => {
       expect(collection.post.parameters?.map((p) => p.name)).toContain('Idempotency-Key');
       expect(Object.keys(collection.get.responses)).toEqual(expect.arrayContaining(['200', '400', ...common]));
       expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(['200', '404', ...common]));
+    }
+  });
+
+  it('declares what the service takes: amounts in centavos, and the bounds of page and limit', () => {
+    expect(document.components.schemas.CreatePaymentBody?.properties.amount).toMatchObject({
+      type: 'number',
+      minimum: 5,
+      maximum: 3000,
+      multipleOf: 0.01,
+    });
+    for (const base of PATH_FORMS) {
+      const schemaOf = (name: string) => document.paths[base]!.get.parameters?.find((p) => p.name === name)?.schema;
+      expect(schemaOf('page')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1_000_000 });
+      expect(schemaOf('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
     }
   });
 });

@@ -152,6 +152,8 @@ describe('sandbox routes of the public API', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(form).toMatchObject({ status: 400, body: { message: ErrorMessages.unsupportedMediaType } });
+    const nothing = await act(base, id, 'pay', { rawBody: 'null', headers: { 'content-type': 'application/json' } });
+    expect(nothing).toMatchObject({ status: 400, body: { message: ErrorMessages.bodyNotObject } });
     const malformed = await act(base, id, 'pay', { rawBody: '{', headers: { 'content-type': 'application/json' } });
     expect(malformed).toMatchObject({ status: 400, body: { message: ErrorMessages.malformedJson } });
     expect(await status(id)).toBe('pending');

@@ -9,12 +9,14 @@ export const ErrorMessages = {
   amountMin: 'Valor mínimo permitido para geração de pagamentos é R$ 5,00.',
   amountMax: 'Valor máximo permitido para geração de pagamentos é R$ 3000,00.',
   amountInvalid: 'amount must be a number conforming to the specified constraints',
+  amountTooPrecise: 'Valor deve ter no máximo duas casas decimais (centavos).',
   emailInvalid: 'email must be an email',
   observationTooLong: 'observation must be shorter than or equal to 2048 characters',
   observationInvalid: 'observation must be a string',
   webhookUrlInvalid: 'webhookUrl must be a URL',
   paymentNotFound: 'Pagamento não encontrado.',
   routeNotFound: 'Rota não encontrada.',
+  methodNotAllowed: 'Método não permitido para esta rota.',
   malformedJson: 'Corpo da requisição não é um JSON válido.',
   bodyNotObject: 'Corpo da requisição deve ser um objeto JSON.',
   unsupportedMediaType: 'Content-Type deve ser application/json.',
@@ -24,6 +26,17 @@ export const ErrorMessages = {
   rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
   internal: 'Erro interno. Tente novamente mais tarde.',
   unavailable: 'Serviço temporariamente indisponível. Tente novamente mais tarde.',
+} as const;
+
+/**
+ * Answers to requests Node's HTTP parser refuses before the API sees them (the server's
+ * clientError event writes them), in the same error body as every other answer.
+ */
+export const ParserErrorMessages = {
+  malformed: 'Requisição HTTP malformada.',
+  methodUnknown: 'Método HTTP não suportado.',
+  headersTooLarge: 'Cabeçalhos da requisição excedem o tamanho máximo permitido.',
+  timeout: 'Tempo esgotado aguardando a requisição completa.',
 } as const;
 
 /** class-validator style messages for the list's query parameters. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT_CENTS, MIN_AMOUNT_CENTS } from './money';
+import { AMOUNT_STEP_BRL, MAX_AMOUNT_CENTS, MIN_AMOUNT_CENTS } from './money';
 import { PAYMENT_STATUSES, PUBLIC_STATUSES } from './statuses';
 
 /** A payment as the public API returns it (spec 2.1): the same shape from create, get and list. */
@@ -37,21 +37,34 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 /** Spec 2.2 and 8; the spec leaves webhookUrl's length open, 2048 is the common URL limit. */
 export const MAX_OBSERVATION_CHARS = 2048;
 export const MAX_WEBHOOK_URL_CHARS = 2048;
+/** RFC 5321's limit of a forward path. */
+export const MAX_EMAIL_CHARS = 254;
+
+/**
+ * An e-mail as the gateway takes it: zod's e-mail pattern, stated as a pattern (not `format: email`)
+ * so that the OpenAPI document says exactly what is checked, not what a client's validator takes an
+ * e-mail to be.
+ */
+export const EmailSchema = z.string().max(MAX_EMAIL_CHARS).regex(z.regexes.email);
 
 /**
  * The create-payment body as a merchant sends it (spec 2.2), for the OpenAPI document. The gateway
  * validates by hand (validation.ts) to answer the spec's exact message for the first bad field.
  */
-export const CreatePaymentBodySchema = z.object({
-  amount: z
-    .number()
-    .min(MIN_AMOUNT_CENTS / 100)
-    .max(MAX_AMOUNT_CENTS / 100)
-    .meta({ description: 'BRL, at most two decimal places (centavos)', examples: [25.5] }),
-  email: z.email().nullable().optional(),
-  observation: z.string().max(MAX_OBSERVATION_CHARS).nullable().optional(),
-  webhookUrl: z.url().max(MAX_WEBHOOK_URL_CHARS).nullable().optional().meta({ description: 'http or https' }),
-});
+export const CreatePaymentBodySchema = z
+  .object({
+    amount: z
+      .number()
+      .min(MIN_AMOUNT_CENTS / 100)
+      .max(MAX_AMOUNT_CENTS / 100)
+      .multipleOf(AMOUNT_STEP_BRL)
+      .meta({ description: 'BRL, at most two decimal places (centavos)', examples: [25.5] }),
+    email: EmailSchema.nullable().optional(),
+    observation: z.string().max(MAX_OBSERVATION_CHARS).nullable().optional(),
+    webhookUrl: z.url().max(MAX_WEBHOOK_URL_CHARS).nullable().optional().meta({ description: 'http or https' }),
+  })
+  // Other properties are ignored, not refused: the document says so (additionalProperties).
+  .loose();
 
 /** A validated create request, as the gateway hands it to payments (amount in centavos). */
 export const CreatePaymentInputSchema = z.object({
@@ -62,9 +75,15 @@ export const CreatePaymentInputSchema = z.object({
 });
 export type CreatePaymentInput = z.infer<typeof CreatePaymentInputSchema>;
 
+/**
+ * The list's bounds (spec 4.3 and 8). The spec sets no last page; one is set so that every page the
+ * OpenAPI document allows is one the service takes (a million pages of 200 is far beyond any store).
+ */
+export const LIST_BOUNDS = { maxPage: 1_000_000, maxLimit: 200, defaultLimit: 50 } as const;
+
 export const ListQuerySchema = z.object({
-  page: z.number().int().min(1),
-  limit: z.number().int().min(1).max(200),
+  page: z.number().int().min(1).max(LIST_BOUNDS.maxPage),
+  limit: z.number().int().min(1).max(LIST_BOUNDS.maxLimit),
   status: z.enum(PUBLIC_STATUSES).optional(),
 });
 export type ListQuery = z.infer<typeof ListQuerySchema>;

@@ -13,6 +13,22 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
   sendError(res, 404, ErrorMessages.routeNotFound);
 };
 
+/**
+ * The last handler of a path, for the methods its routes do not serve: 405 with the Allow header
+ * HTTP requires (HEAD comes with GET); OPTIONS is answered with the Allow header alone.
+ */
+export function methodNotAllowed(...methods: string[]): RequestHandler {
+  const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  return (req, res) => {
+    res.set('Allow', allow);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    sendError(res, 405, ErrorMessages.methodNotAllowed);
+  };
+}
+
 /** Maps what went wrong to a status: client mistakes are 4xx, outages 503, bugs 500 (logged). */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {

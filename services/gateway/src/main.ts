@@ -7,6 +7,7 @@ import { createApp } from './app';
 import { AuthCache } from './auth-cache';
 import { config } from './config';
 import { idempotencyKeyRetention } from './idempotency';
+import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
 
 async function main(): Promise<void> {
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
+    answerParserErrors(s);
   });
   service.onShutdown('http server', async () => {
     // The payment pages' event streams never go idle: once no new connection is taken they are

@@ -2,9 +2,11 @@ import path from 'node:path';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import {
+  AMOUNT_STEP_BRL,
   CreatePaymentBodySchema,
   ErrorBodySchema,
   ErrorMessages,
+  LIST_BOUNDS,
   PaymentListSchema,
   PaymentSchema,
   PUBLIC_STATUSES,
@@ -12,6 +14,7 @@ import {
   SandboxMessages,
   SandboxPayReplySchema,
 } from '@pix/contracts';
+import { methodNotAllowed } from './http-errors';
 
 type Json = Record<string, unknown>;
 
@@ -53,8 +56,16 @@ function operations(tag: string, suffix: string): Record<string, Json> {
     operationId: `listPayments${suffix}`,
     summary: 'List the payments of the store, newest first',
     parameters: [
-      { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+      {
+        name: 'page',
+        in: 'query',
+        schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 },
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: LIST_BOUNDS.defaultLimit },
+      },
       { name: 'status', in: 'query', schema: { type: 'string', enum: [...PUBLIC_STATUSES] } },
     ],
     responses: {
@@ -114,14 +125,25 @@ function sandboxOperations(suffix: string): Record<string, Json> {
     ...errorResponses,
   };
   const refused = (what: string) => jsonResponse(what, 'Error');
-  const action = (name: string, summary: string, conflict: string, reply: string, extra: Json = {}): Json => ({
+  const action = (
+    name: string,
+    summary: string,
+    conflict: string,
+    reply: string,
+    { responses = {}, ...extra }: Json & { responses?: Json } = {},
+  ): Json => ({
     post: {
       tags: [SANDBOX_TAG],
       operationId: `sandbox${name}${suffix}`,
       summary,
       parameters: [id],
       ...extra,
-      responses: { '200': jsonResponse('What the sandbox PSP did', reply), '409': refused(conflict), ...common },
+      responses: {
+        '200': jsonResponse('What the sandbox PSP did', reply),
+        ...responses,
+        '409': refused(conflict),
+        ...common,
+      },
     },
   });
   return {
@@ -143,11 +165,25 @@ function sandboxOperations(suffix: string): Record<string, Json> {
               schema: {
                 type: 'object',
                 properties: {
-                  amount: { type: 'number', exclusiveMinimum: 0, description: 'BRL paid, when not the amount due' },
+                  amount: {
+                    type: ['number', 'null'],
+                    exclusiveMinimum: 0,
+                    // Beyond this its centavos are no longer exact integers.
+                    maximum: Number.MAX_SAFE_INTEGER / 100,
+                    multipleOf: AMOUNT_STEP_BRL,
+                    description: 'BRL paid, at most two decimal places; absent or null: the amount due',
+                  },
                 },
               },
             },
           },
+        },
+        responses: {
+          '400': jsonResponse(
+            `\`${SandboxMessages.amountInvalid}\`, a body that is not a JSON object, or a content type other than ` +
+              'application/json',
+            'Error',
+          ),
         },
       },
     ),
@@ -278,5 +314,6 @@ export function docsRouter(): Router {
     res.type('application/javascript').send(DOCS_INIT);
   });
   router.use('/docs/assets', express.static(assets, { index: false }));
+  for (const served of ['/openapi.json', '/docs', '/docs/init.js']) router.all(served, methodNotAllowed('GET'));
   return router;
 }

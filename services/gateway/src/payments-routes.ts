@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorMessages, PaymentListSchema, PaymentSchema, Subjects } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
-import { sendError } from './http-errors';
+import { methodNotAllowed, sendError } from './http-errors';
 import { claimPaymentId, isValidIdempotencyKey } from './idempotency';
 import { isPaymentId, validateCreateBody, validateListQuery } from './validation';
 
@@ -72,5 +72,7 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
     res.status(200).json(payment);
   });
 
+  router.all('/', methodNotAllowed('GET', 'POST'));
+  router.all('/:id', methodNotAllowed('GET'));
   return router;
 }

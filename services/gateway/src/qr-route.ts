@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorMessages, PaymentQrReplySchema, Subjects } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
-import { sendError } from './http-errors';
+import { methodNotAllowed, sendError } from './http-errors';
 import { isPaymentId } from './validation';
 
 /**
@@ -23,5 +23,6 @@ export function qrRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
     const png = await QRCode.toBuffer(qrCopyPaste, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 });
     res.status(200).set({ 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=3600' }).send(png);
   });
+  router.all('/:file', methodNotAllowed('GET'));
   return router;
 }

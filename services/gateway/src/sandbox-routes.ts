@@ -13,7 +13,7 @@ import {
 import { callRpc, RpcFailure } from '@pix/messaging';
 import type { z } from 'zod';
 import type { AuthedLocals } from './auth';
-import { sendError } from './http-errors';
+import { methodNotAllowed, sendError } from './http-errors';
 import { isPaymentId, type Validated } from './validation';
 
 /** Both path forms, as for the payments. */
@@ -21,8 +21,10 @@ export const SANDBOX_PATHS = ['/api-public/sandbox/payments', '/public-api/v1/sa
 
 /** The optional body of pay: `{"amount": <brl>}`, another amount than the payment's (it goes to review). */
 export function validateSandboxPayBody(body: unknown): Validated<number | undefined> {
-  if (body === undefined || body === null) return { ok: true, value: undefined };
-  if (typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: ErrorMessages.bodyNotObject };
+  if (body === undefined) return { ok: true, value: undefined };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, message: ErrorMessages.bodyNotObject };
+  }
   const { amount } = body as { amount?: unknown };
   if (amount === undefined || amount === null) return { ok: true, value: undefined };
   const cents = typeof amount === 'number' ? brlToCents(amount) : null;
@@ -92,5 +94,7 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
       res.status(200).json(done);
     });
   }
+  for (const action of ['pay', ...analyses.map(([name]) => name)])
+    router.all(`/:id/${action}`, methodNotAllowed('POST'));
   return router;
 }

@@ -9,6 +9,7 @@ import {
   type PaymentPublicView,
 } from '@pix/contracts';
 import { callRpc, RpcFailure } from '@pix/messaging';
+import { methodNotAllowed } from '../http-errors';
 import { StoreModel } from '../stores';
 import { isPaymentId } from '../validation';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
@@ -137,5 +138,8 @@ export function paymentPageRouter(options: {
     res.on('close', () => clearInterval(keepAlive));
   });
 
+  for (const served of ['/assets/payment-page.js', '/assets/payment-page.css', '/:id', '/:id/events']) {
+    router.all(served, methodNotAllowed('GET'));
+  }
   return router;
 }
