@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   brlToCents,
   ErrorMessages,
+  EVENT_TYPES,
   MAX_AMOUNT_CENTS,
   MAX_OBSERVATION_CHARS,
   MAX_WEBHOOK_URL_CHARS,
@@ -9,6 +10,7 @@ import {
   PUBLIC_STATUSES,
   QueryMessages,
   type CreatePaymentInput,
+  type EventListQuery,
   type ListQuery,
   type PublicStatus,
 } from '@pix/contracts';
@@ -108,6 +110,31 @@ export function validateListQuery(query: Record<string, unknown>): Validated<Lis
   return {
     ok: true,
     value: { page: page.value, limit: limit.value, ...(status ? { status: status as PublicStatus } : {}) },
+  };
+}
+
+/**
+ * Validates the Events API's query: page and limit as the payments list, `type` one of the event
+ * types, `paymentId` a payment id (of the store or not: another store's finds nothing).
+ */
+export function validateEventsQuery(query: Record<string, unknown>): Validated<EventListQuery> {
+  const page = integerParam(query.page, 'page', { min: 1, fallback: 1 });
+  if (!page.ok) return page;
+  const limit = integerParam(query.limit, 'limit', { min: 1, max: 200, fallback: 50 });
+  if (!limit.ok) return limit;
+  const { type, paymentId } = query;
+  if (type !== undefined && !(typeof type === 'string' && (EVENT_TYPES as readonly string[]).includes(type))) {
+    return { ok: false, message: QueryMessages.notOneOf('type', EVENT_TYPES) };
+  }
+  if (paymentId !== undefined && !isPaymentId(paymentId)) return { ok: false, message: ErrorMessages.paymentIdInvalid };
+  return {
+    ok: true,
+    value: {
+      page: page.value,
+      limit: limit.value,
+      ...(type ? { type: type as EventListQuery['type'] } : {}),
+      ...(paymentId ? { paymentId } : {}),
+    },
   };
 }
 
