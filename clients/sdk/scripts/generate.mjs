@@ -3,7 +3,7 @@
 // A test regenerates it from a running stack's document and fails when the committed file differs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 const HEADER =
