@@ -7,12 +7,13 @@ ARG NODE_IMAGE=node:20.19-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# k8s/ is a workspace too, but no image needs it: npm ci only wants its manifest.
+# k8s/ and the client SDK are workspaces too, but no image needs them: npm ci only wants their manifests.
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY libs/ libs/
 COPY services/ services/
 COPY tools/ tools/
 COPY k8s/package.json k8s/package.json
+COPY clients/sdk/package.json clients/sdk/package.json
 RUN npm ci --no-audit --no-fund --ignore-scripts
 ARG SERVICE
 COPY scripts/image-bundle.sh scripts/

@@ -4,7 +4,16 @@ import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '.run/**', '.tools/**', 'coverage/**', 'k8s/dist/**', 'k8s/build/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.run/**',
+      '.tools/**',
+      'coverage/**',
+      'k8s/dist/**',
+      'k8s/build/**',
+      'clients/sdk/src/openapi.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

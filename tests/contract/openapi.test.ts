@@ -106,3 +106,31 @@ describe('GET /public-api/v1/docs', () => {
     expect(init.body).toContain("url: 'openapi.json'");
   });
 });
+
+describe('the Events API and the webhooks in the OpenAPI document', () => {
+  let document: Document & { webhooks: Record<string, { post: { requestBody: unknown } }> };
+  beforeAll(async () => {
+    document = (await api<typeof document>(stack.gatewayUrl, 'GET', '/public-api/v1/openapi.json')).body;
+  });
+
+  it('documents list, read and redeliver on both path forms with every status each answers', () => {
+    const common = ['401', '403', '429', '500', '503'];
+    for (const base of ['/api-public/events', '/public-api/v1/events']) {
+      const list = document.paths[base]?.get;
+      expect(list?.tags).toEqual(['events']);
+      expect(list?.parameters?.map((p) => p.name)).toEqual(['page', 'limit', 'type', 'paymentId']);
+      expect(Object.keys(list?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', ...common]));
+      const read = document.paths[`${base}/{eventId}`]?.get;
+      expect(Object.keys(read?.responses ?? {})).toEqual(expect.arrayContaining(['200', '404', ...common]));
+      const redeliver = document.paths[`${base}/{eventId}/redeliver`]?.post;
+      expect(Object.keys(redeliver?.responses ?? {})).toEqual(expect.arrayContaining(['200', '404', '409', ...common]));
+    }
+  });
+
+  it('describes the two webhooks a payment sends', () => {
+    expect(Object.keys(document.webhooks)).toEqual(['payment.created', 'payment.status_changed']);
+    expect(document.webhooks['payment.created']?.post.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentCreatedWebhook' } } },
+    });
+  });
+});

@@ -11,11 +11,11 @@ type ApiOptions = Parameters<typeof api>[3];
 const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The documented path a concrete request path falls under; null for routes the API does not have. */
-function templateOf(path: string): string | null {
+function templateOf(templates: string[], path: string): string | null {
   const pathname = new URL(path, 'http://x').pathname;
-  for (const base of PATH_FORMS) {
-    if (pathname === base) return base;
-    if (pathname.startsWith(`${base}/`) && !pathname.slice(base.length + 1).includes('/')) return `${base}/{id}`;
+  for (const template of templates) {
+    const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+    if (new RegExp(`^${pattern}$`).test(pathname)) return template;
   }
   return null;
 }
@@ -44,7 +44,7 @@ export async function contractClient(baseUrl: string) {
   };
 
   function check(method: string, path: string, res: ApiResponse): void {
-    const template = templateOf(path);
+    const template = templateOf(Object.keys(document.paths), path);
     const operation = template ? document.paths[template]?.[method.toLowerCase()] : undefined;
     let ref = 'openapi.json#/components/schemas/Error';
     if (operation) {

@@ -53,7 +53,7 @@ describe('delivery log retention', () => {
     const finishedAt = new Date(Date.now() - 3 * DAY_MS);
     await recordDelivery(event('evt_done', 1), 'https://example.com/h', finishedAt, finishedAt);
     await claimAttempt({ eventId: 'evt_done', paymentId: 'pay_retention', run: 1, attempt: 1 }, finishedAt);
-    await markDelivered('evt_done', 1, finishedAt);
+    await markDelivered('evt_done', 1, 1, finishedAt);
     await recordDelivery(event('evt_pending', 2), 'https://example.com/h', finishedAt, finishedAt);
     await claimAttempt({ eventId: 'evt_pending', paymentId: 'pay_retention', run: 1, attempt: 1 });
     expect((await deliveriesOf('pay_retention')).map((d) => d._id)).toEqual(['evt_done', 'evt_pending']);

@@ -13,8 +13,9 @@ export const EqualityIndexedFields = {
   tokens: ['_id', 'storeId'],
   // expiresOn: the expiry day, purged by equality where TTL indexes are missing (@pix/runtime retention).
   idempotency_keys: ['_id', 'expiresOn'],
-  webhook_deliveries: ['_id', 'paymentId', 'expiresOn'],
-  webhook_attempts: ['_id', 'paymentId', 'expiresOn'],
+  // storeId (and type): the Events API's list; eventId: one event's attempts.
+  webhook_deliveries: ['_id', 'paymentId', 'storeId', 'type', 'expiresOn'],
+  webhook_attempts: ['_id', 'paymentId', 'eventId', 'expiresOn'],
   sandbox_psp_cobs: ['_id'],
   // Keyed by txid (one Pix per charge); refunds find it by endToEndId; a restarted adapter resumes
   // the callbacks not yet acknowledged (notified: false).

@@ -17,6 +17,10 @@ export const ErrorMessages = {
   paymentNotFound: 'Pagamento não encontrado.',
   routeNotFound: 'Rota não encontrada.',
   methodNotAllowed: 'Método não permitido para esta rota.',
+  eventNotFound: 'Evento não encontrado.',
+  eventStillPending:
+    'A entrega deste evento ainda está em andamento; reenvie-o depois que ela for concluída ou descartada.',
+  paymentIdInvalid: 'paymentId must be a UUID',
   malformedJson: 'Corpo da requisição não é um JSON válido.',
   bodyNotObject: 'Corpo da requisição deve ser um objeto JSON.',
   unsupportedMediaType: 'Content-Type deve ser application/json.',

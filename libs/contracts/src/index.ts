@@ -7,6 +7,7 @@ export * from './subjects';
 export * from './rpc';
 export * from './auth';
 export * from './webhooks';
+export * from './events-api';
 export * from './pix';
 export * from './collections';
 export * from './payment-page';

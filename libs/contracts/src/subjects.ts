@@ -15,6 +15,10 @@ export const Subjects = {
   adminWebhooksList: 'admin.webhooks.list',
   adminWebhooksReplay: 'admin.webhooks.replay',
   storesWebhookSecrets: 'stores.webhook-secrets',
+  /** The Events API: the gateway asks the dispatcher, which owns the delivery log, for a store's events. */
+  eventsList: 'events.list',
+  eventsGet: 'events.get',
+  eventsRedeliver: 'events.redeliver',
   /**
    * Core NATS notice, after a store's webhook secrets changed in MongoDB: every dispatcher replica
    * drops its cached copy, so the next delivery is signed with the new set.

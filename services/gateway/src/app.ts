@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { observeHttp, type Logger } from '@pix/observability';
 import { requireStore, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
+import { EVENT_PATHS, eventsRouter } from './events-routes';
 import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
 import { paymentPageRouter } from './payment-page/routes';
@@ -33,6 +34,8 @@ export function createApp(options: {
   const auth = requireStore(options.authCache, options.rateLimit);
   const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
   for (const path of PAYMENT_PATHS) app.use(path, auth, payments);
+  const events = eventsRouter(options.nc, options.rpcTimeoutMs);
+  for (const path of EVENT_PATHS) app.use(path, auth, events);
   if (options.sandbox) {
     const sandbox = sandboxRouter(options.nc, options.rpcTimeoutMs);
     for (const path of SANDBOX_PATHS) app.use(path, auth, sandbox);

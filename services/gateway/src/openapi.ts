@@ -7,8 +7,16 @@ import {
   ErrorBodySchema,
   ErrorMessages,
   LIST_BOUNDS,
+  EVENT_TYPES,
+  EventDetailSchema,
+  EventListSchema,
+  EventRedeliverySchema,
+  EventSchema,
+  PaymentCreatedWebhookSchema,
   PaymentListSchema,
   PaymentSchema,
+  PaymentStatusChangedWebhookSchema,
+  PaymentWebhookSchema,
   PUBLIC_STATUSES,
   SandboxAnalysisReplySchema,
   SandboxMessages,
@@ -19,14 +27,32 @@ import { methodNotAllowed } from './http-errors';
 type Json = Record<string, unknown>;
 
 /** JSON Schema 2020-12 of the contract's zod schemas, as OpenAPI 3.1 components. */
+
+/** `page` and `limit` of every paged list, with the bounds the service enforces. */
+const PAGING_PARAMETERS = [
+  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 } },
+  {
+    name: 'limit',
+    in: 'query',
+    schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: LIST_BOUNDS.defaultLimit },
+  },
+];
+
 function componentSchemas(): Record<string, Json> {
-  const registry = z.registry<{ id: string }>();
+  const registry = z.registry<{ id: string; description?: string }>();
   registry.add(PaymentSchema, { id: 'Payment' });
   registry.add(PaymentListSchema, { id: 'PaymentList' });
   registry.add(ErrorBodySchema, { id: 'Error' });
   registry.add(CreatePaymentBodySchema, { id: 'CreatePaymentBody' });
   registry.add(SandboxPayReplySchema, { id: 'SandboxPayment' });
   registry.add(SandboxAnalysisReplySchema, { id: 'SandboxAnalysis' });
+  registry.add(PaymentWebhookSchema, { id: 'PaymentWebhook', description: 'A webhook body, as delivered' });
+  registry.add(PaymentCreatedWebhookSchema, { id: 'PaymentCreatedWebhook' });
+  registry.add(PaymentStatusChangedWebhookSchema, { id: 'PaymentStatusChangedWebhook' });
+  registry.add(EventSchema, { id: 'Event' });
+  registry.add(EventDetailSchema, { id: 'EventDetail' });
+  registry.add(EventListSchema, { id: 'EventList' });
+  registry.add(EventRedeliverySchema, { id: 'EventRedelivery' });
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   // Components live inside the document: their own $schema/$id would make them separate resources.
   return Object.fromEntries(
@@ -56,16 +82,7 @@ function operations(tag: string, suffix: string): Record<string, Json> {
     operationId: `listPayments${suffix}`,
     summary: 'List the payments of the store, newest first',
     parameters: [
-      {
-        name: 'page',
-        in: 'query',
-        schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 },
-      },
-      {
-        name: 'limit',
-        in: 'query',
-        schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: LIST_BOUNDS.defaultLimit },
-      },
+      ...PAGING_PARAMETERS,
       { name: 'status', in: 'query', schema: { type: 'string', enum: [...PUBLIC_STATUSES] } },
     ],
     responses: {
@@ -213,6 +230,90 @@ function sandboxPaths(base: string, suffix: string): Record<string, Json> {
   return Object.fromEntries(Object.entries(ops).map(([action, op]) => [`${base}/{id}/${action}`, op]));
 }
 
+const EVENTS_TAG = 'events';
+
+/** The Events API on one path form: the store's webhook events, one with its attempts, a redelivery. */
+function eventPaths(base: string, suffix: string): Record<string, Json> {
+  const eventId = {
+    name: 'eventId',
+    in: 'path',
+    required: true,
+    description: 'The event id (evt_…), the webhook-id of its deliveries',
+    schema: { type: 'string' },
+  };
+  const notFound = jsonResponse(`\`${ErrorMessages.eventNotFound}\` (unknown id, or another store's event)`, 'Error');
+  const list = {
+    tags: [EVENTS_TAG],
+    operationId: `listEvents${suffix}`,
+    summary: "The store's webhook events, newest first, with their delivery state",
+    parameters: [
+      ...PAGING_PARAMETERS,
+      { name: 'type', in: 'query', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+      {
+        name: 'paymentId',
+        in: 'query',
+        description: 'Only the events of this payment',
+        schema: { type: 'string', format: 'uuid' },
+      },
+    ],
+    responses: {
+      '200': jsonResponse('A page of events (recorded descending, then id descending)', 'EventList'),
+      '400': jsonResponse('A query parameter out of range or malformed (class-validator style message)', 'Error'),
+      ...errorResponses,
+    },
+  };
+  const get = {
+    tags: [EVENTS_TAG],
+    operationId: `getEvent${suffix}`,
+    summary: 'One event of the store with every delivery attempt',
+    parameters: [eventId],
+    responses: { '200': jsonResponse('The event and its attempts', 'EventDetail'), '404': notFound, ...errorResponses },
+  };
+  const redeliver = {
+    tags: [EVENTS_TAG],
+    operationId: `redeliverEvent${suffix}`,
+    summary: 'Deliver a delivered or dead event again, as a new run with the same webhook-id',
+    parameters: [eventId],
+    responses: {
+      '200': jsonResponse('The new run, pending', 'EventRedelivery'),
+      '404': notFound,
+      '409': jsonResponse(`\`${ErrorMessages.eventStillPending}\``, 'Error'),
+      ...errorResponses,
+    },
+  };
+  return {
+    [base]: { get: list },
+    [`${base}/{eventId}`]: { get },
+    [`${base}/{eventId}/redeliver`]: { post: redeliver },
+  };
+}
+
+/**
+ * The webhooks a payment with a webhookUrl sends (OpenAPI 3.1 `webhooks`), signed as Standard
+ * Webhooks; a 2xx acknowledges one.
+ */
+function webhookOperations(): Record<string, Json> {
+  const hook = (type: string, schemaId: string, summary: string): Json => ({
+    post: {
+      tags: [EVENTS_TAG],
+      operationId: `${schemaId[0]!.toLowerCase()}${schemaId.slice(1)}`,
+      summary,
+      security: [],
+      parameters: [
+        { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } },
+        { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' } },
+        { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' } },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref(schemaId) } } },
+      responses: { '200': { description: `Any 2xx acknowledges the ${type} event` } },
+    },
+  });
+  return {
+    'payment.created': hook('payment.created', 'PaymentCreatedWebhook', 'A payment was created'),
+    'payment.status_changed': hook('payment.status_changed', 'PaymentStatusChangedWebhook', 'A payment changed status'),
+  };
+}
+
 /** The hosted payment page: public HTML, not JSON, documented for the address merchants hand out. */
 const paymentPage: Json = {
   get: {
@@ -256,6 +357,12 @@ export function openApiDocument(): Json {
           'Drive a payment as its customer and the PSP would, to test an integration end to end. These routes ' +
           'exist only in sandbox deployments (PIX_PROVIDER=sandbox); elsewhere they are unknown routes (404).',
       },
+      {
+        name: EVENTS_TAG,
+        description:
+          'The webhook events of the store (payments created with a webhookUrl), as delivered, with their ' +
+          'delivery state; both path forms (/api-public/events and /public-api/v1/events).',
+      },
       { name: 'payment page', description: 'The page a customer pays on' },
     ],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -267,8 +374,11 @@ export function openApiDocument(): Json {
       '/public-api/v1/payments/{id}': guide.item,
       ...sandboxPaths('/api-public/sandbox/payments', ''),
       ...sandboxPaths('/public-api/v1/sandbox/payments', 'V1'),
+      ...eventPaths('/api-public/events', ''),
+      ...eventPaths('/public-api/v1/events', 'V1'),
       '/pay/{id}': paymentPage,
     },
+    webhooks: webhookOperations(),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The store token' } },
       schemas: componentSchemas(),

@@ -3,6 +3,7 @@ import {
   EmailSchema,
   ErrorMessages,
   LIST_BOUNDS,
+  EVENT_TYPES,
   MAX_AMOUNT_CENTS,
   MAX_OBSERVATION_CHARS,
   MAX_WEBHOOK_URL_CHARS,
@@ -10,6 +11,7 @@ import {
   PUBLIC_STATUSES,
   QueryMessages,
   type CreatePaymentInput,
+  type EventListQuery,
   type ListQuery,
   type PublicStatus,
 } from '@pix/contracts';
@@ -92,8 +94,8 @@ function integerParam(
   return { ok: true, value };
 }
 
-/** Validates the list's query (spec 4.3): page 1..LIST_BOUNDS.maxPage, limit 1..200, status one of the four. */
-export function validateListQuery(query: Record<string, unknown>): Validated<ListQuery> {
+/** `page` and `limit`, as every paged list takes them (LIST_BOUNDS). */
+function validatePaging(query: Record<string, unknown>): Validated<{ page: number; limit: number }> {
   const page = integerParam(query.page, 'page', { min: 1, max: LIST_BOUNDS.maxPage, fallback: 1 });
   if (!page.ok) return page;
   const limit = integerParam(query.limit, 'limit', {
@@ -102,6 +104,13 @@ export function validateListQuery(query: Record<string, unknown>): Validated<Lis
     fallback: LIST_BOUNDS.defaultLimit,
   });
   if (!limit.ok) return limit;
+  return { ok: true, value: { page: page.value, limit: limit.value } };
+}
+
+/** Validates the list's query (spec 4.3): page 1..LIST_BOUNDS.maxPage, limit 1..200, status one of the four. */
+export function validateListQuery(query: Record<string, unknown>): Validated<ListQuery> {
+  const paging = validatePaging(query);
+  if (!paging.ok) return paging;
   const status = query.status;
   if (
     status !== undefined &&
@@ -111,7 +120,29 @@ export function validateListQuery(query: Record<string, unknown>): Validated<Lis
   }
   return {
     ok: true,
-    value: { page: page.value, limit: limit.value, ...(status ? { status: status as PublicStatus } : {}) },
+    value: { ...paging.value, ...(status ? { status: status as PublicStatus } : {}) },
+  };
+}
+
+/**
+ * Validates the Events API's query: page and limit as the payments list, `type` one of the event
+ * types, `paymentId` a payment id (of the store or not: another store's finds nothing).
+ */
+export function validateEventsQuery(query: Record<string, unknown>): Validated<EventListQuery> {
+  const paging = validatePaging(query);
+  if (!paging.ok) return paging;
+  const { type, paymentId } = query;
+  if (type !== undefined && !(typeof type === 'string' && (EVENT_TYPES as readonly string[]).includes(type))) {
+    return { ok: false, message: QueryMessages.notOneOf('type', EVENT_TYPES) };
+  }
+  if (paymentId !== undefined && !isPaymentId(paymentId)) return { ok: false, message: ErrorMessages.paymentIdInvalid };
+  return {
+    ok: true,
+    value: {
+      ...paging.value,
+      ...(type ? { type: type as EventListQuery['type'] } : {}),
+      ...(paymentId ? { paymentId } : {}),
+    },
   };
 }
 

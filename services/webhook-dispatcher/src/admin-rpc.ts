@@ -9,8 +9,8 @@ import {
 } from '@pix/contracts';
 import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { firstAttempt, publishAttemptNow } from './attempt-messages';
-import { deliveriesOf, findAttempt, findDelivery, startReplay } from './delivery-log';
+import { deliveriesOf, findDelivery } from './delivery-log';
+import { replay } from './replay';
 
 /** A payment's deliveries in event order, each with its attempts: the delivery log as admins read it. */
 export async function listDeliveries(paymentId: string): Promise<{ paymentId: string; deliveries: WebhookDelivery[] }> {
@@ -37,28 +37,15 @@ export async function listDeliveries(paymentId: string): Promise<{ paymentId: st
   };
 }
 
-/**
- * Delivers a finished event again (delivered or dead-lettered) as a new run with the full retry
- * schedule and the same webhook-id. A delivery still being retried is refused: it is on its way.
- * The run is recorded first and its first attempt published after; a replay whose publish was lost
- * (the replica stopped in between) shows as a pending run without a first attempt, and replaying
- * it publishes that attempt again.
- */
+/** `webhooks replay`: see replay(); refusals in the CLI's words. */
 export async function replayDelivery(
   js: JetStreamClient,
   eventId: string,
 ): Promise<{ eventId: string; status: 'pending'; run: number }> {
   const doc = await findDelivery(eventId);
   if (!doc) throw new RpcFailure(404, WebhookAdminMessages.deliveryNotFound(eventId));
-  let run: number;
-  if (doc.status !== 'pending' && (await startReplay(doc))) {
-    run = doc.run + 1;
-  } else if (doc.status === 'pending' && doc.run > 1 && !(await findAttempt(eventId, doc.run, 1))) {
-    run = doc.run;
-  } else {
-    throw new RpcFailure(409, WebhookAdminMessages.deliveryStillPending(eventId));
-  }
-  await publishAttemptNow(js, firstAttempt(doc.event, doc.url, run));
+  const run = await replay(js, doc);
+  if (run === null) throw new RpcFailure(409, WebhookAdminMessages.deliveryStillPending(eventId));
   return { eventId, status: 'pending', run };
 }
 

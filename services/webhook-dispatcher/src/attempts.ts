@@ -280,7 +280,7 @@ export class AttemptRunner {
       latencyMs: result.latencyMs,
     };
     if (result.outcome === 'success') {
-      await markDelivered(msg.eventId, msg.run);
+      await markDelivered(msg.eventId, msg.run, msg.attempt);
       if (!again) logger.info(log, 'webhook delivered');
       await this.wakeSuccessor(msg);
       return;
@@ -288,7 +288,7 @@ export class AttemptRunner {
     if (nextAttemptAt) {
       const next = { ...msg, attempt: msg.attempt + 1, reason: 'attempt' as const, waits: 0, missingSince: null };
       await scheduleAttempt(this.js, next, nextAttemptAt);
-      await markRetrying(msg.eventId, msg.run, nextAttemptAt, result.error);
+      await markRetrying(msg.eventId, msg.run, msg.attempt, nextAttemptAt, result.error);
       if (!again) {
         metrics.retries.inc();
         logger.warn({ ...log, error: result.error, nextAttemptAt }, 'webhook delivery failed; will retry');
@@ -296,7 +296,7 @@ export class AttemptRunner {
       return;
     }
     const reason = result.outcome === 'refused' ? 'refused' : 'exhausted';
-    await markDead(msg.eventId, msg.run, reason, result.error);
+    await markDead(msg.eventId, msg.run, msg.attempt, reason, result.error);
     await publishDeadLetter(this.js, msg, reason, result.error);
     if (!again) {
       metrics.deadLetters.inc();

@@ -1,12 +1,19 @@
 import mongoose, { Schema } from 'mongoose';
-import type { PaymentEvent, WebhookAttemptOutcome, WebhookDeliveryStatus } from '@pix/contracts';
+import type {
+  EventListQuery,
+  EventType,
+  PaymentEvent,
+  WebhookAttemptOutcome,
+  WebhookDeliveryStatus,
+} from '@pix/contracts';
 import { declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from '@pix/runtime';
 
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
  * rest of the dispatcher). It is a record of what happened, not the driver of what happens next:
  * attempts are carried by JetStream messages, so nothing here is polled. Every query is a top-level
- * equality filter on `_id`, `paymentId` or `expiresOn` (libs/contracts EqualityIndexedFields), which
+ * equality filter on `_id`, `paymentId`, `storeId` (with `type`), `eventId` or `expiresOn` (libs/contracts
+ * EqualityIndexedFields), which
  * FerretDB pushes down to an index and MongoDB serves from the schema's indexes.
  */
 
@@ -16,12 +23,20 @@ export interface DeliveryDoc {
   _id: string;
   paymentId: string;
   storeId: string;
+  /** The event's type, top level so that the Events API filters on it by equality. */
+  type: EventType;
   sequence: number;
   event: PaymentEvent;
   url: string;
   status: WebhookDeliveryStatus;
   /** 1 for the first delivery; each replay starts the next run with its attempts counted from 1. */
   run: number;
+  /**
+   * Attempts of this run whose result is recorded (the last one's number, so recording it again
+   * changes nothing), and of the runs before it: the Events API's count without reading attempts.
+   */
+  runAttempts: number;
+  earlierRunsAttempts: number;
   /** When the next attempt is due, as last scheduled (informative: the JetStream message decides). */
   nextAttemptAt: Date | null;
   deadReason: 'exhausted' | 'refused' | null;
@@ -61,11 +76,15 @@ const DeliverySchema = new Schema<DeliveryDoc>(
     _id: { type: String, required: true },
     paymentId: { type: String, required: true },
     storeId: { type: String, required: true },
+    // Deliveries recorded before the Events API have no type; the type filter does not find them.
+    type: { type: String },
     sequence: { type: Number, required: true },
     event: { type: Schema.Types.Mixed, required: true },
     url: { type: String, required: true },
     status: { type: String, required: true },
     run: { type: Number, required: true },
+    runAttempts: { type: Number, default: 0 },
+    earlierRunsAttempts: { type: Number, default: 0 },
     nextAttemptAt: { type: Date, default: null },
     deadReason: { type: String, default: null },
     lastError: { type: String, default: null },
@@ -77,6 +96,10 @@ const DeliverySchema = new Schema<DeliveryDoc>(
 );
 // A payment's deliveries: the predecessor check and `webhooks list`.
 DeliverySchema.index({ paymentId: 1 });
+// A store's events, newest first, of every type or of one (the Events API's two list shapes; with
+// a paymentId the index above finds the few).
+DeliverySchema.index({ storeId: 1, createdAt: -1, _id: -1 });
+DeliverySchema.index({ storeId: 1, type: 1, createdAt: -1, _id: -1 });
 
 const AttemptSchema = new Schema<AttemptDoc>(
   {
@@ -96,8 +119,9 @@ const AttemptSchema = new Schema<AttemptDoc>(
   },
   { collection: 'webhook_attempts', versionKey: false, strict: true, autoIndex: false },
 );
-// A payment's attempts: `webhooks list`.
+// A payment's attempts: `webhooks list`; an event's: the Events API.
 AttemptSchema.index({ paymentId: 1 });
+AttemptSchema.index({ eventId: 1 });
 
 const DeliveryModel = mongoose.model<DeliveryDoc>('WebhookDelivery', DeliverySchema);
 const AttemptModel = mongoose.model<AttemptDoc>('WebhookAttempt', AttemptSchema);
@@ -149,11 +173,14 @@ export async function recordDelivery(
       _id: event.eventId,
       paymentId: event.body.id,
       storeId: event.body.storeId,
+      type: event.body.event,
       sequence: event.sequence,
       event,
       url,
       status: 'pending',
       run: 1,
+      runAttempts: 0,
+      earlierRunsAttempts: 0,
       nextAttemptAt: firstAttemptAt,
       createdAt: now,
       ...expiryFields(null),
@@ -233,30 +260,42 @@ function pickResult(result: AttemptResult): AttemptResult {
 }
 
 /**
- * The run's delivery ended with a 2xx. Conditional on the run, so a stale message of an older run
- * cannot touch a replay.
+ * The run's delivery ended with a 2xx at its `attempt`-th attempt. Conditional on the run, so a
+ * stale message of an older run cannot touch a replay.
  */
-export async function markDelivered(eventId: string, run: number, now = new Date()): Promise<void> {
+export async function markDelivered(eventId: string, run: number, attempt: number, now = new Date()): Promise<void> {
   await DeliveryModel.updateOne(
     { _id: eventId, run },
-    { $set: { status: 'delivered', nextAttemptAt: null, lastError: null, ...expiringFrom(now) } },
+    { $set: { status: 'delivered', runAttempts: attempt, nextAttemptAt: null, lastError: null, ...expiringFrom(now) } },
   );
 }
 
-export async function markRetrying(eventId: string, run: number, nextAttemptAt: Date, lastError: string | null) {
-  await DeliveryModel.updateOne({ _id: eventId, run, status: 'pending' }, { $set: { nextAttemptAt, lastError } });
+export async function markRetrying(
+  eventId: string,
+  run: number,
+  attempt: number,
+  nextAttemptAt: Date,
+  lastError: string | null,
+) {
+  await DeliveryModel.updateOne(
+    { _id: eventId, run, status: 'pending' },
+    { $set: { runAttempts: attempt, nextAttemptAt, lastError } },
+  );
 }
 
 export async function markDead(
   eventId: string,
   run: number,
+  attempt: number,
   deadReason: 'exhausted' | 'refused',
   lastError: string | null,
   now = new Date(),
 ): Promise<void> {
   await DeliveryModel.updateOne(
     { _id: eventId, run },
-    { $set: { status: 'dead', deadReason, lastError, nextAttemptAt: null, ...expiringFrom(now) } },
+    {
+      $set: { status: 'dead', runAttempts: attempt, deadReason, lastError, nextAttemptAt: null, ...expiringFrom(now) },
+    },
   );
 }
 
@@ -277,6 +316,8 @@ export async function startReplay(doc: DeliveryDoc, now = new Date()): Promise<b
       $set: {
         status: 'pending',
         run: doc.run + 1,
+        runAttempts: 0,
+        earlierRunsAttempts: (doc.earlierRunsAttempts ?? 0) + (doc.runAttempts ?? 0),
         nextAttemptAt: now,
         deadReason: null,
         lastError: null,
@@ -298,4 +339,40 @@ export async function deliveriesOf(paymentId: string): Promise<(DeliveryDoc & { 
   return deliveries
     .sort((a, b) => a.sequence - b.sequence)
     .map((doc) => ({ ...doc, attempts: attempts.filter((a) => a.eventId === doc._id) }));
+}
+
+/** One store's delivery of an event; another store's, or none, is null (the same answer). */
+export function findStoreDelivery(storeId: string, eventId: string): Promise<DeliveryDoc | null> {
+  return DeliveryModel.findOne({ _id: eventId, storeId }).lean<DeliveryDoc>().exec();
+}
+
+/**
+ * A page of a store's events, newest first (recorded, then id, descending), and how many match:
+ * two commands, each an equality filter on the store (and the type or payment). MongoDB sorts with
+ * the compound indexes; FerretDB finds the store's deliveries by its index and sorts in Go.
+ */
+export async function storeDeliveries(
+  storeId: string,
+  query: EventListQuery,
+): Promise<{ docs: DeliveryDoc[]; total: number }> {
+  const filter = {
+    storeId,
+    ...(query.type ? { type: query.type } : {}),
+    ...(query.paymentId ? { paymentId: query.paymentId } : {}),
+  };
+  const [docs, total] = await Promise.all([
+    DeliveryModel.find(filter)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip((query.page - 1) * query.limit)
+      .limit(query.limit)
+      .lean<DeliveryDoc[]>(),
+    DeliveryModel.countDocuments(filter),
+  ]);
+  return { docs, total };
+}
+
+/** An event's attempts in order. */
+export async function attemptsOfEvent(eventId: string): Promise<AttemptDoc[]> {
+  const attempts = await AttemptModel.find({ eventId }).lean<AttemptDoc[]>();
+  return attempts.sort((a, b) => a.run - b.run || a.attempt - b.attempt);
 }

@@ -6,6 +6,7 @@ import { connectDatabase, connectMessaging, probeRetention, Service } from '@pix
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_MARGIN_MS } from './attempts';
 import { config } from './config';
+import { serveEventRpcs } from './events-rpc';
 import { logPurge, openDeliveryLog } from './delivery-log';
 import { takeEvent } from './intake';
 import { createMetrics } from './metrics';
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
 
-  const subscriptions = serveWebhookRpcs(nc, logger);
+  const subscriptions = [...serveWebhookRpcs(nc, logger), ...serveEventRpcs(nc, logger)];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });

@@ -1,0 +1,132 @@
+import { send, type Transport } from './http.js';
+import { DEFAULT_RETRY, withRetries, type RetryOptions } from './retry.js';
+import type {
+  CreatePaymentBody,
+  EventDetail,
+  EventList,
+  EventRedelivery,
+  ListEventsQuery,
+  ListPaymentsQuery,
+  Payment,
+  PaymentList,
+  SandboxAnalysis,
+  SandboxPayBody,
+  SandboxPayment,
+} from './types.js';
+import { verifyWebhook } from './webhooks.js';
+
+export interface ClientOptions {
+  /** The API's address, e.g. `https://api.example.com` (the paths are under /public-api/v1). */
+  baseUrl: string;
+  /** The store's bearer token (`pxt_…`). */
+  token: string;
+  /** Per request (default 30 s); a timeout is a connection error. */
+  timeoutMs?: number;
+  /** How create retries (network errors and 5xx only); `{ retries: 0 }` turns it off. */
+  retry?: Partial<RetryOptions>;
+  /** Another fetch (a proxy agent, a test double); the global one by default. */
+  fetch?: typeof fetch;
+}
+
+export interface CreateOptions {
+  /** Sent as Idempotency-Key; a new random one by default. Reuse it to retry a create yourself. */
+  idempotencyKey?: string;
+}
+
+const V1 = '/public-api/v1';
+const seg = encodeURIComponent;
+
+/** Every item of every page, fetching the next page only when the iteration gets there. */
+async function* allPages<T, Q extends { page?: number; limit?: number }>(
+  list: (query: Q) => Promise<{ items: T[]; page: number; limit: number; total: number }>,
+  query: Q,
+): AsyncGenerator<T, void, undefined> {
+  for (let page = query.page ?? 1; ; page++) {
+    const result = await list({ ...query, page, limit: query.limit ?? 100 });
+    yield* result.items;
+    if (result.items.length === 0 || page * result.limit >= result.total) return;
+  }
+}
+
+/** A client of the Pix Public Payments API for one store. */
+export function createClient(options: ClientOptions) {
+  const transport: Transport = {
+    baseUrl: options.baseUrl,
+    token: options.token,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    timeoutMs: options.timeoutMs ?? 30_000,
+  };
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+
+  const payments = {
+    /**
+     * Creates a payment. It sends an Idempotency-Key and retries network errors and 5xx with that
+     * same key (so a retry never makes a second payment), with backoff; a 4xx is thrown at once.
+     */
+    create(body: CreatePaymentBody, createOptions: CreateOptions = {}): Promise<Payment> {
+      const key = createOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
+      return withRetries(retry, () =>
+        send<Payment>(transport, {
+          method: 'POST',
+          path: `${V1}/payments`,
+          body,
+          headers: { 'idempotency-key': key },
+        }),
+      );
+    },
+    get(id: string): Promise<Payment> {
+      return send<Payment>(transport, { method: 'GET', path: `${V1}/payments/${seg(id)}` });
+    },
+    /** One page, newest first. */
+    list(query: ListPaymentsQuery = {}): Promise<PaymentList> {
+      return send<PaymentList>(transport, { method: 'GET', path: `${V1}/payments`, query });
+    },
+    /** Every payment matching the query, page after page (100 a page unless `limit` says otherwise). */
+    listAll(query: Omit<ListPaymentsQuery, 'page'> = {}): AsyncGenerator<Payment, void, undefined> {
+      return allPages(payments.list, query);
+    },
+  };
+
+  const events = {
+    /** One page of the store's webhook events, newest first. */
+    list(query: ListEventsQuery = {}): Promise<EventList> {
+      return send<EventList>(transport, { method: 'GET', path: `${V1}/events`, query });
+    },
+    listAll(query: Omit<ListEventsQuery, 'page'> = {}) {
+      return allPages(events.list, query);
+    },
+    /** One event with every delivery attempt. */
+    get(eventId: string): Promise<EventDetail> {
+      return send<EventDetail>(transport, { method: 'GET', path: `${V1}/events/${seg(eventId)}` });
+    },
+    /** Delivers a delivered or dead event again with the same webhook-id (409 while it is being retried). */
+    redeliver(eventId: string): Promise<EventRedelivery> {
+      return send<EventRedelivery>(transport, { method: 'POST', path: `${V1}/events/${seg(eventId)}/redeliver` });
+    },
+  };
+
+  const analysis = (action: 'review' | 'clear' | 'reject') => (paymentId: string) =>
+    send<SandboxAnalysis>(transport, { method: 'POST', path: `${V1}/sandbox/payments/${seg(paymentId)}/${action}` });
+
+  /** Sandbox deployments only: act as the customer and the PSP would. */
+  const sandbox = {
+    /** The customer pays (another `amount` sends the payment to review). */
+    pay(paymentId: string, body?: SandboxPayBody): Promise<SandboxPayment> {
+      return send<SandboxPayment>(transport, {
+        method: 'POST',
+        path: `${V1}/sandbox/payments/${seg(paymentId)}/pay`,
+        body,
+      });
+    },
+    /** The customer pays and the PSP holds the Pix for analysis. */
+    review: analysis('review'),
+    /** The analysis clears the held Pix: approved. */
+    clear: analysis('clear'),
+    /** The analysis rejects it: refunded, not approved. */
+    reject: analysis('reject'),
+  };
+
+  return { payments, events, sandbox, webhooks: { verify: verifyWebhook } };
+}
+
+export type PixPaymentsClient = ReturnType<typeof createClient>;

@@ -1,0 +1,35 @@
+import type { components, paths } from './openapi.js';
+
+type Schemas = components['schemas'];
+
+/** A payment, as create, get and list answer it. */
+export type Payment = Schemas['Payment'];
+export type PaymentList = Schemas['PaymentList'];
+export type PaymentStatus = Payment['status'];
+/** The create body: amount in BRL (at most two decimals), optional email, observation, webhookUrl. */
+export type CreatePaymentBody = Schemas['CreatePaymentBody'];
+export type ListPaymentsQuery = NonNullable<paths['/public-api/v1/payments']['get']['parameters']['query']>;
+
+/** A webhook event as the Events API lists it, its body exactly as delivered. */
+export type Event = Schemas['Event'];
+/** One event with every delivery attempt. */
+export type EventDetail = Schemas['EventDetail'];
+export type EventAttempt = EventDetail['attempts'][number];
+export type EventList = Schemas['EventList'];
+export type EventRedelivery = Schemas['EventRedelivery'];
+export type ListEventsQuery = NonNullable<paths['/public-api/v1/events']['get']['parameters']['query']>;
+
+/** A webhook body: payment.created or payment.status_changed, told apart by `event`. */
+export type PaymentWebhook = Schemas['PaymentWebhook'];
+export type PaymentCreatedWebhook = Schemas['PaymentCreatedWebhook'];
+export type PaymentStatusChangedWebhook = Schemas['PaymentStatusChangedWebhook'];
+
+export type SandboxPayment = Schemas['SandboxPayment'];
+export type SandboxAnalysis = Schemas['SandboxAnalysis'];
+/** The optional body of sandbox pay: another amount than the payment's sends it to review. */
+export type SandboxPayBody = NonNullable<
+  paths['/public-api/v1/sandbox/payments/{id}/pay']['post']['requestBody']
+>['content']['application/json'];
+
+/** The API's error body. */
+export type ErrorBody = Schemas['Error'];

@@ -1,0 +1,85 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  ErrorMessages,
+  EventRequestSchema,
+  EventsListRequestSchema,
+  QueueGroups,
+  Subjects,
+  type EventAttempt,
+  type EventListQuery,
+  type EventRedelivery,
+  type PublicEvent,
+  type PublicEventDetail,
+  type PublicEventList,
+} from '@pix/contracts';
+import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+import { attemptsOfEvent, findStoreDelivery, storeDeliveries, type AttemptDoc, type DeliveryDoc } from './delivery-log';
+import { replay } from './replay';
+
+/** A delivery as the Events API shows it: the event as sent, and how its delivery stands. */
+function toEvent(doc: DeliveryDoc): PublicEvent {
+  return {
+    id: doc._id,
+    type: doc.event.body.event,
+    paymentId: doc.paymentId,
+    createdAt: new Date(doc.event.occurredAt).toISOString(),
+    body: doc.event.body,
+    status: doc.status,
+    attemptCount: (doc.earlierRunsAttempts ?? 0) + (doc.runAttempts ?? 0),
+    nextAttemptAt: doc.status === 'pending' ? (doc.nextAttemptAt?.toISOString() ?? null) : null,
+  };
+}
+
+function toAttempt(a: AttemptDoc): EventAttempt {
+  return {
+    run: a.run,
+    attempt: a.attempt,
+    at: a.at.toISOString(),
+    outcome: a.outcome,
+    statusCode: a.statusCode,
+    latencyMs: a.latencyMs,
+    error: a.error,
+  };
+}
+
+export async function listEvents(storeId: string, query: EventListQuery): Promise<PublicEventList> {
+  const { docs, total } = await storeDeliveries(storeId, query);
+  return { items: docs.map(toEvent), page: query.page, limit: query.limit, total };
+}
+
+/** Only the store's own event: another store's and an unknown one are the same 404. */
+async function storeDelivery(storeId: string, eventId: string): Promise<DeliveryDoc> {
+  const doc = await findStoreDelivery(storeId, eventId);
+  if (!doc) throw new RpcFailure(404, ErrorMessages.eventNotFound);
+  return doc;
+}
+
+export async function getEvent(storeId: string, eventId: string): Promise<PublicEventDetail> {
+  const doc = await storeDelivery(storeId, eventId);
+  const attempts = await attemptsOfEvent(eventId);
+  return { ...toEvent(doc), attempts: attempts.map(toAttempt) };
+}
+
+export async function redeliverEvent(js: JetStreamClient, storeId: string, eventId: string): Promise<EventRedelivery> {
+  const run = await replay(js, await storeDelivery(storeId, eventId));
+  if (run === null) throw new RpcFailure(409, ErrorMessages.eventStillPending);
+  return { id: eventId, status: 'pending', run };
+}
+
+/** The Events API's requests from the gateway, served in the dispatcher's queue group. */
+export function serveEventRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
+  const queue = QueueGroups.webhookDispatcher;
+  const js = jetstream(nc);
+  return [
+    serveRpc(nc, { subject: Subjects.eventsList, queue, schema: EventsListRequestSchema, logger }, (req) =>
+      listEvents(req.storeId, req.query),
+    ),
+    serveRpc(nc, { subject: Subjects.eventsGet, queue, schema: EventRequestSchema, logger }, (req) =>
+      getEvent(req.storeId, req.eventId),
+    ),
+    serveRpc(nc, { subject: Subjects.eventsRedeliver, queue, schema: EventRequestSchema, logger }, (req) =>
+      redeliverEvent(js, req.storeId, req.eventId),
+    ),
+  ];
+}
