@@ -412,6 +412,8 @@ export interface components {
             observation?: string | null;
             /** @description http or https */
             webhookUrl?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         SandboxPayment: {
             paymentId: string;
@@ -1068,8 +1070,8 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description BRL paid, when not the amount due */
-                    amount?: number;
+                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
+                    amount?: number | null;
                 };
             };
         };
@@ -1081,6 +1083,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxPayment"];
+                };
+            };
+            /** @description `amount must be a positive number with at most two decimal places`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
@@ -1423,8 +1434,8 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description BRL paid, when not the amount due */
-                    amount?: number;
+                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
+                    amount?: number | null;
                 };
             };
         };
@@ -1436,6 +1447,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxPayment"];
+                };
+            };
+            /** @description `amount must be a positive number with at most two decimal places`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
