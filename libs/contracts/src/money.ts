@@ -4,6 +4,8 @@ export const MAX_AMOUNT_CENTS = 300_000;
 
 /** The step of a BRL amount (one centavo), as the OpenAPI document declares it (`multipleOf`). */
 export const AMOUNT_STEP_BRL = 0.01;
+/** The largest amount API Pix can carry: its `valor` is at most ten digits, a point and two. */
+export const PIX_MAX_AMOUNT_CENTS = 999_999_999_999;
 
 /** A BRL amount as JavaScript (and JSON) writes a number: digits, then at most two decimals. */
 const TWO_DECIMALS = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PIX_MAX_AMOUNT_CENTS } from './money';
 import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from './payment';
 import { PAYMENT_STATUSES } from './statuses';
 
@@ -87,7 +88,7 @@ export const PaymentTransitionReplySchema = z.object({
 
 export const SandboxPayRequestSchema = z.object({
   paymentId: z.string(),
-  amountCents: z.number().int().positive().optional(),
+  amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional(),
 });
 export const SandboxPayReplySchema = z.object({
   paymentId: z.string(),

@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import { z } from 'zod';
 import {
   AMOUNT_STEP_BRL,
+  PIX_MAX_AMOUNT_CENTS,
   CreatePaymentBodySchema,
   ErrorBodySchema,
   ErrorMessages,
@@ -185,8 +186,8 @@ function sandboxOperations(suffix: string): Record<string, Json> {
                   amount: {
                     type: ['number', 'null'],
                     exclusiveMinimum: 0,
-                    // Beyond this its centavos are no longer exact integers.
-                    maximum: Number.MAX_SAFE_INTEGER / 100,
+                    // What API Pix can carry (its valor: ten digits, a point and two).
+                    maximum: PIX_MAX_AMOUNT_CENTS / 100,
                     multipleOf: AMOUNT_STEP_BRL,
                     description: 'BRL paid, at most two decimal places; absent or null: the amount due',
                   },

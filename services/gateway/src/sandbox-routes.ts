@@ -5,6 +5,7 @@ import {
   brlToCents,
   ErrorMessages,
   PaymentSchema,
+  PIX_MAX_AMOUNT_CENTS,
   SandboxAnalysisReplySchema,
   SandboxMessages,
   SandboxPayReplySchema,
@@ -28,7 +29,9 @@ export function validateSandboxPayBody(body: unknown): Validated<number | undefi
   const { amount } = body as { amount?: unknown };
   if (amount === undefined || amount === null) return { ok: true, value: undefined };
   const cents = typeof amount === 'number' ? brlToCents(amount) : null;
-  if (cents === null || cents <= 0) return { ok: false, message: SandboxMessages.amountInvalid };
+  if (cents === null || cents <= 0 || cents > PIX_MAX_AMOUNT_CENTS) {
+    return { ok: false, message: SandboxMessages.amountInvalid };
+  }
   return { ok: true, value: cents };
 }
 
