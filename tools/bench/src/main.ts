@@ -3,7 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { StoreCreateReplySchema, Subjects } from '@pix/contracts';
-import { randomPorts, removeStackDir, ROOT, RUN_DIR, startStack, stopProcesses, type StackInfo } from '@pix/devstack';
+import {
+  natsClusterSize,
+  randomPorts,
+  removeStackDir,
+  ROOT,
+  RUN_DIR,
+  startStack,
+  stopProcesses,
+  type StackInfo,
+} from '@pix/devstack';
 import { callRpc } from '@pix/messaging';
 import { baselineRef, prepareBaseline } from './baseline';
 import { runLoad, type LoadResult } from './load';
@@ -57,7 +66,8 @@ async function prepare(variant: Variant): Promise<void> {
   const dir = fs.mkdtempSync(path.join(RUN_DIR, 'bench', `${variant.name}-`));
   variant.stack = await startStack({
     dir,
-    ports: await randomPorts(),
+    // NATS_CLUSTER=3 measures both variants on a 3-member JetStream cluster.
+    ports: await randomPorts(natsClusterSize()),
     detached: false,
     root: variant.root,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000' },
