@@ -218,12 +218,18 @@ export async function startService(
   });
   let exited = false;
   started.child?.once('exit', () => (exited = true));
-  await waitForHttp(
-    `http://127.0.0.1:${options.ports.ops[name]}/readyz`,
-    60_000,
-    name,
-    () => !exited && isAlive(started.pid),
-  );
+  try {
+    await waitForHttp(
+      `http://127.0.0.1:${options.ports.ops[name]}/readyz`,
+      60_000,
+      name,
+      () => !exited && isAlive(started.pid),
+    );
+  } catch (err) {
+    // Not ready in time: stop it, or nobody would (the caller never learns its pid).
+    await stopPid(started.pid);
+    throw err;
+  }
   return started;
 }
 
