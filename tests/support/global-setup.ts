@@ -1,14 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  freePort,
-  natsClusterSize,
-  randomPorts,
-  RUN_DIR,
-  startPostgres,
-  startStack,
-  stopProcesses,
-} from '../../tools/devstack/src';
+import { freePort, randomPorts, RUN_DIR, startPostgres, startStack, stopProcesses } from '../../tools/devstack/src';
 
 /**
  * One whole stack (real nats-server with JetStream, real FerretDB on PostgreSQL, the four built
@@ -23,16 +15,12 @@ export default async function globalSetup(): Promise<void> {
   const postgres = await startPostgres(dir, await freePort(), false);
   process.env.TEST_POSTGRES = JSON.stringify(postgres.server);
   (globalThis as { __postgres?: typeof postgres.started }).__postgres = postgres.started;
-  // NATS_CLUSTER=3 runs the shared stack on a 3-member JetStream cluster.
-  const stack = await startStack({
-    dir,
-    ports: await randomPorts(natsClusterSize()),
-    detached: false,
-    postgres: postgres.server,
-  }).catch(async (err: unknown) => {
-    await stopProcesses([postgres.started]);
-    throw err;
-  });
+  const stack = await startStack({ dir, ports: await randomPorts(), detached: false, postgres: postgres.server }).catch(
+    async (err: unknown) => {
+      await stopProcesses([postgres.started]);
+      throw err;
+    },
+  );
   process.env.TEST_STACK = JSON.stringify({ ...stack, started: undefined });
   (globalThis as { __stack?: typeof stack }).__stack = stack;
 }

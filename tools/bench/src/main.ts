@@ -72,7 +72,7 @@ async function prepare(variant: Variant): Promise<void> {
     root: variant.root,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000' },
   });
-  const nc = await connect({ servers: variant.stack.natsUrl });
+  const nc = await connect({ servers: variant.stack.natsUrl.split(',') });
   const store = await callRpc(nc, Subjects.adminStoresCreate, { name: 'bench' }, StoreCreateReplySchema, 30_000);
   await nc.close();
   variant.token = store.token;
