@@ -31,6 +31,9 @@ describe('isTransient', () => {
       '[msg_find.go:344 handler.handleMaxTimeMSError] [query_iterator.go:92 postgresql.(*queryIterator).Next] unexpected EOF';
     expect(isTransient(serverError(1, lost))).toBe(true);
     expect(isTransient(serverError(1, 'FATAL: the database system is starting up (SQLSTATE 57P03)'))).toBe(true);
+    expect(isTransient(serverError(1, 'failed to connect to `host=127.0.0.1`: dial error (connection refused)'))).toBe(
+      true,
+    );
     expect(isTransient(serverError(50, 'operation exceeded time limit'))).toBe(true);
     expect(isTransient(serverError(91, 'The server is in quiesce mode and will shut down'))).toBe(true);
     const buffering = Object.assign(new Error('Operation `payments.findOne()` buffering timed out after 10000ms'), {

@@ -35,4 +35,4 @@ const TRANSIENT_SERVER_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 9001, 10107,
 /** FerretDB answers InternalError when it lost, or cannot get, its PostgreSQL connection. */
 const INTERNAL_ERROR = 1;
 const LOST_POSTGRES =
-  /unexpected EOF|connection refused|connection reset|broken pipe|conn closed|failed to connect|database system is (starting up|shutting down|not yet accepting)|terminating connection|SQLSTATE 57P0[1-3]/i;
+  /\bEOF\b|connection refused|connection reset|broken pipe|conn closed|closed pool|failed to connect|dial error|i\/o timeout|context deadline exceeded|database system is (starting up|shutting down|not yet accepting|in recovery mode)|terminating connection|SQLSTATE (08|57P)/i;
