@@ -22,6 +22,8 @@ describe('isTransient', () => {
         transient: true,
       });
     }
+    const cut = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+    expect(isTransient(cut)).toBe(true);
     expect(isTransient(new RpcUnavailable('payments.create', new Error('timeout')))).toBe(true);
     expect(isTransient(Object.assign(new Error('held'), { transient: true }))).toBe(true);
   });

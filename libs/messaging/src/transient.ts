@@ -13,6 +13,8 @@ export function isTransient(err: unknown): boolean {
     message?: unknown;
   };
   if (transient === true) return true;
+  // A socket cut under a driver: the MongoDB driver lets a write after the server's FIN (EPIPE) through unwrapped.
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   if (typeof name !== 'string') return false;
   if (TRANSIENT_ERRORS.test(name)) return true;
   const text = typeof message === 'string' ? message : '';
@@ -25,6 +27,17 @@ export function isTransient(err: unknown): boolean {
 /** The drivers' names for "not reachable now" or "not in time": MongoDB, mongoose, NATS, JetStream, got. */
 const TRANSIENT_ERRORS =
   /^(Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|PoolCleared|TopologyClosed|ServerClosed)Error|MongooseServerSelectionError|TimeoutError|NoResponders|JetStreamNotEnabled|ConnectionError|ClosedConnectionError|DrainingConnectionError|RequestError)$/;
+
+/** Node's codes for a network connection that failed or was cut. */
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * MongoDB server codes that mean "not now": host unreachable or not found, MaxTimeMSExpired,
