@@ -13,7 +13,7 @@ import {
   type Started,
 } from '@pix/devstack';
 import { createStore, type StoreCredentials } from '../support/admin';
-import { api } from '../support/api';
+import { api, eventually } from '../support/api';
 import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
@@ -279,9 +279,13 @@ async function until<T>(find: () => T | undefined): Promise<T> {
 }
 
 async function total(gateway: string, store: StoreCredentials, filter: string): Promise<number> {
-  const res = await api<{ total: number }>(gateway, 'GET', `/public-api/v1/payments?limit=1${filter}`, {
-    token: store.token,
-  });
+  // A list counts in FerretDB's Go code; on a loaded machine it may answer 503 once: retried, as a client would.
+  const res = await eventually(
+    () => api<{ total: number }>(gateway, 'GET', `/public-api/v1/payments?limit=1${filter}`, { token: store.token }),
+    (r) => r.status === 200,
+    60_000,
+    1000,
+  );
   return res.body.total;
 }
 
