@@ -146,7 +146,10 @@ export async function startConsumer(
      * arrived (one payment's facts in their order); different keys concurrently.
      */
     serializeBy?: (msg: JsMsg) => string | undefined;
-    /** With `parallel`: how many messages are handled at once at most (default 64). */
+    /**
+     * With `parallel`: how many messages are handled at once at most. Unset, the handler bounds its
+     * own concurrency (the dispatcher's attempts wait for their endpoint's slot inside it).
+     */
     maxInFlight?: number;
     /**
      * The trace context a message carries in its body, for messages that arrive without the
@@ -217,7 +220,7 @@ export async function startConsumer(
         await handle(msg);
         continue;
       }
-      while (inHand.size >= (options.maxInFlight ?? 64)) await Promise.race(inHand);
+      while (inHand.size >= (options.maxInFlight ?? Infinity)) await Promise.race(inHand);
       const key = options.serializeBy?.(msg);
       const before = key === undefined ? undefined : chains.get(key);
       const task: Promise<void> = (before ?? Promise.resolve())

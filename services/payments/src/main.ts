@@ -34,6 +34,8 @@ function fieldOf(field: string): (msg: JsMsg) => string | undefined {
     }
   };
 }
+/** Messages each of payments' consumers handles at once, per replica. */
+const CONSUMER_CONCURRENCY = 64;
 const txidOf = fieldOf('txid');
 const paymentIdOf = fieldOf('paymentId');
 
@@ -92,7 +94,14 @@ async function main(): Promise<void> {
   const pixConsumer = await startConsumer(
     nc,
     // Different charges concurrently, one charge's facts in order (paid before cleared).
-    { stream: Streams.pix.name, durable: Consumers.paymentsPix, logger, parallel: true, serializeBy: txidOf },
+    {
+      stream: Streams.pix.name,
+      durable: Consumers.paymentsPix,
+      logger,
+      parallel: true,
+      serializeBy: txidOf,
+      maxInFlight: CONSUMER_CONCURRENCY,
+    },
     (msg) => onPixEvent(deps, msg.subject, msg.json()),
   );
   service.addReadinessCheck('pix consumer', pixConsumer.isBound);
@@ -106,6 +115,7 @@ async function main(): Promise<void> {
       logger,
       parallel: true,
       serializeBy: paymentIdOf,
+      maxInFlight: CONSUMER_CONCURRENCY,
     },
     (msg) => onDue(deps, msg.json()),
   );
