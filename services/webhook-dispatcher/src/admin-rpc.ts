@@ -10,6 +10,7 @@ import {
 import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { deliveriesOf, findDelivery } from './delivery-log';
+import { toAttempt } from './events-rpc';
 import { replay } from './replay';
 
 /** A payment's deliveries in event order, each with its attempts: the delivery log as admins read it. */
@@ -24,15 +25,7 @@ export async function listDeliveries(paymentId: string): Promise<{ paymentId: st
       url: doc.url,
       status: doc.status,
       nextAttemptAt: doc.status === 'pending' ? (doc.nextAttemptAt?.toISOString() ?? null) : null,
-      attempts: doc.attempts.map((a) => ({
-        run: a.run,
-        attempt: a.attempt,
-        at: a.at.toISOString(),
-        outcome: a.outcome,
-        statusCode: a.statusCode,
-        latencyMs: a.latencyMs,
-        error: a.error,
-      })),
+      attempts: doc.attempts.map(toAttempt),
     })),
   };
 }

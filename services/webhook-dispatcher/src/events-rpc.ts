@@ -31,7 +31,8 @@ function toEvent(doc: DeliveryDoc): PublicEvent {
   };
 }
 
-function toAttempt(a: AttemptDoc): EventAttempt {
+/** One attempt as the Events API and `webhooks list` show it. */
+export function toAttempt(a: AttemptDoc): EventAttempt {
   return {
     run: a.run,
     attempt: a.attempt,
