@@ -74,8 +74,52 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A TCP port nothing listens on right now, chosen by the kernel. */
-export function freePort(): Promise<number> {
+/**
+ * The kernel's range for the local ports of outgoing connections: a port chosen inside it can be
+ * taken by any connection opened before the server that was meant to bind it starts.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 0) return low;
+  } catch {
+    // not Linux: the IANA dynamic range
+  }
+  return 49152;
+}
+
+/** Above the fixed ports `make up` uses below the ephemeral range (8080 to 15432). */
+const PICK_LOW = 20_000;
+const handedOut = new Set<number>();
+
+function listensFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port nothing listens on right now, for a server that starts a little later. Picked at random
+ * below the kernel's ephemeral range, so that no outgoing connection can take it in between, and never
+ * the same twice in a process.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  if (high - PICK_LOW < 1000) return kernelPort();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PICK_LOW + Math.floor(Math.random() * (high - PICK_LOW + 1));
+    if (handedOut.has(port)) continue;
+    if (await listensFree(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  return kernelPort();
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -118,17 +162,33 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
   }
 }
 
-/** Waits until an HTTP endpoint answers 200 (a service's /readyz). */
-export async function waitForHttp(url: string, timeoutMs: number, name: string, alive: () => boolean): Promise<void> {
+/** The end of a log file, to put in an error: the reason a process died is there. */
+export function logTail(logFile: string, lines = 25): string {
+  try {
+    return fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Waits until an HTTP endpoint answers 200 (a service's /readyz); a failure quotes the process's log. */
+export async function waitForHttp(
+  url: string,
+  timeoutMs: number,
+  name: string,
+  alive: () => boolean,
+  logFile?: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const withLog = (message: string) => (logFile ? `${message}; the end of ${logFile}:\n${logTail(logFile)}` : message);
   for (;;) {
-    if (!alive()) throw new Error(`${name} exited before becoming ready`);
+    if (!alive()) throw new Error(withLog(`${name} exited before becoming ready`));
     const ok = await fetch(url).then(
       (res) => res.status === 200,
       () => false,
     );
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${name} was not ready at ${url} within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(withLog(`${name} was not ready at ${url} within ${timeoutMs} ms`));
     await sleep(150);
   }
 }

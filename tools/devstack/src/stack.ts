@@ -183,9 +183,10 @@ export async function startService(
   mongoUrl: string,
 ): Promise<Started> {
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
+  const logFile = path.join(options.dir, 'logs', `${name}.log`);
   const started = launch(name, process.execPath, [serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, natsUrl, mongoUrl),
-    logFile: path.join(options.dir, 'logs', `${name}.log`),
+    logFile,
     detached: options.detached,
   });
   let exited = false;
@@ -195,6 +196,7 @@ export async function startService(
     60_000,
     name,
     () => !exited && isAlive(started.pid),
+    logFile,
   );
   return started;
 }
