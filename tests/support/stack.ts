@@ -31,7 +31,15 @@ export type PrivateStack = StackInfo & {
    * Starts one more process of a service (a replica, or a restart) with extra environment; a
    * replica needs its own ops port, so `opsPort` defaults to a fresh one.
    */
-  startService: (name: ServiceName, env?: NodeJS.ProcessEnv, opsPort?: number) => Promise<Started>;
+  startService: (
+    name: ServiceName,
+    env?: NodeJS.ProcessEnv,
+    opsPort?: number,
+    /** Listening ports of its own (a second gateway or adapter replica), instead of the stack's. */
+    own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp' | 'sandboxPsp'>>,
+  ) => Promise<Started>;
+  /** Records a restarted process (NATS, the database) in place of the one it replaces, so stop() stops it in order. */
+  replaceProcess: (old: { pid: number }, next: Started) => void;
   /** Stops a process of this stack (SIGTERM, or SIGKILL for a crash). */
   stopProcess: (proc: Started, signal?: 'SIGTERM' | 'SIGKILL') => Promise<void>;
   /** The processes of a service this stack started, oldest first. */
@@ -45,17 +53,29 @@ export function sharedPostgres(): PostgresServer {
   return JSON.parse(raw) as PostgresServer;
 }
 
+export interface PrivateStackOptions extends Partial<Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl'>> {
+  /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
+  natsMembers?: number;
+  /** A PostgreSQL server of the stack's own rather than the run's, for a test that kills the database. */
+  ownPostgres?: boolean;
+}
+
 /**
  * A stack of the test's own, with its own NATS and FerretDB (on a database of its own in the run's
- * PostgreSQL server), for settings the shared one lacks.
+ * PostgreSQL server, unless `ownPostgres`), for settings the shared one lacks.
  */
-export async function startPrivateStack(
-  options: Partial<Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl'>> = {},
-): Promise<PrivateStack> {
+export async function startPrivateStack(options: PrivateStackOptions = {}): Promise<PrivateStack> {
   fs.mkdirSync(RUN_DIR, { recursive: true });
   const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
-  const ports = await randomPorts();
-  const stackOptions: StackOptions = { dir, ports, detached: false, postgres: sharedPostgres(), ...options };
+  const { natsMembers = 1, ownPostgres = false, ...rest } = options;
+  const ports = await randomPorts(natsMembers);
+  const stackOptions: StackOptions = {
+    dir,
+    ports,
+    detached: false,
+    ...(!ownPostgres && { postgres: sharedPostgres() }),
+    ...rest,
+  };
   const stack = await startStack(stackOptions);
   const started = [...stack.started];
   const info = { ...stack, started: undefined };
@@ -69,11 +89,15 @@ export async function startPrivateStack(
       await stopProcesses(started);
       if (!process.env.KEEP_TEST_LOGS) removeStackDir(dir);
     },
-    startService: async (name, env = {}, opsPort) => {
+    startService: async (name, env = {}, opsPort, own = {}) => {
       const port = opsPort ?? (await freePort());
       const proc = await startService(
         name,
-        { ...stackOptions, env: { ...options.env, ...env }, ports: { ...ports, ops: { ...ports.ops, [name]: port } } },
+        {
+          ...stackOptions,
+          env: { ...options.env, ...env },
+          ports: { ...ports, ...own, ops: { ...ports.ops, [name]: port } },
+        },
         stack.natsUrl,
         stack.mongoUrl,
       );
@@ -89,6 +113,11 @@ export async function startPrivateStack(
         }
       }
       await stopPid(proc.pid);
+    },
+    replaceProcess: (old, next) => {
+      const at = started.findIndex((proc) => proc.pid === old.pid);
+      if (at < 0) throw new Error(`process ${old.pid} is not this stack's`);
+      started[at] = next;
     },
     processesOf: (name) => started.filter((proc) => proc.name === name),
   };

@@ -3,3 +3,4 @@ export * from './headers';
 export * from './rpc';
 export * from './jetstream';
 export * from './stream-follower';
+export * from './transient';

@@ -5,6 +5,7 @@ import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { failSpan, natsAttributes, natsRequestDuration, tracer } from './telemetry';
+import { isTransient } from './transient';
 
 /** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
 export class RpcFailure extends Error {
@@ -90,22 +91,6 @@ export function serveRpc<S extends z.ZodType, R>(
   }
 }
 
-/**
- * A failure of the infrastructure, not of the code: the database or NATS away for a moment, another
- * writer holding the same payment. The caller gets a 503 (the spec's clients retry 5xx, with the same
- * Idempotency-Key), where a 500 would mean a bug. The MongoDB driver's own errors say so by name; our
- * own mark themselves `transient`.
- */
-export function isTransient(err: unknown): boolean {
-  if (err instanceof RpcUnavailable) return true;
-  if (typeof err !== 'object' || err === null) return false;
-  const { name, transient } = err as { name?: unknown; transient?: unknown };
-  return transient === true || (typeof name === 'string' && TRANSIENT_DRIVER_ERRORS.test(name));
-}
-
-const TRANSIENT_DRIVER_ERRORS =
-  /^Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|PoolCleared|TopologyClosed|ServerClosed)Error$/;
-
 /** The callee did not answer: nobody listening, or too slow. Temporary by nature (a 503). */
 export class RpcUnavailable extends Error {
   constructor(
@@ -114,6 +99,11 @@ export class RpcUnavailable extends Error {
   ) {
     super(`no answer on ${subject}`, { cause });
     this.name = 'RpcUnavailable';
+  }
+
+  /** Temporary by nature: see isTransient. */
+  get transient(): boolean {
+    return true;
   }
 }
 

@@ -38,8 +38,9 @@ export class AuthCache {
     private readonly maxTokens: number,
   ) {}
 
-  static async open(nc: NatsConnection, logger: Logger, maxTokens = 100_000): Promise<AuthCache> {
-    const kv = await new Kvm(nc).create(AuthBucket.name, { history: 1 });
+  /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
+  static async open(nc: NatsConnection, logger: Logger, replicas: number, maxTokens = 100_000): Promise<AuthCache> {
+    const kv = await new Kvm(nc).create(AuthBucket.name, { history: 1, replicas });
     return new AuthCache(kv, nc, logger, maxTokens);
   }
 

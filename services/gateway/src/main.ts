@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   const nc = await connectMessaging(service, config.NATS_URL);
 
-  const authCache = await AuthCache.open(nc, logger);
+  const authCache = await AuthCache.open(nc, logger, config.JETSTREAM_REPLICAS);
   await authCache.start();
   service.onShutdown('auth cache', () => authCache.stop());
 

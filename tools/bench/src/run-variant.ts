@@ -143,7 +143,10 @@ export async function runVariant(
   log(label, 'starting its stack');
   const stack = await devstack.startStack({
     dir,
-    ports: await devstack.randomPorts(),
+    // NATS_CLUSTER=3: a local JetStream cluster, where the measured checkout's devstack has them.
+    ports: await devstack.randomPorts(
+      (devstack as Partial<Pick<Devstack, 'natsClusterSize'>>).natsClusterSize?.() ?? 1,
+    ),
     detached: false,
     root,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
@@ -151,7 +154,7 @@ export async function runVariant(
   let nc: NatsConnection | undefined;
   const client = new MongoClient(stack.mongoUrl);
   try {
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await connect({ servers: stack.natsUrl.split(',') });
     const payments = client.db().collection('payments');
     const stores = await createStores(nc, STORES);
     const [listStore, ...others] = stores as [BenchStore, ...BenchStore[]];

@@ -1,5 +1,6 @@
 export * from './equality-indexes';
 export * from './layout';
+export * from './nats-cluster';
 export * from './postgres';
 export * from './processes';
 export * from './stack';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureEqualityIndexes } from './equality-indexes';
+import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
 import { createDatabase, postgresUrl, startPostgres, type PostgresServer } from './postgres';
 import {
@@ -15,7 +16,10 @@ import {
 } from './processes';
 
 export interface StackPorts {
+  /** The NATS server (with a cluster: its first member's client port). */
   nats: number;
+  /** With more than one member, NATS runs as a JetStream cluster of these on loopback. */
+  natsCluster?: NatsNodePorts[];
   /** The stack's own PostgreSQL server (unused when it is given one). */
   postgres: number;
   mongo: number;
@@ -64,8 +68,17 @@ export interface StackOptions {
 /** The fixed local ports of `make up`, each overridable from the environment. */
 export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
   const n = (name: string, fallback: number) => Number(env[name] ?? fallback);
+  const nats = n('NATS_PORT', 14222);
+  const members = natsClusterSize(env);
   return {
-    nats: n('NATS_PORT', 14222),
+    nats,
+    // Members' client ports follow the first one's; their route ports start at NATS_ROUTE_PORT.
+    ...(members > 1 && {
+      natsCluster: Array.from({ length: members }, (_, i) => ({
+        client: nats + i,
+        route: n('NATS_ROUTE_PORT', 16222) + i,
+      })),
+    }),
     // Not 5432, where the machine may run a PostgreSQL server of its own.
     postgres: n('POSTGRES_PORT', 15432),
     mongo: n('MONGO_PORT', 37017),
@@ -82,10 +95,23 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
   };
 }
 
-/** Ports nobody uses, for a stack of its own (tests run several side by side). */
-export async function randomPorts(): Promise<StackPorts> {
+/** NATS_CLUSTER: how many NATS servers form the stack's cluster (1, the default: a single server). */
+export function natsClusterSize(env: NodeJS.ProcessEnv = process.env): number {
+  const size = Number(env.NATS_CLUSTER ?? 1);
+  if (!Number.isInteger(size) || size < 1 || size > 5)
+    throw new Error(`NATS_CLUSTER must be 1 to 5, not ${env.NATS_CLUSTER}`);
+  return size;
+}
+
+/** Ports nobody uses, for a stack of its own (tests run several side by side); natsMembers > 1 for a cluster. */
+export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
+  const natsCluster: NatsNodePorts[] = [];
+  for (let i = 0; i < natsMembers && natsMembers > 1; i++) {
+    natsCluster.push({ client: await freePort(), route: await freePort() });
+  }
   return {
-    nats: await freePort(),
+    nats: natsCluster[0]?.client ?? (await freePort()),
+    ...(natsCluster.length > 0 && { natsCluster }),
     postgres: await freePort(),
     mongo: await freePort(),
     mongoDebug: await freePort(),
@@ -165,6 +191,8 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
     // Local development: merchants test their webhooks on localhost.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     PUBLIC_BASE_URL: gatewayUrl,
+    // On a cluster every stream and bucket is copied to each member, as in Kubernetes.
+    JETSTREAM_REPLICAS: String(ports.natsCluster?.length ?? 1),
     ...options.env,
     NATS_URL: natsUrl,
     MONGO_URL: mongoUrl,
@@ -191,13 +219,19 @@ export async function startService(
   });
   let exited = false;
   started.child?.once('exit', () => (exited = true));
-  await waitForHttp(
-    `http://127.0.0.1:${options.ports.ops[name]}/readyz`,
-    60_000,
-    name,
-    () => !exited && isAlive(started.pid),
-    logFile,
-  );
+  try {
+    await waitForHttp(
+      `http://127.0.0.1:${options.ports.ops[name]}/readyz`,
+      60_000,
+      name,
+      () => !exited && isAlive(started.pid),
+      logFile,
+    );
+  } catch (err) {
+    // Not ready in time: stop it, or nobody would (the caller never learns its pid).
+    await stopPid(started.pid);
+    throw err;
+  }
   return started;
 }
 
@@ -220,7 +254,11 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
   fs.mkdirSync(dir, { recursive: true });
   const started: Started[] = [];
   try {
-    if (!options.natsUrl) started.push(await startNats(dir, ports.nats, options.detached));
+    if (!options.natsUrl && ports.natsCluster) {
+      started.push(...(await startNatsCluster(dir, ports.natsCluster, options.detached, STARTUP_TIMEOUT_MS)));
+    } else if (!options.natsUrl) {
+      started.push(await startNats(dir, ports.nats, options.detached));
+    }
     const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/pix`;
     let pgUrl: string | undefined;
     if (!options.mongoUrl) {
@@ -236,7 +274,8 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, pgUrl));
       await ensureEqualityIndexes(mongoUrl, pgUrl);
     }
-    const natsUrl = options.natsUrl ?? `nats://127.0.0.1:${ports.nats}`;
+    const natsUrl =
+      options.natsUrl ?? (ports.natsCluster ? natsClusterUrl(ports.natsCluster) : `nats://127.0.0.1:${ports.nats}`);
     for (const name of options.services ?? SERVICE_NAMES) {
       started.push(await startService(name, options, natsUrl, mongoUrl));
     }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { centsToBrl } from '@pix/contracts';
 import { got } from '@pix/http';
 import type { z } from 'zod';
@@ -44,6 +46,9 @@ export class ApiPixClient implements PixProvider {
 
   constructor(private readonly options: ApiPixClientOptions) {
     this.http = got.extend({
+      // Connections are kept and reused: under load (and retries) a new connection per request
+      // floods the PSP's accept queue, and over mutual TLS each one costs a handshake.
+      agent: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
       https: options.tls ?? {},
       timeout: { request: options.timeoutMs },
       retry: {

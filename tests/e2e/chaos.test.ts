@@ -1,0 +1,305 @@
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Streams, Subjects } from '@pix/contracts';
+import {
+  freePort,
+  natsMemberName,
+  startFerretDb,
+  startNatsMember,
+  startPostgres,
+  type ServiceName,
+  type Started,
+} from '@pix/devstack';
+import { createStore, type StoreCredentials } from '../support/admin';
+import { api, eventually } from '../support/api';
+import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
+import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
+import { verify } from '../webhooks/helpers';
+
+/**
+ * The platform's promise under faults, on the shape production runs: a 3-member JetStream cluster
+ * (every stream and bucket in 3 copies) and two replicas of every service. A merchant creates
+ * RATE payments a second, each with a webhookUrl and an Idempotency-Key, retrying network errors
+ * and 5xx with the same key on the other gateway; every other payment is paid by its customer. In
+ * turn: kill -9 the NATS member leading PAYMENTS, one replica of each service, the database (the
+ * PostgreSQL server and FerretDB together, as when its machine dies), then the merchant's endpoint
+ * answers 503 for 30 s. Afterwards: every create answered 200 with one payment per key, no 500 ever,
+ * every paid payment approved, every event delivered at least once under one webhook-id, validly
+ * signed, payment.created before payment.status_changed.
+ */
+/**
+ * Creates per second; CHAOS_RATE overrides it. 10, not the 20 aimed at: on the shared 2-core
+ * machine this was written on, 20 a second holds through every fault but the database's, after
+ * which the backlog of charges and sandbox payments outgrows the sandbox PSP for minutes.
+ */
+const RATE = Number(process.env.CHAOS_RATE ?? 10);
+/** Time between one fault's creates coming back and the next fault. */
+const SETTLE_MS = 4000;
+const ENDPOINT_DOWN_MS = 30_000;
+/** Retries close enough that a 30 s outage of the endpoint is bridged within the test. */
+const RETRY_SCHEDULE = '0s,1s,2s,3s,5s,5s,5s,5s,5s,5s,5s,5s,5s,5s';
+/**
+ * A recovery not seen within this fails the test: a bound on liveness, not a timing assertion
+ * (the figures are printed, never asserted; this is a shared machine).
+ */
+const RECOVERY_CAP_MS = 120_000;
+const RESTART_AFTER_MS = 3000;
+
+interface Recovery {
+  fault: string;
+  createMs: number;
+  deliveryMs?: number;
+}
+
+describe('chaos under load, on a 3-member NATS cluster with two replicas of every service', () => {
+  let stack: PrivateStack;
+  let nc: NatsConnection;
+  const receiver = new WebhookReceiver();
+  /** When each delivery was answered, and how. */
+  const answered: { hook: ReceivedWebhook; status: number }[] = [];
+  let endpointDown = false;
+  let secondGateway: string;
+
+  beforeAll(async () => {
+    stack = await startPrivateStack({
+      natsMembers: 3,
+      ownPostgres: true,
+      env: { WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE, RATE_LIMIT_REQUESTS: '1000000', LOG_LEVEL: 'warn' },
+    });
+    // The second replica of each service; the gateway and the adapter listen on ports of their own.
+    await stack.startService('payments');
+    await stack.startService('webhook-dispatcher');
+    await stack.startService('pix-provider-adapter', {}, undefined, {
+      adapterHttp: await freePort(),
+      sandboxPsp: await freePort(),
+    });
+    const gatewayPort = await freePort();
+    await stack.startService('gateway', {}, undefined, { gateway: gatewayPort });
+    secondGateway = `http://127.0.0.1:${gatewayPort}`;
+    nc = await connect({ servers: stack.natsUrl.split(','), maxReconnectAttempts: -1 });
+  }, 240_000);
+
+  afterAll(async () => {
+    await nc?.close();
+    await receiver.stop();
+    await stack?.stop();
+  }, 120_000);
+
+  it('loses nothing and does nothing twice across each fault', async () => {
+    receiver.respond = (hook) => {
+      const status = endpointDown ? 503 : 200;
+      answered.push({ hook, status });
+      return status;
+    };
+    const webhookUrl = await receiver.start();
+    const store = await createStore(stack.natsUrl, 'Chaos store');
+    const client = new MerchantClient([stack.gatewayUrl, secondGateway], store.token, Date.now() + 360_000);
+    const load = startLoad({ client, rate: RATE, webhookUrl, keyPrefix: 'chaos' });
+    const recoveries: Recovery[] = [];
+
+    const deliveries: Promise<void>[] = [];
+    /**
+     * Waits until a create sent after `since` succeeded; the time until an event was delivered (one
+     * of a payment created after `since`, unless `freshOnly` is false) is measured meanwhile, while
+     * the next fault goes on, so that a slow delivery does not hold the whole test up.
+     */
+    const recovery = async (fault: string, since: number, freshOnly = true): Promise<void> => {
+      const createAt = await until(() =>
+        client.attempts.find((a) => a.sentAt >= since && a.status === 200 && !a.key.endsWith(':pay')),
+      );
+      const measured: Recovery = { fault, createMs: createAt.at - since };
+      recoveries.push(measured);
+      deliveries.push(
+        until(() =>
+          answered.find(
+            ({ hook, status }) =>
+              status === 200 && hook.at >= since && (!freshOnly || Date.parse(String(hook.json.createdAt)) >= since),
+          ),
+        ).then((delivered) => {
+          measured.deliveryMs = delivered.hook.at - since;
+          // As it happens, so that a run that fails later still shows how far it got.
+          process.stdout.write(`chaos: ${JSON.stringify(measured)}\n`);
+        }),
+      );
+      await sleep(SETTLE_MS);
+    };
+
+    await sleep(5000);
+
+    // 1. The NATS member that leads PAYMENTS: the stream elects another leader among the two left.
+    const leader = (await (await jetstreamManager(nc)).streams.info(Streams.payments.name)).cluster?.leader;
+    const members = stack.ports.natsCluster!;
+    const index = members.findIndex((_, i) => natsMemberName(i) === leader);
+    expect(index).toBeGreaterThanOrEqual(0);
+    const natsFault = Date.now();
+    const killedNats = kill9(stack, natsMemberName(index));
+    await sleep(RESTART_AFTER_MS);
+    stack.replaceProcess(killedNats, await startNatsMember(stack.dir, members, index, false));
+    await recovery(`kill -9 NATS member ${leader} (PAYMENTS leader), restarted after 3 s`, natsFault);
+
+    // 2. One replica of each service: the other carries on, while it restarts (as Kubernetes would).
+    const restarts: Promise<unknown>[] = [];
+    for (const name of ['payments', 'pix-provider-adapter', 'webhook-dispatcher', 'gateway'] as ServiceName[]) {
+      const since = Date.now();
+      kill9(stack, name);
+      await recovery(`kill -9 one ${name} replica`, since);
+      restarts.push(stack.startService(name, {}, stack.ports.ops[name]));
+    }
+    await Promise.all(restarts);
+
+    // 3. The database: PostgreSQL and FerretDB killed together, restarted after a few seconds.
+    const dbFault = Date.now();
+    const killedPostgres = kill9(stack, 'postgres');
+    const killedFerret = kill9(stack, 'ferretdb');
+    await sleep(RESTART_AFTER_MS);
+    stack.replaceProcess(killedPostgres, (await startPostgres(stack.dir, stack.ports.postgres, false)).started);
+    stack.replaceProcess(
+      killedFerret,
+      await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgresUrl!),
+    );
+    await recovery('kill -9 PostgreSQL and FerretDB, restarted after 3 s', dbFault);
+
+    // 4. The merchant's endpoint answers 503 for 30 s: its deliveries wait, retried, and then arrive.
+    endpointDown = true;
+    await sleep(ENDPOINT_DOWN_MS);
+    endpointDown = false;
+    await recovery('merchant endpoint 503 for 30 s (from its end)', Date.now(), false);
+
+    const payments = await load.stop();
+    await Promise.all(deliveries);
+    const loadSeconds = (Date.now() - payments[0]!.firstSentAt) / 1000;
+    await converged(payments);
+    report(recoveries, payments, loadSeconds, client);
+
+    // Every create answered 200 in the end, one payment per key, every retry naming the same one.
+    expect(new Set(payments.map((p) => p.id)).size).toBe(payments.length);
+    for (const [key, ids] of client.answers) expect({ key, ids: new Set(ids).size }).toEqual({ key, ids: 1 });
+    // A fault is a 503 (or no answer from a replica that is gone), never a 500.
+    const unexpected = client.attempts.filter((a) => ![0, 200, 409, 503].includes(a.status));
+    expect(unexpected.map((a) => `${a.key} answered ${a.status} at ${new Date(a.at).toISOString()}`)).toEqual([]);
+
+    // None lost, none created twice: the store has exactly these, and each event is on PAYMENTS once.
+    const paid = payments.filter((p) => p.paid);
+    expect(await total(secondGateway, store, '')).toBe(payments.length);
+    expect(await total(secondGateway, store, '&status=approved')).toBe(paid.length);
+    expect(await storedEvents('created')).toBe(payments.length);
+    expect(await storedEvents('status_changed')).toBe(paid.length);
+
+    // Every event delivered, each under one webhook-id, signed, created before status_changed.
+    for (const payment of payments) {
+      const hooks = receiver.events(payment.id);
+      const created = hooks.filter((h) => h.json.event === 'payment.created');
+      const changed = hooks.filter((h) => h.json.event === 'payment.status_changed');
+      expect(new Set(created.map((h) => h.headers['webhook-id'])).size).toBe(1);
+      expect(new Set(changed.map((h) => h.headers['webhook-id'])).size).toBe(payment.paid ? 1 : 0);
+      if (payment.paid) {
+        expect(hooks.indexOf(created[0]!)).toBeLessThan(hooks.indexOf(changed[0]!));
+        expect(changed.every((h) => h.json.status === 'approved')).toBe(true);
+      }
+      for (const hook of hooks) verify(hook, store.webhookSecret);
+    }
+  }, 600_000);
+
+  /** Waits until every payment's events were delivered (answered 200). */
+  async function converged(payments: Created[]): Promise<void> {
+    const delivered = (id: string, event: string) =>
+      answered.some(({ hook, status }) => status === 200 && hook.json.id === id && hook.json.event === event);
+    const deadline = Date.now() + RECOVERY_CAP_MS;
+    for (;;) {
+      const missing = payments.filter(
+        (p) => !delivered(p.id, 'payment.created') || (p.paid && !delivered(p.id, 'payment.status_changed')),
+      );
+      if (missing.length === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`${missing.length} payments' events not delivered, e.g. ${missing[0]!.id}`);
+      await sleep(500);
+    }
+  }
+
+  async function storedEvents(type: 'created' | 'status_changed'): Promise<number> {
+    const subject = Subjects.paymentEvent(type);
+    const info = await (await jetstreamManager(nc)).streams.info(Streams.payments.name, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  }
+});
+
+/** kill -9 of the oldest live process of that name in the stack (PostgreSQL with its backends). */
+function kill9(stack: PrivateStack, name: string): Started {
+  const proc = stack.processesOf(name as ServiceName).find((p) => alive(p.pid));
+  if (!proc) throw new Error(`no live ${name} in the stack`);
+  // Listed before the kill: once their parent is gone they belong to init.
+  const children = childrenOf(proc.pid);
+  process.kill(proc.pid, 'SIGKILL');
+  for (const pid of children) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // a backend that had just ended by itself
+    }
+  }
+  return proc;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The processes whose parent is pid (PostgreSQL's backends, which would outlive a kill of the postmaster). */
+function childrenOf(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+async function until<T>(find: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + RECOVERY_CAP_MS;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`not recovered within ${RECOVERY_CAP_MS} ms`);
+    await sleep(100);
+  }
+}
+
+async function total(gateway: string, store: StoreCredentials, filter: string): Promise<number> {
+  // A list counts in FerretDB's Go code; on a loaded machine it may answer 503 once: retried, as a client would.
+  const res = await eventually(
+    () => api<{ total: number }>(gateway, 'GET', `/public-api/v1/payments?limit=1${filter}`, { token: store.token }),
+    (r) => r.status === 200,
+    60_000,
+    1000,
+  );
+  return res.body.total;
+}
+
+function report(recoveries: Recovery[], payments: Created[], loadSeconds: number, client: MerchantClient): void {
+  const lines = [
+    `chaos: ${payments.length} payments in ${loadSeconds.toFixed(0)} s (${(payments.length / loadSeconds).toFixed(1)} creates/s), ` +
+      `${payments.filter((p) => p.paid).length} paid; ${client.attempts.length} requests, ` +
+      `${client.attempts.filter((a) => a.status === 503).length} answered 503, ` +
+      `${client.attempts.filter((a) => a.status === 0).length} without an answer`,
+    ...recoveries.map(
+      (r) =>
+        `  ${r.fault.padEnd(60)} first create ok after ${(r.createMs / 1000).toFixed(1)} s, ` +
+        `delivery resumed after ${((r.deliveryMs ?? NaN) / 1000).toFixed(1)} s`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+}

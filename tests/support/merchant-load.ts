@@ -1,0 +1,132 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** One request of the load, as the merchant's client saw it. */
+export interface Attempt {
+  key: string;
+  sentAt: number;
+  at: number;
+  /** The HTTP status, or 0 for a network error or a timeout. */
+  status: number;
+}
+
+/** A created payment: its key, its id, whether its customer pays it, and when the create was first sent. */
+export interface Created {
+  key: string;
+  id: string;
+  paid: boolean;
+  firstSentAt: number;
+}
+
+const REQUEST_TIMEOUT_MS = 15_000;
+/** Retries back off, doubling from the first delay to the last, as a well-behaved client does under an outage. */
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 4000;
+
+/**
+ * A merchant's client over several gateway replicas, as the spec tells clients to behave: a network
+ * error or a 5xx is retried with the same Idempotency-Key, on the next replica, backing off. Every attempt is
+ * recorded, with the answer of each, so that the test can tell when creates succeeded again after
+ * a fault.
+ */
+export class MerchantClient {
+  readonly attempts: Attempt[] = [];
+  /** Every 200 answer per key: a retry must return the payment the first answer named. */
+  readonly answers = new Map<string, string[]>();
+
+  constructor(
+    private readonly gateways: readonly string[],
+    private readonly token: string,
+    private readonly giveUpAt: number,
+  ) {}
+
+  /** Sends until the answer is final (2xx or a 4xx other than `retryStatus`), then returns it. */
+  private async send(
+    key: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    start: number,
+    retryStatus?: number,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    for (let n = start, delay = FIRST_RETRY_MS; ; n++, delay = Math.min(delay * 2, LAST_RETRY_MS)) {
+      const base = this.gateways[n % this.gateways.length];
+      const sentAt = Date.now();
+      let status = 0;
+      let parsed: Record<string, unknown> = {};
+      try {
+        const res = await fetch(new URL(path, base), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        status = res.status;
+        parsed = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+      } catch {
+        status = 0; // refused, reset or timed out: the replica is away
+      }
+      this.attempts.push({ key, sentAt, at: Date.now(), status });
+      if (status !== 0 && status < 500 && status !== retryStatus) return { status, body: parsed };
+      if (Date.now() > this.giveUpAt) throw new Error(`${key}: gave up, last answer ${status}`);
+      await sleep(delay * (0.5 + Math.random() / 2));
+    }
+  }
+
+  /** Creates a payment under its Idempotency-Key; a final answer other than 200 is an error. */
+  async create(key: string, n: number, amount: number, webhookUrl: string): Promise<string> {
+    const res = await this.send(key, '/public-api/v1/payments', { amount, webhookUrl }, { 'idempotency-key': key }, n);
+    if (res.status !== 200 || typeof res.body.id !== 'string') {
+      throw new Error(`${key}: create answered ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    this.answers.set(key, [...(this.answers.get(key) ?? []), res.body.id]);
+    return res.body.id;
+  }
+
+  /**
+   * Pays a payment through the sandbox route, as the customer would. A 409 here means the charge
+   * is not created yet (the adapter was away at create; payments retries it), so it is retried too;
+   * a retry of a paid charge answers the same Pix.
+   */
+  async pay(key: string, n: number, paymentId: string): Promise<void> {
+    const res = await this.send(`${key}:pay`, `/public-api/v1/sandbox/payments/${paymentId}/pay`, {}, {}, n, 409);
+    if (res.status !== 200) throw new Error(`${key}: pay answered ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
+
+/**
+ * Creates `rate` payments per second (open loop: a slow answer does not slow the load) until
+ * stopped; every other payment is paid by its customer. `stop()` resolves with every payment once
+ * each is answered.
+ */
+export function startLoad(options: { client: MerchantClient; rate: number; webhookUrl: string; keyPrefix: string }): {
+  stop: () => Promise<Created[]>;
+} {
+  const { client, rate, webhookUrl, keyPrefix } = options;
+  const start = Date.now();
+  const payments: Promise<Created>[] = [];
+  let stopped = false;
+  const one = async (i: number): Promise<Created> => {
+    const key = `${keyPrefix}-${i}`;
+    const firstSentAt = Date.now();
+    const id = await client.create(key, i, 5 + (i % 300), webhookUrl);
+    const paid = i % 2 === 0;
+    if (paid) await client.pay(key, i, id);
+    return { key, id, paid, firstSentAt };
+  };
+  const ticking = (async () => {
+    for (let i = 0; !stopped; i++) {
+      await sleep(start + (i * 1000) / rate - Date.now());
+      if (stopped) break;
+      const payment = one(i);
+      payment.catch(() => undefined); // awaited by stop(); not unhandled meanwhile
+      payments.push(payment);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await ticking;
+      return Promise.all(payments);
+    },
+  };
+}
