@@ -14,6 +14,7 @@ import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { Streams, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { contextFromHeaders, traceHeaders } from './headers';
+import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
 /**
@@ -28,10 +29,15 @@ const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 const PENDING_REFRESH_MS = 5000;
 
 /**
- * Creates the platform's streams, or updates them to this configuration. Safe on every start.
+ * Creates the platform's streams, or updates them to this configuration. Safe on every start, and
+ * patient with a cluster that is still forming (see retrySetup).
  * `replicas` > 1 spreads each stream over that many servers of a cluster, so losing one loses nothing.
  */
-export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<void> {
+export async function ensureStreams(nc: NatsConnection, replicas = 1, logger?: Logger): Promise<void> {
+  await retrySetup('streams', () => putStreams(nc, replicas), logger);
+}
+
+async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const stream of Object.values(Streams) as StreamDefinition[]) {
     const config: Partial<StreamConfig> & { name: string } = {
@@ -54,8 +60,16 @@ export async function ensureStreams(nc: NatsConnection, replicas = 1): Promise<v
   }
 }
 
-/** Creates a durable, explicitly acked pull consumer if it does not exist yet. */
+/** Creates a durable, explicitly acked pull consumer if it does not exist yet (patiently, as ensureStreams). */
 export async function ensureConsumer(
+  nc: NatsConnection,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+): Promise<void> {
+  await retrySetup(`consumer ${config.durable_name}`, () => putConsumer(nc, stream, config));
+}
+
+async function putConsumer(
   nc: NatsConnection,
   stream: string,
   config: Partial<ConsumerConfig> & { durable_name: string },

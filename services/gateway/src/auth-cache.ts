@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
 import { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
+import { retrySetup } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { findStoreActive, findToken, hashToken } from './stores';
 
@@ -40,7 +41,11 @@ export class AuthCache {
 
   /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
   static async open(nc: NatsConnection, logger: Logger, replicas: number, maxTokens = 100_000): Promise<AuthCache> {
-    const kv = await new Kvm(nc).create(AuthBucket.name, { history: 1, replicas });
+    const kv = await retrySetup(
+      'auth bucket',
+      () => new Kvm(nc).create(AuthBucket.name, { history: 1, replicas }),
+      logger,
+    );
     return new AuthCache(kv, nc, logger, maxTokens);
   }
 

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   await syncPaymentIndexes();
 
   const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Streams.pix.name, {
     durable_name: Consumers.paymentsPix,
     filter_subject: 'pix.events.>',

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   await connectDatabase(service, config.MONGO_URL);
 
   const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   const js = jetstream(nc);
 
   const pspRequests = new Counter({

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   service.onShutdown('delivery log purge', () => purge.stop());
 
   const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS);
+  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Streams.payments.name, {
     durable_name: Consumers.dispatcherPayments,
     filter_subject: 'payments.events.>',
