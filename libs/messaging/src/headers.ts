@@ -38,3 +38,21 @@ export function traceCarrier(): Record<string, string> {
 export function withTraceCarrier<T>(carrier: Record<string, string> | undefined, work: () => T): T {
   return context.with(carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT, work);
 }
+
+/**
+ * When the caller of a request stops waiting (epoch milliseconds). A server drops a request taken
+ * up after it and bounds the work it starts for one by it: under a backlog, work nobody waits for
+ * any more would otherwise run anyway, and the caller's retry would queue behind it.
+ */
+const DEADLINE_HEADER = 'Rpc-Deadline';
+
+export function withDeadline(hdrs: MsgHdrs, timeoutMs: number): MsgHdrs {
+  hdrs.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+  return hdrs;
+}
+
+/** The deadline a request carries, if any. */
+export function deadlineOf(hdrs: MsgHdrs | undefined): number | undefined {
+  const value = Number(hdrs?.get(DEADLINE_HEADER));
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}

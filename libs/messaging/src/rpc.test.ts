@@ -1,8 +1,9 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
 import { sharedStack } from '../../../tests/support/stack';
-import { callRpc, serveRpc } from './rpc';
+import { withDeadline } from './headers';
+import { callerGone, callRpc, RpcUnavailable, serveRpc } from './rpc';
 
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
@@ -75,5 +76,54 @@ describe('serveRpc answers', () => {
     expect(await statusOf('marked')).toBe(503);
     expect(await statusOf('bug')).toBe(500);
     await server.drain();
+  });
+});
+
+describe('serveRpc and the caller deadline', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connect({ servers: sharedStack().natsUrl });
+  });
+  afterAll(() => nc.close());
+
+  const options = (subject: string) => ({
+    subject,
+    queue: 'test',
+    schema: z.object({ n: z.number() }),
+    logger: createLogger('test', 'silent'),
+  });
+
+  it('drops a request whose caller had stopped waiting before it was taken up', async () => {
+    const subject = `test.expired.${Date.now()}`;
+    let calls = 0;
+    const server = serveRpc(nc, options(subject), async (req) => {
+      calls++;
+      return req;
+    });
+    await nc.flush();
+    // What a request looks like when it waited in the server's backlog past its deadline.
+    const late = nc.request(subject, JSON.stringify({ n: 1 }), { timeout: 300, headers: withDeadline(headers(), -1) });
+    await expect(late).rejects.toThrow();
+    const onTime = callRpc(nc, subject, { n: 2 }, z.object({ n: z.number() }));
+    await expect(onTime).resolves.toEqual({ n: 2 });
+    expect(calls).toBe(1);
+    await server.drain();
+  });
+
+  it('tells the handler when its caller gives up, so that the work it started stops', async () => {
+    const subject = `test.gone.${Date.now()}`;
+    let aborted: boolean | undefined;
+    const server = serveRpc(nc, options(subject), async (req, msg) => {
+      const signal = callerGone(msg);
+      await new Promise((resolve) => signal?.addEventListener('abort', resolve));
+      aborted = signal?.aborted;
+      return req;
+    });
+    await nc.flush();
+    await expect(callRpc(nc, subject, { n: 3 }, z.object({ n: z.number() }), 300)).rejects.toBeInstanceOf(
+      RpcUnavailable,
+    );
+    await server.drain();
+    expect(aborted).toBe(true);
   });
 });

@@ -3,8 +3,8 @@ import { SpanKind, type Span } from '@opentelemetry/api';
 import { ErrorMessages, type RpcError } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
-import { contextFromHeaders, traceHeaders } from './headers';
-import { failSpan, natsAttributes, natsRequestDuration, tracer } from './telemetry';
+import { contextFromHeaders, deadlineOf, traceHeaders, withDeadline } from './headers';
+import { failSpan, natsAttributes, natsRequestDuration, rpcExpired, tracer } from './telemetry';
 import { isTransient } from './transient';
 
 /** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
@@ -28,7 +28,9 @@ export interface RpcServer {
 /**
  * Serves one request/reply subject in a queue group: every replica subscribes, each request is
  * answered once. Bad requests and RpcFailures are answered; anything else is logged and answered
- * as an internal error, never left to time out silently.
+ * as an internal error, never left to time out silently. A request whose caller stopped waiting
+ * before it was taken up is dropped (see withDeadline); the handler gets the time left as a signal
+ * (callerGone) to bound what it starts.
  */
 export function serveRpc<S extends z.ZodType, R>(
   nc: NatsConnection,
@@ -66,6 +68,11 @@ export function serveRpc<S extends z.ZodType, R>(
   };
 
   async function answer(msg: Msg, span: Span): Promise<void> {
+    const deadline = deadlineOf(msg.headers);
+    if (deadline !== undefined && Date.now() >= deadline) {
+      rpcExpired.inc({ subject });
+      return;
+    }
     let reply: Reply<R>;
     try {
       const parsed = schema.safeParse(msg.json());
@@ -89,6 +96,16 @@ export function serveRpc<S extends z.ZodType, R>(
     }
     msg.respond(JSON.stringify(reply));
   }
+}
+
+/**
+ * Aborts when the caller of this request stops waiting for the answer (never, for a request that
+ * carries no deadline): pass it to the slow work a handler starts (a call to the PSP) so that
+ * work nobody waits for stops, rather than competing with the retries of its callers.
+ */
+export function callerGone(msg: Msg): AbortSignal | undefined {
+  const deadline = deadlineOf(msg.headers);
+  return deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, deadline - Date.now()));
 }
 
 /** The callee did not answer: nobody listening, or too slow. Temporary by nature (a 503). */
@@ -148,7 +165,10 @@ async function request<S extends z.ZodType>(
 ): Promise<z.infer<S>> {
   let msg: Msg;
   try {
-    msg = await nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs, headers: traceHeaders() });
+    msg = await nc.request(subject, JSON.stringify(payload), {
+      timeout: timeoutMs,
+      headers: withDeadline(traceHeaders(), timeoutMs),
+    });
   } catch (err) {
     throw new RpcUnavailable(subject, err);
   }

@@ -49,3 +49,12 @@ export const consumerRedeliveries = libraryMetric(
     registers: [],
   }),
 );
+
+export const rpcExpired = libraryMetric(
+  new Counter({
+    name: 'nats_request_expired_total',
+    help: 'Requests dropped unanswered because their caller had stopped waiting before they were taken up',
+    labelNames: ['subject'] as const,
+    registers: [],
+  }),
+);

@@ -8,7 +8,7 @@ import {
   SandboxPayRequestSchema,
   Subjects,
 } from '@pix/contracts';
-import { ensureStreams, jetstream, serveRpc } from '@pix/messaging';
+import { callerGone, ensureStreams, jetstream, serveRpc } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
@@ -58,8 +58,8 @@ async function main(): Promise<void> {
     serveRpc(
       nc,
       { subject: Subjects.pixChargesCreate, queue, schema: CreateChargeRequestSchema, logger },
-      async (req) => {
-        const charge = await provider.createCharge(req);
+      async (req, msg) => {
+        const charge = await provider.createCharge(req, callerGone(msg));
         return { txid: charge.txid, location: charge.location, qrCopyPaste: charge.pixCopiaECola };
       },
     ),

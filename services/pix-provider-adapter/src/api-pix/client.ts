@@ -60,14 +60,14 @@ export class ApiPixClient implements PixProvider {
     });
   }
 
-  async createCharge(input: CreateChargeInput): Promise<Charge> {
+  async createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<Charge> {
     const body: CobRequest = {
       calendario: { expiracao: input.expiresInSeconds },
       valor: { original: centsToBrl(input.amountCents).toFixed(2) },
       chave: this.options.pixKey,
       ...(input.description ? { solicitacaoPagador: input.description.slice(0, 140) } : {}),
     };
-    const cob = await this.call('create_charge', CobSchema, `cob/${encodeURIComponent(input.txid)}`, body);
+    const cob = await this.call('create_charge', CobSchema, `cob/${encodeURIComponent(input.txid)}`, body, signal);
     return { txid: cob.txid, location: cob.location, pixCopiaECola: cob.pixCopiaECola };
   }
 
@@ -84,11 +84,12 @@ export class ApiPixClient implements PixProvider {
     schema: S,
     path: string,
     json: unknown,
+    signal?: AbortSignal,
   ): Promise<z.infer<S>> {
     try {
       const url = `${this.options.baseUrl.replace(/\/$/, '')}/${path}`;
       const send = async () =>
-        this.http.put(url, { json, headers: { authorization: `Bearer ${await this.accessToken()}` } }).json();
+        this.http.put(url, { json, signal, headers: { authorization: `Bearer ${await this.accessToken()}` } }).json();
       let answer: unknown;
       try {
         answer = await send();

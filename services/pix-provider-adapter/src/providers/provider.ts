@@ -27,6 +27,7 @@ export interface RefundInput {
  * idempotent by refund id, so callers may retry freely.
  */
 export interface PixProvider {
-  createCharge(input: CreateChargeInput): Promise<Charge>;
+  /** `signal`: the caller stopped waiting; the call (and its retries) stops. */
+  createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<Charge>;
   refund(input: RefundInput): Promise<CreateRefundReply>;
 }
