@@ -16,6 +16,10 @@ describe('isTransient', () => {
       'NoResponders',
       'JetStreamNotEnabled',
       'ClosedConnectionError',
+      // a replica stopping while a request of its own is in flight: the client retries on another
+      'MongoClientClosedError',
+      // more commands waiting for a connection than the pool serves in time: shed, retried later
+      'MongoWaitQueueTimeoutError',
     ]) {
       expect({ name, transient: isTransient(Object.assign(new Error('x'), { name })) }).toEqual({
         name,

@@ -26,7 +26,7 @@ export function isTransient(err: unknown): boolean {
 
 /** The drivers' names for "not reachable now" or "not in time": MongoDB, mongoose, NATS, JetStream, got. */
 const TRANSIENT_ERRORS =
-  /^(Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|PoolCleared|TopologyClosed|ServerClosed)Error|MongooseServerSelectionError|TimeoutError|NoResponders|JetStreamNotEnabled|ConnectionError|ClosedConnectionError|DrainingConnectionError|RequestError)$/;
+  /^(Mongo(Network|NetworkTimeout|ServerSelection|NotConnected|PoolCleared|TopologyClosed|ServerClosed|ClientClosed|WaitQueueTimeout)Error|MongooseServerSelectionError|TimeoutError|NoResponders|JetStreamNotEnabled|ConnectionError|ClosedConnectionError|DrainingConnectionError|RequestError)$/;
 
 /** Node's codes for a network connection that failed or was cut. */
 const NETWORK_CODES = new Set([
