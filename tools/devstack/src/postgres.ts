@@ -32,7 +32,8 @@ const SERVER_SETTINGS = [
   'fsync=off',
   'full_page_writes=off',
   'plan_cache_mode=force_custom_plan',
-  'max_connections=200',
+  // Several FerretDB processes (one per test stack) share the server, each up to FERRETDB_POOL_SIZE (stack.ts).
+  'max_connections=1000',
 ];
 
 /** Where initdb and postgres are: beside an initdb on PATH, or Debian's /usr/lib/postgresql/<v>/bin. */

@@ -127,6 +127,22 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
   };
 }
 
+/**
+ * Each service process's connections to FerretDB, and so its commands in flight. In the chaos test,
+ * after a database restart under 20 creates a second, every service retried at once and FerretDB's
+ * PostgreSQL pool (50 by default) ran dry: its requests waited minutes for a connection, with no
+ * time limit, and nothing answered again. Ten per process keeps two replicas of the four services
+ * (80) under FerretDB's pool (FERRETDB_POOL_SIZE).
+ */
+const SERVICE_POOL_SIZE = 10;
+/**
+ * How long a command waits for one of those connections before it fails (a 503 to a request, a
+ * redelivery to a consumer). Unbounded, a backlog queues in the driver, its callers time out and
+ * retry while the abandoned commands still run, and the queue never drains (seen after a database
+ * restart under 20 creates a second); bounded, the excess is refused at once and retried later.
+ */
+const POOL_WAIT_MS = 2000;
+
 /** Generous on purpose: on a loaded 2-core machine a cold start can take tens of seconds. */
 const STARTUP_TIMEOUT_MS = 90_000;
 
@@ -154,6 +170,9 @@ export async function startNats(dir: string, port: number, detached: boolean): P
   return started;
 }
 
+/** FerretDB's PostgreSQL connections (its default is 50): more than the services' pools add up to. */
+const FERRETDB_POOL_SIZE = 100;
+
 /** FerretDB on the postgresql handler; its data is in the database postgresUrl names. */
 export async function startFerretDb(
   dir: string,
@@ -170,7 +189,7 @@ export async function startFerretDb(
     binary('ferretdb'),
     [
       '--handler=postgresql',
-      `--postgresql-url=${postgresUrl}`,
+      `--postgresql-url=${postgresUrl}?pool_max_conns=${FERRETDB_POOL_SIZE}`,
       `--listen-addr=127.0.0.1:${port}`,
       `--debug-addr=127.0.0.1:${debugPort}`,
       `--state-dir=${stateDir}`,
@@ -259,7 +278,9 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     } else if (!options.natsUrl) {
       started.push(await startNats(dir, ports.nats, options.detached));
     }
-    const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/pix`;
+    const mongoUrl =
+      options.mongoUrl ??
+      `mongodb://127.0.0.1:${ports.mongo}/pix?maxPoolSize=${SERVICE_POOL_SIZE}&waitQueueTimeoutMS=${POOL_WAIT_MS}`;
     let pgUrl: string | undefined;
     if (!options.mongoUrl) {
       let server = options.postgres;
