@@ -43,8 +43,9 @@ lint: build ## Formatter check, linter, and a type check of the tests (jest only
 format: install ## Format every file
 	npx prettier --write .
 
-test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs)
-	npx jest --ci
+test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs), then the chaos test alone
+	npx jest --ci --testPathIgnorePatterns '/tests/e2e/chaos\.test\.ts$$'
+	npx jest --ci tests/e2e/chaos.test.ts
 
 bench: build ## Measure the API at 1,000 and 100,000 payments beside raw ceilings, with a baseline commit (BENCH_BASE=<ref>|none, BENCH_QUICK=1)
 	node tools/bench/dist/main.js

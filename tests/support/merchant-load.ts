@@ -33,11 +33,20 @@ export class MerchantClient {
   /** Every 200 answer per key: a retry must return the payment the first answer named. */
   readonly answers = new Map<string, string[]>();
 
+  /**
+   * `halt` ends every retry loop at once (the test failed, or is over): a client left retrying
+   * would outlive its test and load the suites that run after it.
+   */
   constructor(
     private readonly gateways: readonly string[],
     private readonly token: string,
     private readonly giveUpAt: number,
+    private readonly halt: AbortSignal,
   ) {}
+
+  get halted(): boolean {
+    return this.halt.aborted;
+  }
 
   /** Sends until the answer is final (2xx or a 4xx other than `retryStatus`), then returns it. */
   private async send(
@@ -67,7 +76,7 @@ export class MerchantClient {
       }
       this.attempts.push({ key, sentAt, at: Date.now(), status });
       if (status !== 0 && status < 500 && status !== retryStatus) return { status, body: parsed };
-      if (Date.now() > this.giveUpAt) throw new Error(`${key}: gave up, last answer ${status}`);
+      if (Date.now() > this.giveUpAt || this.halt.aborted) throw new Error(`${key}: gave up, last answer ${status}`);
       await sleep(delay * (0.5 + Math.random() / 2));
     }
   }
@@ -114,9 +123,9 @@ export function startLoad(options: { client: MerchantClient; rate: number; webho
     return { key, id, paid, firstSentAt };
   };
   const ticking = (async () => {
-    for (let i = 0; !stopped; i++) {
+    for (let i = 0; !stopped && !client.halted; i++) {
       await sleep(start + (i * 1000) / rate - Date.now());
-      if (stopped) break;
+      if (stopped || client.halted) break;
       const payment = one(i);
       payment.catch(() => undefined); // awaited by stop(); not unhandled meanwhile
       payments.push(payment);
