@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { Subjects } from '@pix/contracts';
 import { admin } from '../support/admin';
 import { eventually } from '../support/api';
 import { withDb } from '../support/db';
@@ -54,5 +57,43 @@ describe('outbox surviving a crash of payments', () => {
     expect(events[0]?.msgId).toBe(events[0]?.data.eventId);
     expect(events[0]?.data.body).toMatchObject({ status: 'approved', previousStatus: 'pending' });
     expect((await client.get(payment.id)).status).toBe('approved');
+  });
+
+  it('drops the leftover intent of a write that lost, though the payment moved past its revision', async () => {
+    const client = await paymentsClient(stack);
+    const payment = await client.create(31);
+    // What a writer leaves when its claim on revision 0 came after the create had let it go, its
+    // insert found the payment there, and the database went away before it could remove its intent.
+    const forged = `evt_${randomUUID().replace(/-/g, '')}`;
+    const intents = (db: Db) => db.collection<{ _id: string } & Record<string, unknown>>('payment_intents');
+    await withDb(stack.mongoUrl, (db) =>
+      intents(db).insertOne({
+        _id: `${payment.id}:0`,
+        paymentId: payment.id,
+        rev: 0,
+        at: new Date(Date.now() - 60_000),
+        writer: 'a-writer-whose-write-lost',
+        open: true,
+        messages: [
+          {
+            subject: Subjects.paymentEvent('status_changed'),
+            msgId: forged,
+            body: {
+              eventId: forged,
+              occurredAt: new Date().toISOString(),
+              sequence: 2,
+              body: { ...payment, event: 'payment.status_changed', status: 'approved', previousStatus: 'pending' },
+            },
+          },
+        ],
+      }),
+    );
+    await eventually(
+      () => withDb(stack.mongoUrl, (db) => intents(db).countDocuments({ paymentId: payment.id })),
+      (open) => open === 0,
+      30_000,
+    );
+    expect(await statusChangedEvents(stack.natsUrl, payment.id)).toEqual([]);
+    expect((await client.get(payment.id)).status).toBe('pending');
   });
 });

@@ -44,6 +44,12 @@ export interface PaymentDoc {
   eventSeq: number;
   /** How many times the document was written; a writer claims `_id:rev` before writing rev + 1. */
   rev: number;
+  /**
+   * The intents (their `writer`) whose writes made this document, one per revision: the proof the
+   * recovery sweep needs that a leftover intent's write happened. Absent on documents written before
+   * it existed.
+   */
+  writtenBy?: string[];
 }
 
 /**
@@ -72,6 +78,12 @@ export interface IntentDoc {
   paymentId: string;
   rev: number;
   at: Date;
+  /**
+   * Who claimed it (random, per claim): the same revision can be claimed again once a writer lets
+   * it go, so only this says whether the payment's revision is this claim's write. Absent on
+   * intents written before it existed.
+   */
+  writer?: string;
   /** Always true: the recovery sweep finds leftovers by this indexed equality. */
   open: true;
   messages: OutboxMessage[];
@@ -100,6 +112,7 @@ const PaymentSchema = new Schema<PaymentDoc>(
     refund: { type: Schema.Types.Mixed, default: null },
     eventSeq: { type: Number, required: true },
     rev: { type: Number, required: true },
+    writtenBy: { type: [String], default: undefined },
   },
   { collection: 'payments', versionKey: false, minimize: false, strict: true },
 );
@@ -116,6 +129,7 @@ const IntentSchema = new Schema<IntentDoc>(
     paymentId: { type: String, required: true },
     rev: { type: Number, required: true },
     at: { type: Date, required: true },
+    writer: { type: String },
     open: { type: Boolean, required: true },
     messages: { type: Schema.Types.Mixed, required: true },
   },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ListQuery } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
@@ -53,6 +54,13 @@ function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: unknown }).code === DUPLICATE_KEY;
 }
 
+/** Whether the payment's revisions include the intent's write (see recover). */
+function wrote(payment: Pick<PaymentDoc, 'rev' | 'writtenBy'>, intent: IntentDoc): boolean {
+  // Written before writers were recorded: only the revision can tell.
+  if (intent.writer === undefined) return payment.rev > intent.rev;
+  return payment.writtenBy?.includes(intent.writer) ?? false;
+}
+
 function intentId(paymentId: string, rev: number): string {
   return `${paymentId}:${rev}`;
 }
@@ -102,7 +110,7 @@ export class PaymentStore {
     const intent = await this.claim(doc._id, 0, messages);
     if (!intent) return 'exists';
     try {
-      await PaymentModel.create(doc);
+      await PaymentModel.create({ ...doc, writtenBy: [intent.writer] });
     } catch (err) {
       await this.release(intent);
       if (isDuplicateKey(err)) return 'exists';
@@ -136,7 +144,7 @@ export class PaymentStore {
         // a writer that read before another's write and claimed after its intent was removed.
         const updated = await PaymentModel.updateOne(
           { _id: id, rev: doc.rev },
-          { $set: { ...decision.set, rev: next.rev } },
+          { $set: { ...decision.set, rev: next.rev }, $push: { writtenBy: intent.writer } },
         );
         if (updated.modifiedCount === 1) {
           await this.deliver(intent);
@@ -158,7 +166,15 @@ export class PaymentStore {
    * published if its write happened) or dropped, and the claim is tried again.
    */
   private async claim(paymentId: string, rev: number, messages: OutboxMessage[]): Promise<IntentDoc | null> {
-    const intent: IntentDoc = { _id: intentId(paymentId, rev), paymentId, rev, at: new Date(), open: true, messages };
+    const intent: IntentDoc & { writer: string } = {
+      _id: intentId(paymentId, rev),
+      paymentId,
+      rev,
+      at: new Date(),
+      writer: randomUUID(),
+      open: true,
+      messages,
+    };
     for (let tries = 0; tries < 2; tries++) {
       try {
         await IntentModel.create(intent);
@@ -174,14 +190,16 @@ export class PaymentStore {
   }
 
   /**
-   * Finishes an intent whose writer is gone: its write happened if the payment moved past its
-   * revision (only the holder of the intent could move it), and then its messages are owed.
+   * Finishes an intent whose writer is gone: its messages are owed if its write happened, which the
+   * payment says by naming the intent's writer among its revisions'. The revision alone does not
+   * say it: a writer whose write lost (another had moved the payment) and who could not remove its
+   * intent (the database went away) leaves one behind on a revision the payment has moved past.
    */
   async recover(intent: IntentDoc): Promise<'published' | 'dropped'> {
     const payment = await PaymentModel.findOne({ _id: { $eq: intent.paymentId } })
-      .select({ rev: 1 })
-      .lean<Pick<PaymentDoc, 'rev'>>();
-    if (payment && payment.rev > intent.rev) {
+      .select({ rev: 1, writtenBy: 1 })
+      .lean<Pick<PaymentDoc, 'rev' | 'writtenBy'>>();
+    if (payment && wrote(payment, intent)) {
       await this.publish(intent.messages);
       await this.release(intent);
       return 'published';
