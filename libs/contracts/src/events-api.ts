@@ -70,10 +70,6 @@ export const EventRedeliverySchema = z.object({
 });
 export type EventRedelivery = z.infer<typeof EventRedeliverySchema>;
 
-/** Requests to the dispatcher: the store always comes from the caller's token, never from the request. */
-export const EventsListRequestSchema = z.object({ storeId: z.string(), query: EventListQuerySchema });
-export const EventRequestSchema = z.object({ storeId: z.string(), eventId: z.string() });
-
 /** An event id as the platform makes it (payments' outbox): anything else is answered 404 without a query. */
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 export function isEventId(value: unknown): value is string {

@@ -35,21 +35,6 @@ export const WebhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
-export const WebhooksListRequestSchema = z.object({ paymentId: z.string().min(1) });
-export const WebhooksListReplySchema = z.object({
-  paymentId: z.string(),
-  deliveries: z.array(WebhookDeliverySchema),
-});
-export const WebhooksReplayRequestSchema = z.object({ eventId: z.string().min(1) });
-export const WebhooksReplayReplySchema = z.object({
-  eventId: z.string(),
-  status: z.literal('pending'),
-  run: z.number().int(),
-});
-
-export const StoreRotateSecretRequestSchema = z.object({ storeId: z.string() });
-export const StoreRotateSecretReplySchema = z.object({ storeId: z.string(), webhookSecret: z.string() });
-
 /** What the dead-letter stream holds: the event, where it was going, and why it was given up. */
 export const WebhookDeadLetterSchema = z.object({
   eventId: z.string(),

@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { defineRpc } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
 import { sharedStack } from '../../../tests/support/stack';
@@ -17,18 +18,20 @@ describe('serveRpc drain', () => {
     const handlerMayFinish = new Promise<void>((resolve) => (release = resolve));
     let handlerStarted!: () => void;
     const started = new Promise<void>((resolve) => (handlerStarted = resolve));
+    const double = defineRpc(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
     const server = serveRpc(
       nc,
-      { subject, queue: 'test', schema: z.object({ n: z.number() }), logger: createLogger('test', 'silent') },
+      double,
       async (req) => {
         handlerStarted();
         await handlerMayFinish;
         return { doubled: req.n * 2 };
       },
+      { queue: 'test', logger: createLogger('test', 'silent') },
     );
     await nc.flush();
 
-    const reply = callRpc(nc, subject, { n: 21 }, z.object({ doubled: z.number() }));
+    const reply = callRpc(nc, double, { n: 21 });
     reply.catch(() => undefined); // its outcome is asserted below
     await started;
     let drained = false;
@@ -57,16 +60,18 @@ describe('serveRpc answers', () => {
       marked: Object.assign(new Error('contended'), { transient: true }),
       bug: new TypeError('x is undefined'),
     };
+    const failing = defineRpc(subject, z.object({ kind: z.string() }), z.unknown());
     const server = serveRpc(
       nc,
-      { subject, queue: 'test', schema: z.object({ kind: z.string() }), logger: createLogger('test', 'silent') },
+      failing,
       async (req) => {
         throw failures[req.kind];
       },
+      { queue: 'test', logger: createLogger('test', 'silent') },
     );
     await nc.flush();
     const statusOf = (kind: string) =>
-      callRpc(nc, subject, { kind }, z.unknown()).then(
+      callRpc(nc, failing, { kind }).then(
         () => 200,
         (err: { status?: number }) => err.status,
       );

@@ -1,7 +1,13 @@
-export * from './service';
-export * from './readiness';
-export * from './periodic';
-export * from './connections';
-export * from './http-server';
-export * from './database-metrics';
-export * from './retention';
+/** A service's life: start-up, connections, background loops, retention, graceful shutdown. */
+export { Service, type ServiceOptions, type CommonSettings } from './service';
+export { connectDatabase, connectMessaging } from './connections';
+export { closeHttpServer } from './http-server';
+export { Periodic } from './periodic';
+export {
+  probeRetention,
+  declareExpiry,
+  expiryFields,
+  ExpiryPurge,
+  type RetentionBranch,
+  type ExpiryFields,
+} from './retention';

@@ -1,14 +1,5 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  centsToBrl,
-  ErrorMessages,
-  PaymentPublicViewRequestSchema,
-  QueueGroups,
-  Subjects,
-  type PaymentPublicView,
-} from '@pix/contracts';
-import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
-import type { Logger } from '@pix/observability';
+import { centsToBrl, ErrorMessages, type PaymentPublicView } from '@pix/contracts';
+import { RpcFailure } from '@pix/messaging';
 import type { PaymentStore } from './payment-store';
 
 /**
@@ -29,14 +20,4 @@ export async function publicView(store: PaymentStore, id: string): Promise<Payme
     pixReceived: doc.paidEndToEndId !== null,
     sequence: doc.eventSeq,
   };
-}
-
-export function servePublicView(nc: NatsConnection, store: PaymentStore, logger: Logger): RpcServer {
-  const options = {
-    subject: Subjects.paymentsPublicView,
-    queue: QueueGroups.payments,
-    schema: PaymentPublicViewRequestSchema,
-    logger,
-  };
-  return serveRpc(nc, options, (req) => publicView(store, req.id));
 }

@@ -1,12 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  QueueGroups,
-  Subjects,
-  WebhookAdminMessages,
-  WebhooksListRequestSchema,
-  WebhooksReplayRequestSchema,
-  type WebhookDelivery,
-} from '@pix/contracts';
+import { DispatcherRpc, QueueGroups, WebhookAdminMessages, type WebhookDelivery } from '@pix/contracts';
 import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { deliveriesOf, findDelivery } from './delivery-log';
@@ -44,14 +37,10 @@ export async function replayDelivery(
 
 /** The webhook admin commands, served over NATS in the dispatcher's queue group. */
 export function serveWebhookRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
-  const queue = QueueGroups.webhookDispatcher;
+  const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
-    serveRpc(nc, { subject: Subjects.adminWebhooksList, queue, schema: WebhooksListRequestSchema, logger }, (req) =>
-      listDeliveries(req.paymentId),
-    ),
-    serveRpc(nc, { subject: Subjects.adminWebhooksReplay, queue, schema: WebhooksReplayRequestSchema, logger }, (req) =>
-      replayDelivery(js, req.eventId),
-    ),
+    serveRpc(nc, DispatcherRpc.webhooksList, (req) => listDeliveries(req.paymentId), rpc),
+    serveRpc(nc, DispatcherRpc.webhooksReplay, (req) => replayDelivery(js, req.eventId), rpc),
   ];
 }

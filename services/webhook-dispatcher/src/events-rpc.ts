@@ -1,10 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  DispatcherRpc,
   ErrorMessages,
-  EventRequestSchema,
-  EventsListRequestSchema,
   QueueGroups,
-  Subjects,
   type EventAttempt,
   type EventListQuery,
   type EventRedelivery,
@@ -70,17 +68,11 @@ export async function redeliverEvent(js: JetStreamClient, storeId: string, event
 
 /** The Events API's requests from the gateway, served in the dispatcher's queue group. */
 export function serveEventRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
-  const queue = QueueGroups.webhookDispatcher;
+  const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
-    serveRpc(nc, { subject: Subjects.eventsList, queue, schema: EventsListRequestSchema, logger }, (req) =>
-      listEvents(req.storeId, req.query),
-    ),
-    serveRpc(nc, { subject: Subjects.eventsGet, queue, schema: EventRequestSchema, logger }, (req) =>
-      getEvent(req.storeId, req.eventId),
-    ),
-    serveRpc(nc, { subject: Subjects.eventsRedeliver, queue, schema: EventRequestSchema, logger }, (req) =>
-      redeliverEvent(js, req.storeId, req.eventId),
-    ),
+    serveRpc(nc, DispatcherRpc.eventsList, (req) => listEvents(req.storeId, req.query), rpc),
+    serveRpc(nc, DispatcherRpc.eventsGet, (req) => getEvent(req.storeId, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, req.storeId, req.eventId), rpc),
   ];
 }

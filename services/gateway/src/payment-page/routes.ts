@@ -3,8 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   pagePhase,
   PaymentPageTexts as T,
-  PaymentPublicViewSchema,
-  Subjects,
+  PaymentsRpc,
   type PaymentPageUpdate,
   type PaymentPublicView,
 } from '@pix/contracts';
@@ -53,7 +52,7 @@ export function paymentPageRouter(options: {
   async function readView(id: string): Promise<PaymentPublicView | null> {
     if (!isPaymentId(id)) return null;
     try {
-      return await callRpc(nc, Subjects.paymentsPublicView, { id }, PaymentPublicViewSchema, rpcTimeoutMs);
+      return await callRpc(nc, PaymentsRpc.publicView, { id }, rpcTimeoutMs);
     } catch (err) {
       if (err instanceof RpcFailure && err.status === 404) return null;
       throw err;
