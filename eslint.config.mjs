@@ -59,4 +59,33 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Services raise domain error codes; only the edges (the gateway's HTTP answers, the admin CLI)
+    // turn a code into a status and the spec's message.
+    files: [
+      'services/payments/src/**/*.ts',
+      'services/pix-provider-adapter/src/**/*.ts',
+      'services/webhook-dispatcher/src/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@pix/contracts',
+              importNames: [
+                'ErrorMessages',
+                'SandboxMessages',
+                'AdminMessages',
+                'WebhookAdminMessages',
+                'DomainErrorAnswers',
+              ],
+              message: 'Raise a DomainError code; the gateway maps it to a status and the message.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Streams, Subjects, SandboxPayReplySchema } from '@pix/contracts';
-import { callRpc, connectNats, RpcFailure } from '@pix/messaging';
+import { DomainError, SandboxRpc, Streams, Subjects } from '@pix/contracts';
+import { callRpc, connectNats } from '@pix/messaging';
 import { createLogger } from '@pix/observability';
 import { startNats, stopPid, type Started } from '@pix/devstack';
 import { createStore } from '../support/admin';
@@ -62,10 +62,10 @@ describe('kill -9 under load', () => {
       });
       await until(async () => {
         try {
-          await callRpc(nc, Subjects.sandboxPay, { paymentId: created }, SandboxPayReplySchema, 3000);
+          await callRpc(nc, SandboxRpc.pay, { paymentId: created }, 3000);
         } catch (err) {
           // An earlier try whose answer was lost already paid the charge.
-          if (err instanceof RpcFailure && err.status === 409) return true;
+          if (err instanceof DomainError && err.code === 'charge_paid_otherwise') return true;
           throw err;
         }
         return true;

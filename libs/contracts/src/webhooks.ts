@@ -49,13 +49,6 @@ export const WebhookDeadLetterSchema = z.object({
 });
 export type WebhookDeadLetter = z.infer<typeof WebhookDeadLetterSchema>;
 
-/** Refusals of the webhook admin commands. */
-export const WebhookAdminMessages = {
-  deliveryNotFound: (eventId: string) => `no webhook delivery for event ${eventId}`,
-  deliveryStillPending: (eventId: string) =>
-    `the delivery of event ${eventId} is still being retried; replay it once it is delivered or dead-lettered`,
-} as const;
-
 /**
  * A webhook attempt to make, on WEBHOOK_ATTEMPTS: everything the attempt needs, so that making it
  * reads nothing from the delivery log. Scheduled messages arrive without the publisher's headers,

@@ -1,6 +1,7 @@
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import {
+  DomainError,
   ErrorMessages,
   type RpcDefinition,
   type RpcError,
@@ -14,7 +15,10 @@ import type { z } from 'zod';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { failSpan, natsAttributes, natsRequestDuration, tracer } from './telemetry';
 
-/** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
+/**
+ * A callee that could not handle the request at all (malformed, a temporary failure, a bug), with an
+ * HTTP-like status and a contract message. A refusal of the request itself is a DomainError.
+ */
 export class RpcFailure extends Error {
   constructor(
     readonly status: number,
@@ -35,8 +39,9 @@ export interface RpcServer {
 /**
  * Serves one request/reply definition in a queue group: every replica subscribes, each request is
  * answered once. The handler gets the parsed request and must answer what the definition's reply
- * schema takes (a mismatch fails to compile). Bad requests and RpcFailures are answered; anything
- * else is logged and answered as an internal error, never left to time out silently.
+ * schema takes (a mismatch fails to compile). DomainErrors travel back as their code; bad requests
+ * and RpcFailures are answered with their status; anything else is logged and answered as an
+ * internal error, never left to time out silently.
  */
 export function serveRpc<D extends RpcDefinition>(
   nc: NatsConnection,
@@ -85,7 +90,9 @@ export function serveRpc<D extends RpcDefinition>(
         reply = { ok: true, data: await handler(parsed.data as RpcParsedRequest<D>, msg) };
       }
     } catch (err) {
-      if (err instanceof RpcFailure) {
+      if (err instanceof DomainError) {
+        reply = { ok: false, error: { code: err.code, params: err.params } };
+      } else if (err instanceof RpcFailure) {
         reply = { ok: false, error: { status: err.status, message: err.message } };
       } else if (isTransient(err)) {
         logger.warn({ err, subject }, 'rpc handler met a temporary failure');
@@ -129,8 +136,8 @@ export class RpcUnavailable extends Error {
 }
 
 /**
- * Sends a request on a definition's subject and returns the reply, parsed by its schema; refusals
- * throw RpcFailure, no answer RpcUnavailable.
+ * Sends a request on a definition's subject and returns the reply, parsed by its schema. A refusal
+ * throws the callee's DomainError, a failure of the callee RpcFailure, no answer RpcUnavailable.
  */
 export function callRpc<D extends RpcDefinition>(
   nc: NatsConnection,
@@ -170,10 +177,10 @@ export function callRpc(
         outcome = 'ok';
         return answer;
       } catch (err) {
-        if (err instanceof RpcFailure) outcome = 'refused';
+        if (err instanceof RpcFailure || err instanceof DomainError) outcome = 'refused';
         else if (err instanceof RpcUnavailable) outcome = 'unavailable';
         // A refusal is an answer (a 4xx for the caller), not a failure of the call.
-        if (!(err instanceof RpcFailure) || err.status >= 500) failSpan(span, err);
+        if (!(err instanceof DomainError) && (!(err instanceof RpcFailure) || err.status >= 500)) failSpan(span, err);
         throw err;
       } finally {
         stopTimer({ outcome });
@@ -197,6 +204,9 @@ async function request(
     throw new RpcUnavailable(subject, err);
   }
   const reply = msg.json<Reply<unknown>>();
-  if (!reply.ok) throw new RpcFailure(reply.error.status, reply.error.message);
+  if (!reply.ok) {
+    const { error } = reply;
+    throw 'code' in error ? new DomainError(error.code, error.params) : new RpcFailure(error.status, error.message);
+  }
   return schema.parse(reply.data);
 }

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { GatewayRpc, QueueGroups, Subjects } from '@pix/contracts';
-import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
+import { DomainError, GatewayRpc, QueueGroups, Subjects } from '@pix/contracts';
+import { serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
 import {
@@ -17,7 +17,7 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof StoreNotFound) throw new RpcFailure(404, `store not found: ${err.message}`);
+    if (err instanceof StoreNotFound) throw new DomainError('store_not_found', { storeId: err.message });
     throw err;
   }
 }
@@ -55,7 +55,7 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
       GatewayRpc.tokensRevoke,
       async (req) => {
         const tokenHash = await revokeToken(req.token);
-        if (!tokenHash) throw new RpcFailure(404, 'token not found');
+        if (!tokenHash) throw new DomainError('token_not_found');
         await authCache.tokenRevoked(tokenHash);
         return { revoked: true as const };
       },

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ErrorMessages, PaymentsRpc } from '@pix/contracts';
+import { DomainError, ErrorMessages, PaymentsRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
@@ -32,7 +32,7 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
     if (key !== undefined) {
       if (!isValidIdempotencyKey(key)) return sendError(res, 400, ErrorMessages.idempotencyKeyInvalid);
       const claim = await claimPaymentId(storeId, key, validated.value);
-      if (!claim.ok) return sendError(res, 409, ErrorMessages.idempotencyKeyReused);
+      if (!claim.ok) throw new DomainError('idempotency_key_reused');
       paymentId = claim.paymentId;
     }
     const payment = await callRpc(

@@ -3,6 +3,7 @@ import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
+  DomainError,
   ErrorMessages,
   PaymentsRpc,
   PIX_MAX_AMOUNT_CENTS,
@@ -12,7 +13,7 @@ import {
   type RpcReply,
   type RpcRequest,
 } from '@pix/contracts';
-import { callRpc, RpcFailure } from '@pix/messaging';
+import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
 import { isPaymentId, type Validated } from './validation';
@@ -67,7 +68,7 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
       return await callRpc(nc, action, payload, rpcTimeoutMs);
     } catch (err) {
       // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
-      if (err instanceof RpcFailure && err.status === 404) throw new RpcFailure(409, SandboxMessages.chargeMissing);
+      if (err instanceof DomainError && err.code === 'charge_not_found') throw new DomainError('charge_missing');
       throw err;
     }
   }

@@ -1,5 +1,4 @@
-import { centsToBrl, ErrorMessages, type PaymentPublicView } from '@pix/contracts';
-import { RpcFailure } from '@pix/messaging';
+import { centsToBrl, DomainError, type PaymentPublicView } from '@pix/contracts';
 import type { PaymentStore } from './payment-store';
 
 /**
@@ -9,7 +8,7 @@ import type { PaymentStore } from './payment-store';
  */
 export async function publicView(store: PaymentStore, id: string): Promise<PaymentPublicView> {
   const doc = await store.byId(id);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+  if (!doc) throw new DomainError('payment_not_found');
   return {
     id: doc._id,
     storeId: doc.storeId,

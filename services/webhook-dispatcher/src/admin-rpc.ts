@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DispatcherRpc, QueueGroups, WebhookAdminMessages, type WebhookDelivery } from '@pix/contracts';
-import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
+import { DispatcherRpc, DomainError, QueueGroups, type WebhookDelivery } from '@pix/contracts';
+import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { deliveriesOf, findDelivery } from './delivery-log';
 import { toAttempt } from './events-rpc';
@@ -29,9 +29,9 @@ export async function replayDelivery(
   eventId: string,
 ): Promise<{ eventId: string; status: 'pending'; run: number }> {
   const doc = await findDelivery(eventId);
-  if (!doc) throw new RpcFailure(404, WebhookAdminMessages.deliveryNotFound(eventId));
+  if (!doc) throw new DomainError('delivery_not_found', { eventId });
   const run = await replay(js, doc);
-  if (run === null) throw new RpcFailure(409, WebhookAdminMessages.deliveryStillPending(eventId));
+  if (run === null) throw new DomainError('delivery_still_pending', { eventId });
   return { eventId, status: 'pending', run };
 }
 

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   DispatcherRpc,
-  ErrorMessages,
+  DomainError,
   QueueGroups,
   type EventAttempt,
   type EventListQuery,
@@ -10,7 +10,7 @@ import {
   type PublicEventDetail,
   type PublicEventList,
 } from '@pix/contracts';
-import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
+import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { attemptsOfEvent, findStoreDelivery, storeDeliveries, type AttemptDoc, type DeliveryDoc } from './delivery-log';
 import { replay } from './replay';
@@ -50,7 +50,7 @@ export async function listEvents(storeId: string, query: EventListQuery): Promis
 /** Only the store's own event: another store's and an unknown one are the same 404. */
 async function storeDelivery(storeId: string, eventId: string): Promise<DeliveryDoc> {
   const doc = await findStoreDelivery(storeId, eventId);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.eventNotFound);
+  if (!doc) throw new DomainError('event_not_found');
   return doc;
 }
 
@@ -62,7 +62,7 @@ export async function getEvent(storeId: string, eventId: string): Promise<Public
 
 export async function redeliverEvent(js: JetStreamClient, storeId: string, eventId: string): Promise<EventRedelivery> {
   const run = await replay(js, await storeDelivery(storeId, eventId));
-  if (run === null) throw new RpcFailure(409, ErrorMessages.eventStillPending);
+  if (run === null) throw new DomainError('event_still_pending');
   return { id: eventId, status: 'pending', run };
 }
 

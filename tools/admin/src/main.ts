@@ -4,6 +4,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
   DispatcherRpc,
+  DomainError,
+  DomainErrorAnswers,
   GatewayRpc,
   PAYMENT_STATUSES,
   PaymentsRpc,
@@ -141,7 +143,10 @@ sandbox
   .action((paymentId: string) => call(SandboxRpc.reject, { paymentId }));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
+  if (err instanceof DomainError) {
+    const { status, message } = DomainErrorAnswers[err.code](err.params);
+    process.stderr.write(`error ${status}: ${message}\n`);
+  } else if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
   else if (err instanceof RpcUnavailable)
     process.stderr.write(`no service answered on ${err.subject}: is the stack up?\n`);
   else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

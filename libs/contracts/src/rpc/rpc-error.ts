@@ -1,5 +1,7 @@
-import { z } from 'zod';
+import type { DomainErrorBody } from '../domain-errors';
 
-/** A refusal as it travels back over NATS: an HTTP-like status and one of the contract's messages. */
-export const RpcErrorSchema = z.object({ status: z.number().int(), message: z.string() });
-export type RpcError = z.infer<typeof RpcErrorSchema>;
+/**
+ * A refusal as it travels back over NATS: a domain error's code, or, when the callee could not
+ * handle the request at all (malformed, a temporary failure, a bug), an HTTP-like status and message.
+ */
+export type RpcError = DomainErrorBody | { status: number; message: string };

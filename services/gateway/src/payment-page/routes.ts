@@ -1,13 +1,14 @@
 import express, { type Response, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  DomainError,
   pagePhase,
   PaymentPageTexts as T,
   PaymentsRpc,
   type PaymentPageUpdate,
   type PaymentPublicView,
 } from '@pix/contracts';
-import { callRpc, RpcFailure } from '@pix/messaging';
+import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
 import { StoreModel } from '../stores';
 import { isPaymentId } from '../validation';
@@ -54,7 +55,7 @@ export function paymentPageRouter(options: {
     try {
       return await callRpc(nc, PaymentsRpc.publicView, { id }, rpcTimeoutMs);
     } catch (err) {
-      if (err instanceof RpcFailure && err.status === 404) return null;
+      if (err instanceof DomainError && err.code === 'payment_not_found') return null;
       throw err;
     }
   }
