@@ -127,7 +127,7 @@ async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise
     return ACK;
   }
   const outcome: RefundRecord = { ...record, status: reply.status, rtrId: reply.rtrId };
-  if (reply.status === 'NAO_REALIZADO') {
+  if (reply.status === 'failed') {
     await store.write<'moved_on'>(
       doc._id,
       (current) =>

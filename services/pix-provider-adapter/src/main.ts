@@ -48,15 +48,7 @@ async function main(): Promise<void> {
 
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
-    serveRpc(
-      nc,
-      AdapterRpc.createCharge,
-      async (req) => {
-        const charge = await provider.createCharge(req);
-        return { txid: charge.txid, location: charge.location, qrCopyPaste: charge.pixCopiaECola };
-      },
-      rpc,
-    ),
+    serveRpc(nc, AdapterRpc.createCharge, (req) => provider.createCharge(req), rpc),
     serveRpc(nc, AdapterRpc.createRefund, (req) => provider.refund(req), rpc),
   ];
   if (sandbox) {

@@ -18,7 +18,7 @@ export const CreateChargeReplySchema = z.object({
 export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
 
 /**
- * A refund (API Pix devolução) of a received Pix. `refundId` is chosen by the caller and stable for
+ * A refund of a received Pix. `refundId` is chosen by the caller and stable for
  * the payment, so a retried request refunds once at the PSP.
  */
 export const CreateRefundRequestSchema = z.object({
@@ -26,8 +26,8 @@ export const CreateRefundRequestSchema = z.object({
   endToEndId: z.string(),
   amountCents: z.number().int().positive(),
 });
-/** API Pix's statuses of a devolução. */
-export const REFUND_STATUSES = ['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO'] as const;
+/** How a refund stands at the PSP: under way, the money is back with the payer, or it failed. */
+const REFUND_STATUSES = ['processing', 'refunded', 'failed'] as const;
 export const CreateRefundReplySchema = z.object({
   refundId: z.string(),
   rtrId: z.string(),
@@ -36,8 +36,8 @@ export const CreateRefundReplySchema = z.object({
 export type CreateRefundReply = z.infer<typeof CreateRefundReplySchema>;
 
 export const AdapterRpc = {
-  /** A charge (API Pix cob) for a payment, idempotent by txid. */
+  /** A charge for a payment at the PSP, idempotent by txid. */
   createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema),
-  /** A refund (API Pix devolução) of a received Pix, idempotent by refund id. */
+  /** A refund of a received Pix, idempotent by refund id. */
   createRefund: defineRpc('pix.refunds.create', CreateRefundRequestSchema, CreateRefundReplySchema),
 } as const;
