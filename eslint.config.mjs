@@ -88,4 +88,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The system layer tests the platform as a black box, over HTTP and NATS: what a service does
+    // inside is the service layer's business (tests/service).
+    files: ['tests/**/*.ts'],
+    ignores: ['tests/service/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/services/*/src', '**/services/*/src/**'],
+              message: 'System tests reach a service over HTTP or NATS only; a test of its code goes in tests/service.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -2,8 +2,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { defineRpc } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
-import { sharedStack } from '../../../tests/support/stack';
-import { callRpc, serveRpc } from './rpc';
+import { sharedStack } from '../support/stack';
+import { callRpc, serveRpc } from '@pix/messaging';
 
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
