@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIST_BOUNDS } from './payment';
+import { listPageSchema, PagingSchema } from './payment';
 import { PaymentWebhookSchema } from './events';
 import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks';
 
@@ -46,17 +46,10 @@ export type EventAttempt = z.infer<typeof EventAttemptSchema>;
 export const EventDetailSchema = EventSchema.extend({ attempts: z.array(EventAttemptSchema) });
 export type PublicEventDetail = z.infer<typeof EventDetailSchema>;
 
-export const EventListSchema = z.object({
-  items: z.array(EventSchema),
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-});
+export const EventListSchema = listPageSchema(EventSchema);
 export type PublicEventList = z.infer<typeof EventListSchema>;
 
-export const EventListQuerySchema = z.object({
-  page: z.number().int().min(1).max(LIST_BOUNDS.maxPage),
-  limit: z.number().int().min(1).max(LIST_BOUNDS.maxLimit),
+export const EventListQuerySchema = PagingSchema.extend({
   type: z.enum(EVENT_TYPES).optional(),
   paymentId: z.string().optional(),
 });

@@ -3,6 +3,8 @@ export { Service, type ServiceOptions, type CommonSettings } from './service';
 export { connectDatabase, connectMessaging } from './connections';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
+export { isDuplicateKey } from './duplicate-key';
+export { sha256Hex, sameSecret } from './secrets';
 export {
   probeRetention,
   declareExpiry,

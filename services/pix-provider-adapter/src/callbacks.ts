@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import express, { type Request, type Router } from 'express';
 import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import { sameSecret } from '@pix/runtime';
 import { factFromCallback } from './api-pix/transformers';
 import { PixCallbackSchema } from './api-pix/wire';
 
@@ -18,10 +18,7 @@ export type CallbackAuth = { kind: 'mtls' } | { kind: 'secret'; secret: string }
 function authenticated(req: Request, auth: CallbackAuth): boolean {
   if (auth.kind === 'mtls') return (req.socket as Partial<TLSSocket>).authorized === true;
   const given = req.get(CALLBACK_SECRET_HEADER);
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(auth.secret);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return given !== undefined && sameSecret(given, auth.secret);
 }
 
 /**
