@@ -74,13 +74,7 @@ export default tseslint.config(
           paths: [
             {
               name: '@pix/contracts',
-              importNames: [
-                'ErrorMessages',
-                'SandboxMessages',
-                'AdminMessages',
-                'WebhookAdminMessages',
-                'DomainErrorAnswers',
-              ],
+              importNames: ['ErrorMessages', 'SandboxMessages', 'DomainErrorAnswers'],
               message: 'Raise a DomainError code; the gateway maps it to a status and the message.',
             },
           ],

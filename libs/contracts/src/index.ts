@@ -53,15 +53,7 @@ export {
 } from './events-api';
 export { WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookDeliveryStatus } from './webhooks';
 export { PaymentPageTexts, pagePhase, formatBrl, type PagePhase, type PaymentPageUpdate } from './payment-page';
-export {
-  ErrorMessages,
-  ParserErrorMessages,
-  QueryMessages,
-  AdminMessages,
-  SandboxMessages,
-  WebhookAdminMessages,
-  DomainErrorAnswers,
-} from './errors';
+export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, DomainErrorAnswers } from './errors';
 
 // ---- Internal surface: what the services say to each other over NATS, and what they store ----
 export {
@@ -78,7 +70,7 @@ export { SandboxRpc, SandboxPayReplySchema, SandboxAnalysisReplySchema } from '.
 export { GatewayRpc, StoreCreateReplySchema } from './rpc/gateway';
 export { DispatcherRpc, WebhooksListReplySchema } from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
-export { DomainError, DOMAIN_ERROR_CODES, type DomainErrorCode, type DomainErrorBody } from './domain-errors';
+export { DomainError } from './domain-errors';
 export { Subjects, type PaymentDueKind } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
 export {

@@ -9,7 +9,6 @@ export {
   startConsumer,
   jetstream,
   type HandlerOutcome,
-  type Schedule,
   type JetStreamClient,
   type JsMsg,
 } from './jetstream';
