@@ -1,9 +1,9 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { defineRpc } from '@pix/contracts';
+import { defineRpc, DomainError } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
 import { sharedStack } from '../support/stack';
-import { callRpc, serveRpc } from '@pix/messaging';
+import { callRpc, RpcFailure, serveRpc } from '@pix/messaging';
 
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
@@ -79,6 +79,29 @@ describe('serveRpc answers', () => {
     expect(await statusOf('selection')).toBe(503);
     expect(await statusOf('marked')).toBe(503);
     expect(await statusOf('bug')).toBe(500);
+    await server.drain();
+  });
+
+  it('a domain refusal reaches the caller as its code and params; a malformed request as a 400', async () => {
+    const refusing = defineRpc(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
+    const server = serveRpc(
+      nc,
+      refusing,
+      async (req) => {
+        throw new DomainError('transition_not_allowed', { from: 'pending', to: req.id });
+      },
+      { queue: 'test', logger: createLogger('test', 'silent') },
+    );
+    await nc.flush();
+
+    const refusal = await callRpc(nc, refusing, { id: 'paid' }).catch((err: unknown) => err);
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ code: 'transition_not_allowed', params: { from: 'pending', to: 'paid' } });
+
+    // Sent around the types, as a caller with another version of the contract would.
+    const malformed = await callRpc(nc, refusing, { id: 7 } as unknown as { id: string }).catch((err: unknown) => err);
+    expect(malformed).toBeInstanceOf(RpcFailure);
+    expect(malformed).toMatchObject({ status: 400 });
     await server.drain();
   });
 });
