@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 STACK := node tools/devstack/dist/main.js
 
-.PHONY: help install infra build up down status logs test lint format bench k8s
+.PHONY: help install infra build up down status logs test test-unit lint format bench k8s
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -43,9 +43,12 @@ lint: build ## Formatter check, linter, and a type check of the tests (jest only
 format: install ## Format every file
 	npx prettier --write .
 
-test: build lint ## Every test: unit, integration and end-to-end (starts and stops what it needs), then the chaos test alone
+test: build lint ## Every test in its three layers (unit, service, system; starts and stops what it needs), then the chaos test alone
 	npx jest --ci --testPathIgnorePatterns '/tests/e2e/chaos\.test\.ts$$'
-	npx jest --ci tests/e2e/chaos.test.ts
+	npx jest --ci --selectProjects system tests/e2e/chaos.test.ts
+
+test-unit: node_modules/.package-lock.json ## The unit layer only: no stack, no I/O, seconds
+	npx jest --ci --selectProjects unit
 
 bench: build ## Measure the API at 1,000 and 100,000 payments beside raw ceilings, with a baseline commit (BENCH_BASE=<ref>|none, BENCH_QUICK=1)
 	node tools/bench/dist/main.js

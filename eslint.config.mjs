@@ -59,4 +59,46 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Services raise domain error codes; only the edges (the gateway's HTTP answers, the admin CLI)
+    // turn a code into a status and the spec's message.
+    files: [
+      'services/payments/src/**/*.ts',
+      'services/pix-provider-adapter/src/**/*.ts',
+      'services/webhook-dispatcher/src/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@pix/contracts',
+              importNames: ['ErrorMessages', 'SandboxMessages', 'DomainErrorAnswers'],
+              message: 'Raise a DomainError code; the gateway maps it to a status and the message.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The system layer tests the platform as a black box, over HTTP and NATS: what a service does
+    // inside is the service layer's business (tests/service).
+    files: ['tests/**/*.ts'],
+    ignores: ['tests/service/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/services/*/src', '**/services/*/src/**'],
+              message: 'System tests reach a service over HTTP or NATS only; a test of its code goes in tests/service.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

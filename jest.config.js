@@ -1,4 +1,12 @@
-/** One jest run for the whole monorepo: unit tests beside the code, integration and e2e in tests/. */
+/**
+ * The monorepo's tests in three layers (jest projects), run together by `npx jest` / `make test`:
+ *  - unit: pure code beside its source (`src/**\/*.test.ts`): no stack, no global setup, seconds
+ *    (`make test-unit`, or `npx jest --selectProjects unit`);
+ *  - service: one service's (or lib's) code against real NATS and the database (tests/service);
+ *  - system: the platform as a black box over HTTP and NATS (every other folder of tests/; eslint
+ *    forbids these to import a service's src).
+ * The shared stack (global setup) starts only when a service or system test is selected.
+ */
 
 // got and its helpers ship only as ES modules; jest on Node 20 runs CommonJS, so they are compiled.
 const esmOnly = [
@@ -21,11 +29,10 @@ const esmOnly = [
   '@keyv/serialize',
 ];
 
-/** @type {import('jest').Config} */
-module.exports = {
+/** What every layer shares: how TypeScript is run and how workspace packages resolve. */
+const common = {
+  rootDir: __dirname,
   testEnvironment: 'node',
-  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/tools', '<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
@@ -34,8 +41,42 @@ module.exports = {
     '^@pix/devstack$': '<rootDir>/tools/devstack/src',
     '^@pix/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },
+};
+
+/**
+ * One whole stack for the run (tests/support/global-setup.ts). Both layers name the same module,
+ * and jest runs a global setup module once however many projects name it.
+ */
+const sharedStack = {
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/tools'],
+      testMatch: ['**/src/**/*.test.ts'],
+    },
+    {
+      ...common,
+      ...sharedStack,
+      displayName: 'service',
+      roots: ['<rootDir>/tests/service'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      ...common,
+      ...sharedStack,
+      displayName: 'system',
+      roots: ['<rootDir>/tests'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/'],
+    },
+  ],
   testTimeout: 60_000,
   // The stacks are child processes that global teardown stops; a socket a failed test left open
   // must not keep CI waiting after every result is in.

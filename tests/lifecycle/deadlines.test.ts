@@ -55,7 +55,7 @@ describe('deadlines with two payments replicas', () => {
         expect(stored?.refund).toMatchObject({
           id: refundIdOf(p.id),
           reason: 'review_timeout',
-          status: 'DEVOLVIDO',
+          status: 'refunded',
           rtrId: refunds[0]?.devolucao.rtrId,
         });
       }

@@ -65,7 +65,7 @@ describe('payment lifecycle on the running stack', () => {
       expect(refunds).toHaveLength(1);
       expect(refunds[0]).toMatchObject({ amountCents: 1000, devolucao: { status: 'DEVOLVIDO', valor: '10.00' } });
       const stored = await db.collection('payments').findOne({ _id: payment.id as never });
-      expect(stored?.refund).toMatchObject({ reason: 'analysis_rejected', status: 'DEVOLVIDO' });
+      expect(stored?.refund).toMatchObject({ reason: 'analysis_rejected', status: 'refunded' });
     });
   });
 

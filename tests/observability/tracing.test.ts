@@ -1,4 +1,4 @@
-import { Subjects } from '@pix/contracts';
+import { AdapterRpc, SandboxRpc } from '@pix/contracts';
 import { admin, createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { OtlpReceiver, SpanKinds, type ReceivedSpan } from '../support/otlp-receiver';
@@ -68,7 +68,7 @@ describe('tracing across hops', () => {
 
     // Create: gateway -> payments -> adapter.
     const chargeLineage = await lineageOf(
-      (s) => s.service === 'pix-provider-adapter' && s.name === `${Subjects.pixChargesCreate} process`,
+      (s) => s.service === 'pix-provider-adapter' && s.name === `${AdapterRpc.createCharge.subject} process`,
     );
     expect(chargeLineage[0]?.kind).toBe(SpanKinds.server);
     expect(hops(chargeLineage)).toEqual(['pix-provider-adapter', 'payments', 'gateway']);
@@ -96,7 +96,7 @@ describe('tracing across hops', () => {
     const changedTraceId = changedLineage[0]?.traceId;
     expect(changedTraceId).not.toBe(root.traceId);
     expect(hops(changedLineage)).toEqual(['webhook-dispatcher', 'payments', 'pix-provider-adapter']);
-    expect(changedLineage.at(-1)).toMatchObject({ name: `${Subjects.sandboxPay} process`, parentSpanId: undefined });
+    expect(changedLineage.at(-1)).toMatchObject({ name: `${SandboxRpc.pay.subject} process`, parentSpanId: undefined });
     expect(changedLineage.find((s) => s.service === 'payments' && s.kind === SpanKinds.consumer)).toBeDefined();
     expect(
       changedLineage.find((s) => s.service === 'pix-provider-adapter' && s.kind === SpanKinds.producer),

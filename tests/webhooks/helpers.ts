@@ -46,7 +46,7 @@ export async function dispatcherConsumerBacklog(stack: StackInfo): Promise<{ ack
   const nc = await connect({ servers: stack.natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
-    const info = await jsm.consumers.info(Streams.payments.name, Consumers.dispatcherPayments);
+    const info = await jsm.consumers.info(Consumers.dispatcherPayments.stream, Consumers.dispatcherPayments.durable);
     return { ackPending: info.num_ack_pending, pending: info.num_pending };
   } finally {
     await nc.close();

@@ -1,3 +1,6 @@
+import type { DomainErrorCode } from './domain-errors';
+import { INTERNAL_STATUSES } from './statuses';
+
 /**
  * Every message the public API can answer with, in one table. The spec's messages are served
  * verbatim (Portuguese where the spec is Portuguese, class-validator English where the spec is).
@@ -59,6 +62,8 @@ export const AdminMessages = {
   statusNotAdmin: (to: string, allowed: readonly string[]) =>
     `${to} is reached only through the payment lifecycle (PSP, expiry, review); the admin command drives: ${allowed.join(', ')}`,
   transitionContended: 'the payment kept changing while the transition was tried; try again',
+  storeNotFound: (storeId: string) => `store not found: ${storeId}`,
+  tokenNotFound: 'token not found',
 } as const;
 
 /**
@@ -76,3 +81,38 @@ export const SandboxMessages = {
     'O PSP sandbox registrou o Pix, mas não conseguiu avisar a plataforma; o aviso será repetido. Tente novamente.',
   amountInvalid: 'amount must be a positive number with at most two decimal places',
 } as const;
+
+/** Refusals of the webhook admin commands. */
+export const WebhookAdminMessages = {
+  deliveryNotFound: (eventId: string) => `no webhook delivery for event ${eventId}`,
+  deliveryStillPending: (eventId: string) =>
+    `the delivery of event ${eventId} is still being retried; replay it once it is delivered or dead-lettered`,
+} as const;
+
+/**
+ * What a domain error means to a reader: the HTTP status and the spec's message the gateway answers
+ * with, which the admin CLI prints too. Services raise only the codes; this table is the edges' own.
+ */
+export const DomainErrorAnswers: Record<
+  DomainErrorCode,
+  (params: Record<string, string>) => { status: number; message: string }
+> = {
+  payment_not_found: () => ({ status: 404, message: ErrorMessages.paymentNotFound }),
+  idempotency_key_reused: () => ({ status: 409, message: ErrorMessages.idempotencyKeyReused }),
+  transition_not_allowed: (p) => ({ status: 409, message: AdminMessages.transitionRefused(`${p.from}`, `${p.to}`) }),
+  status_not_admin: (p) => ({ status: 400, message: AdminMessages.statusNotAdmin(`${p.to}`, INTERNAL_STATUSES) }),
+  transition_contended: () => ({ status: 409, message: AdminMessages.transitionContended }),
+  event_not_found: () => ({ status: 404, message: ErrorMessages.eventNotFound }),
+  event_still_pending: () => ({ status: 409, message: ErrorMessages.eventStillPending }),
+  delivery_not_found: (p) => ({ status: 404, message: WebhookAdminMessages.deliveryNotFound(`${p.eventId}`) }),
+  delivery_still_pending: (p) => ({ status: 409, message: WebhookAdminMessages.deliveryStillPending(`${p.eventId}`) }),
+  store_not_found: (p) => ({ status: 404, message: AdminMessages.storeNotFound(`${p.storeId}`) }),
+  token_not_found: () => ({ status: 404, message: AdminMessages.tokenNotFound }),
+  charge_not_found: () => ({ status: 404, message: ErrorMessages.paymentNotFound }),
+  charge_missing: () => ({ status: 409, message: SandboxMessages.chargeMissing }),
+  charge_expired: () => ({ status: 409, message: SandboxMessages.chargeExpired }),
+  charge_paid_otherwise: () => ({ status: 409, message: SandboxMessages.chargePaidOtherwise }),
+  nothing_held: () => ({ status: 409, message: SandboxMessages.nothingHeld }),
+  analysis_decided: () => ({ status: 409, message: SandboxMessages.analysisDecided }),
+  callback_failed: () => ({ status: 503, message: SandboxMessages.callbackFailed }),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIST_BOUNDS } from './payment';
+import { listPageSchema, PagingSchema } from './payment';
 import { PaymentWebhookSchema } from './events';
 import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks';
 
@@ -46,17 +46,10 @@ export type EventAttempt = z.infer<typeof EventAttemptSchema>;
 export const EventDetailSchema = EventSchema.extend({ attempts: z.array(EventAttemptSchema) });
 export type PublicEventDetail = z.infer<typeof EventDetailSchema>;
 
-export const EventListSchema = z.object({
-  items: z.array(EventSchema),
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-});
+export const EventListSchema = listPageSchema(EventSchema);
 export type PublicEventList = z.infer<typeof EventListSchema>;
 
-export const EventListQuerySchema = z.object({
-  page: z.number().int().min(1).max(LIST_BOUNDS.maxPage),
-  limit: z.number().int().min(1).max(LIST_BOUNDS.maxLimit),
+export const EventListQuerySchema = PagingSchema.extend({
   type: z.enum(EVENT_TYPES).optional(),
   paymentId: z.string().optional(),
 });
@@ -69,10 +62,6 @@ export const EventRedeliverySchema = z.object({
   run: z.number().int().min(2),
 });
 export type EventRedelivery = z.infer<typeof EventRedeliverySchema>;
-
-/** Requests to the dispatcher: the store always comes from the caller's token, never from the request. */
-export const EventsListRequestSchema = z.object({ storeId: z.string(), query: EventListQuerySchema });
-export const EventRequestSchema = z.object({ storeId: z.string(), eventId: z.string() });
 
 /** An event id as the platform makes it (payments' outbox): anything else is answered 404 without a query. */
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { PAYMENT_STATUSES } from './statuses';
 
-/** What a webhook tells about the payment (spec 6): no isPublic. */
+/**
+ * What a webhook tells about the payment (spec 6): the Payment's fields but isPublic. PaymentSchema
+ * (payment.ts) is this with isPublic and the public API's stricter formats.
+ */
 export const PaymentEventDataSchema = z.object({
   id: z.string(),
   status: z.enum(PAYMENT_STATUSES),

@@ -1,13 +1,95 @@
-export * from './errors';
-export * from './money';
-export * from './statuses';
-export * from './payment';
-export * from './events';
-export * from './subjects';
-export * from './rpc';
-export * from './auth';
-export * from './webhooks';
-export * from './events-api';
-export * from './pix';
-export * from './collections';
-export * from './payment-page';
+/**
+ * The platform's contracts, in two surfaces (as nats.js keeps `mod.ts` apart from `internal_mod.ts`):
+ * what merchants and customers meet, and what only the services say to each other. Every name is
+ * listed: a new one is exported on purpose, in the surface it belongs to.
+ */
+
+// ---- Public surface: the HTTP API's bodies, the webhooks, the messages (spec 2 to 6) ----
+export {
+  PUBLIC_STATUSES,
+  INTERNAL_STATUSES,
+  PAYMENT_STATUSES,
+  type PublicStatus,
+  type PaymentStatus,
+} from './statuses';
+export {
+  MIN_AMOUNT_CENTS,
+  MAX_AMOUNT_CENTS,
+  AMOUNT_STEP_BRL,
+  PIX_MAX_AMOUNT_CENTS,
+  brlToCents,
+  centsToBrl,
+} from './money';
+export {
+  PaymentSchema,
+  PaymentListSchema,
+  ErrorBodySchema,
+  EmailSchema,
+  CreatePaymentBodySchema,
+  LIST_BOUNDS,
+  MAX_OBSERVATION_CHARS,
+  MAX_WEBHOOK_URL_CHARS,
+  type Payment,
+  type PaymentList,
+  type ErrorBody,
+  type CreatePaymentInput,
+  type ListQuery,
+} from './payment';
+export { PaymentCreatedWebhookSchema, PaymentStatusChangedWebhookSchema, PaymentWebhookSchema } from './events';
+export {
+  EVENT_TYPES,
+  EventSchema,
+  EventDetailSchema,
+  EventListSchema,
+  EventRedeliverySchema,
+  isEventId,
+  type EventType,
+  type EventAttempt,
+  type EventListQuery,
+  type EventRedelivery,
+  type PublicEvent,
+  type PublicEventDetail,
+  type PublicEventList,
+} from './events-api';
+export { WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookDeliveryStatus } from './webhooks';
+export { PaymentPageTexts, pagePhase, formatBrl, type PagePhase, type PaymentPageUpdate } from './payment-page';
+export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, DomainErrorAnswers } from './errors';
+
+// ---- Internal surface: what the services say to each other over NATS, and what they store ----
+export {
+  defineRpc,
+  type RpcDefinition,
+  type RpcRequest,
+  type RpcParsedRequest,
+  type RpcReplyBody,
+  type RpcReply,
+} from './rpc/define-rpc';
+export { PaymentsRpc, type CreatePaymentRequest } from './rpc/payments';
+export { AdapterRpc, type CreateChargeReply, type CreateRefundReply } from './rpc/adapter';
+export { SandboxRpc, SandboxPayReplySchema, SandboxAnalysisReplySchema } from './rpc/sandbox';
+export { GatewayRpc } from './rpc/gateway';
+export { DispatcherRpc, WebhooksListReplySchema } from './rpc/dispatcher';
+export { type RpcError } from './rpc/rpc-error';
+export { DomainError } from './domain-errors';
+export { Subjects, type PaymentDueKind } from './subjects';
+export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
+export {
+  PaymentEventSchema,
+  PixPaidEventSchema,
+  PixAnalysisEventSchema,
+  type PaymentEvent,
+  type PixPaidEvent,
+  type PixAnalysisEvent,
+} from './events';
+export {
+  WebhookAttemptMessageSchema,
+  WebhookDeadLetterSchema,
+  WebhookSecretsRotatedSchema,
+  type WebhookAttemptMessage,
+  type WebhookDeadLetter,
+  type WebhookDelivery,
+} from './webhooks';
+export { type PaymentPublicView } from './payment-page';
+export { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
+export { EqualityIndexedFields } from './collections';
+export { txidFor, refundIdFor, PIX_PROVIDERS } from './pix';

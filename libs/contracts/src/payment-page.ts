@@ -7,7 +7,6 @@ import { PAYMENT_STATUSES, type PaymentStatus } from './statuses';
  * e-mail, the observation, the webhookUrl or anything internal. The store's name comes from the
  * gateway, which owns the stores.
  */
-export const PaymentPublicViewRequestSchema = z.object({ id: z.string() });
 export const PaymentPublicViewSchema = z.object({
   id: z.string(),
   storeId: z.string(),

@@ -1,30 +1,29 @@
 import { z } from 'zod';
 import { AMOUNT_STEP_BRL, MAX_AMOUNT_CENTS, MIN_AMOUNT_CENTS } from './money';
-import { PAYMENT_STATUSES, PUBLIC_STATUSES } from './statuses';
+import { PaymentEventDataSchema } from './events';
+import { PUBLIC_STATUSES } from './statuses';
 
 /** A payment as the public API returns it (spec 2.1): the same shape from create, get and list. */
-export const PaymentSchema = z.object({
+export const PaymentSchema = PaymentEventDataSchema.extend({
   id: z.uuid(),
-  status: z.enum(PAYMENT_STATUSES),
   amount: z.number().meta({ description: 'BRL, at most two decimal places' }),
-  storeId: z.string(),
   createdAt: z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601, UTC, with milliseconds' }),
-  webhookUrl: z.string().nullable(),
-  observation: z.string().nullable(),
-  email: z.string().nullable(),
-  qrCodeUrl: z.string().nullable(),
-  qrCopyPaste: z.string().nullable(),
   isPublic: z.boolean(),
 });
 export type Payment = z.infer<typeof PaymentSchema>;
 
+/** A page of a paged list (spec 2.3): the payments list's, and the Events API's. */
+export function listPageSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+  });
+}
+
 /** The list envelope (spec 2.3). */
-export const PaymentListSchema = z.object({
-  items: z.array(PaymentSchema),
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-});
+export const PaymentListSchema = listPageSchema(PaymentSchema);
 export type PaymentList = z.infer<typeof PaymentListSchema>;
 
 /** The error body (spec 2.4). */
@@ -81,9 +80,11 @@ export type CreatePaymentInput = z.infer<typeof CreatePaymentInputSchema>;
  */
 export const LIST_BOUNDS = { maxPage: 1_000_000, maxLimit: 200, defaultLimit: 50 } as const;
 
-export const ListQuerySchema = z.object({
+/** `page` and `limit` of every paged list, validated (the gateway's validatePaging). */
+export const PagingSchema = z.object({
   page: z.number().int().min(1).max(LIST_BOUNDS.maxPage),
   limit: z.number().int().min(1).max(LIST_BOUNDS.maxLimit),
-  status: z.enum(PUBLIC_STATUSES).optional(),
 });
+
+export const ListQuerySchema = PagingSchema.extend({ status: z.enum(PUBLIC_STATUSES).optional() });
 export type ListQuery = z.infer<typeof ListQuerySchema>;

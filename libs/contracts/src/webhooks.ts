@@ -35,21 +35,6 @@ export const WebhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
-export const WebhooksListRequestSchema = z.object({ paymentId: z.string().min(1) });
-export const WebhooksListReplySchema = z.object({
-  paymentId: z.string(),
-  deliveries: z.array(WebhookDeliverySchema),
-});
-export const WebhooksReplayRequestSchema = z.object({ eventId: z.string().min(1) });
-export const WebhooksReplayReplySchema = z.object({
-  eventId: z.string(),
-  status: z.literal('pending'),
-  run: z.number().int(),
-});
-
-export const StoreRotateSecretRequestSchema = z.object({ storeId: z.string() });
-export const StoreRotateSecretReplySchema = z.object({ storeId: z.string(), webhookSecret: z.string() });
-
 /** What the dead-letter stream holds: the event, where it was going, and why it was given up. */
 export const WebhookDeadLetterSchema = z.object({
   eventId: z.string(),
@@ -63,13 +48,6 @@ export const WebhookDeadLetterSchema = z.object({
   event: PaymentEventSchema,
 });
 export type WebhookDeadLetter = z.infer<typeof WebhookDeadLetterSchema>;
-
-/** Refusals of the webhook admin commands. */
-export const WebhookAdminMessages = {
-  deliveryNotFound: (eventId: string) => `no webhook delivery for event ${eventId}`,
-  deliveryStillPending: (eventId: string) =>
-    `the delivery of event ${eventId} is still being retried; replay it once it is delivered or dead-lettered`,
-} as const;
 
 /**
  * A webhook attempt to make, on WEBHOOK_ATTEMPTS: everything the attempt needs, so that making it

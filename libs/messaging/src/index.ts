@@ -1,7 +1,17 @@
-export * from './connection';
-export * from './headers';
-export * from './rpc';
-export * from './setup-retry';
-export * from './jetstream';
-export * from './stream-follower';
-export * from './transient';
+/** NATS for the services: connection, typed request/reply, JetStream streams and consumers. */
+export { connectNats, isNatsConnected, type NatsConnection } from './connection';
+export { traceCarrier, withTraceCarrier } from './headers';
+export { serveRpc, callRpc, callerGone, RpcFailure, RpcUnavailable, type RpcServer } from './rpc';
+export { isTransient } from './transient';
+export { retrySetup } from './setup-retry';
+export {
+  ensureStreams,
+  ensureConsumer,
+  publishEvent,
+  startConsumer,
+  jetstream,
+  type HandlerOutcome,
+  type JetStreamClient,
+  type JsMsg,
+} from './jetstream';
+export { followStream } from './stream-follower';

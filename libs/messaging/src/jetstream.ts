@@ -11,7 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
-import { Streams, type StreamDefinition } from '@pix/contracts';
+import { Streams, type ConsumerDefinition, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { retrySetup } from './setup-retry';
@@ -60,19 +60,22 @@ async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
   }
 }
 
-/** Creates a durable, explicitly acked pull consumer if it does not exist yet (patiently, as ensureStreams). */
+/**
+ * Creates a definition's durable, explicitly acked pull consumer, or updates it to this
+ * configuration (`config` adds to the defaults, e.g. a longer ack_wait); patiently, as ensureStreams.
+ */
 export async function ensureConsumer(
   nc: NatsConnection,
-  stream: string,
-  config: Partial<ConsumerConfig> & { durable_name: string },
+  consumer: ConsumerDefinition,
+  config: Partial<ConsumerConfig> = {},
 ): Promise<void> {
-  await retrySetup(`consumer ${config.durable_name}`, () => putConsumer(nc, stream, config));
+  await retrySetup(`consumer ${consumer.durable}`, () => putConsumer(nc, consumer, config));
 }
 
 async function putConsumer(
   nc: NatsConnection,
-  stream: string,
-  config: Partial<ConsumerConfig> & { durable_name: string },
+  consumer: ConsumerDefinition,
+  config: Partial<ConsumerConfig>,
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const full: Partial<ConsumerConfig> = {
@@ -81,12 +84,14 @@ async function putConsumer(
     ack_wait: nanos(30_000),
     max_deliver: -1,
     ...config,
+    durable_name: consumer.durable,
+    filter_subject: consumer.filterSubject,
   };
   try {
-    await jsm.consumers.info(stream, config.durable_name);
-    await jsm.consumers.update(stream, config.durable_name, full);
+    await jsm.consumers.info(consumer.stream, consumer.durable);
+    await jsm.consumers.update(consumer.stream, consumer.durable, full);
   } catch {
-    await jsm.consumers.add(stream, full);
+    await jsm.consumers.add(consumer.stream, full);
   }
 }
 
@@ -144,9 +149,8 @@ export type HandlerOutcome = { ack: true } | { ack: false; retryInMs: number };
  */
 export async function startConsumer(
   nc: NatsConnection,
+  consumer: ConsumerDefinition,
   options: {
-    stream: string;
-    durable: string;
     logger: Logger;
     retryOnErrorMs?: number;
     maxMessages?: number;
@@ -174,15 +178,15 @@ export async function startConsumer(
   handler: (msg: JsMsg) => Promise<HandlerOutcome>,
 ): Promise<{ stop: () => Promise<void>; isBound: () => Promise<boolean> }> {
   const js = jetstream(nc);
-  const consumer = await js.consumers.get(options.stream, options.durable);
-  const messages = await consumer.consume({ max_messages: options.maxMessages ?? 64 });
+  const bound = await js.consumers.get(consumer.stream, consumer.durable);
+  const messages = await bound.consume({ max_messages: options.maxMessages ?? 64 });
   const retryOnErrorMs = options.retryOnErrorMs ?? 1000;
-  const labels = { stream: options.stream, consumer: options.durable };
+  const labels = { stream: consumer.stream, consumer: consumer.durable };
   let stopped = false;
 
   const isBound = async (): Promise<boolean> => {
     if (stopped) return false;
-    const info = await consumer.info();
+    const info = await bound.info();
     consumerPending.set(labels, info.num_pending);
     return true;
   };
@@ -202,7 +206,7 @@ export async function startConsumer(
         kind: SpanKind.CONSUMER,
         attributes: {
           ...natsAttributes(msg.subject, 'process'),
-          'messaging.consumer.group.name': options.durable,
+          'messaging.consumer.group.name': consumer.durable,
           'messaging.message.delivery_count': msg.info.deliveryCount,
         },
       },

@@ -1,13 +1,25 @@
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { SpanKind, type Span } from '@opentelemetry/api';
-import { ErrorMessages, type RpcError } from '@pix/contracts';
+import {
+  DomainError,
+  ErrorMessages,
+  type RpcDefinition,
+  type RpcError,
+  type RpcParsedRequest,
+  type RpcReply,
+  type RpcReplyBody,
+  type RpcRequest,
+} from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import { contextFromHeaders, deadlineOf, traceHeaders, withDeadline } from './headers';
 import { failSpan, natsAttributes, natsRequestDuration, rpcExpired, tracer } from './telemetry';
 import { isTransient } from './transient';
 
-/** A refusal that travels back to the caller with an HTTP-like status and a contract message. */
+/**
+ * A callee that could not handle the request at all (malformed, a temporary failure, a bug), with an
+ * HTTP-like status and a contract message. A refusal of the request itself is a DomainError.
+ */
 export class RpcFailure extends Error {
   constructor(
     readonly status: number,
@@ -26,18 +38,22 @@ export interface RpcServer {
 }
 
 /**
- * Serves one request/reply subject in a queue group: every replica subscribes, each request is
- * answered once. Bad requests and RpcFailures are answered; anything else is logged and answered
- * as an internal error, never left to time out silently. A request whose caller stopped waiting
- * before it was taken up is dropped (see withDeadline); the handler gets the time left as a signal
+ * Serves one request/reply definition in a queue group: every replica subscribes, each request is
+ * answered once. The handler gets the parsed request and must answer what the definition's reply
+ * schema takes (a mismatch fails to compile). DomainErrors travel back as their code; bad requests
+ * and RpcFailures are answered with their status; anything else is logged and answered as an
+ * internal error, never left to time out silently. A request whose caller stopped waiting before
+ * it was taken up is dropped (see withDeadline); the handler gets the time left as a signal
  * (callerGone) to bound what it starts.
  */
-export function serveRpc<S extends z.ZodType, R>(
+export function serveRpc<D extends RpcDefinition>(
   nc: NatsConnection,
-  options: { subject: string; queue: string; schema: S; logger: Logger },
-  handler: (request: z.infer<S>, msg: Msg) => Promise<R>,
+  definition: D,
+  handler: (request: RpcParsedRequest<D>, msg: Msg) => Promise<RpcReplyBody<D>>,
+  options: { queue: string; logger: Logger },
 ): RpcServer {
-  const { subject, queue, schema, logger } = options;
+  const { subject, request: schema } = definition;
+  const { queue, logger } = options;
   // Answers under way: a graceful shutdown waits for them, so a request taken is never left unanswered.
   const inFlight = new Set<Promise<void>>();
   const subscription = nc.subscribe(subject, {
@@ -73,16 +89,18 @@ export function serveRpc<S extends z.ZodType, R>(
       rpcExpired.inc({ subject });
       return;
     }
-    let reply: Reply<R>;
+    let reply: Reply<RpcReplyBody<D>>;
     try {
       const parsed = schema.safeParse(msg.json());
       if (!parsed.success) {
         reply = { ok: false, error: { status: 400, message: parsed.error.issues[0]?.message ?? 'invalid request' } };
       } else {
-        reply = { ok: true, data: await handler(parsed.data, msg) };
+        reply = { ok: true, data: await handler(parsed.data as RpcParsedRequest<D>, msg) };
       }
     } catch (err) {
-      if (err instanceof RpcFailure) {
+      if (err instanceof DomainError) {
+        reply = { ok: false, error: { code: err.code, params: err.params } };
+      } else if (err instanceof RpcFailure) {
         reply = { ok: false, error: { status: err.status, message: err.message } };
       } else if (isTransient(err)) {
         logger.warn({ err, subject }, 'rpc handler met a temporary failure');
@@ -124,14 +142,17 @@ export class RpcUnavailable extends Error {
   }
 }
 
-/** Sends a request and returns the validated answer; refusals throw RpcFailure. */
-export function callRpc<S extends z.ZodType>(
+/**
+ * Sends a request on a definition's subject and returns the reply, parsed by its schema. A refusal
+ * throws the callee's DomainError, a failure of the callee RpcFailure, no answer RpcUnavailable.
+ */
+export function callRpc<D extends RpcDefinition>(
   nc: NatsConnection,
-  subject: string,
-  payload: unknown,
-  schema: S,
+  definition: D,
+  payload: RpcRequest<D>,
   timeoutMs = 5000,
-): Promise<z.infer<S>> {
+): Promise<RpcReply<D>> {
+  const { subject, reply: schema } = definition;
   return tracer.startActiveSpan(
     `${subject} request`,
     { kind: SpanKind.CLIENT, attributes: natsAttributes(subject, 'send') },
@@ -141,12 +162,12 @@ export function callRpc<S extends z.ZodType>(
       try {
         const answer = await request(nc, subject, payload, schema, timeoutMs);
         outcome = 'ok';
-        return answer;
+        return answer as RpcReply<D>;
       } catch (err) {
-        if (err instanceof RpcFailure) outcome = 'refused';
+        if (err instanceof RpcFailure || err instanceof DomainError) outcome = 'refused';
         else if (err instanceof RpcUnavailable) outcome = 'unavailable';
         // A refusal is an answer (a 4xx for the caller), not a failure of the call.
-        if (!(err instanceof RpcFailure) || err.status >= 500) failSpan(span, err);
+        if (!(err instanceof DomainError) && (!(err instanceof RpcFailure) || err.status >= 500)) failSpan(span, err);
         throw err;
       } finally {
         stopTimer({ outcome });
@@ -156,13 +177,13 @@ export function callRpc<S extends z.ZodType>(
   );
 }
 
-async function request<S extends z.ZodType>(
+async function request(
   nc: NatsConnection,
   subject: string,
   payload: unknown,
-  schema: S,
+  schema: z.ZodType,
   timeoutMs: number,
-): Promise<z.infer<S>> {
+): Promise<unknown> {
   let msg: Msg;
   try {
     msg = await nc.request(subject, JSON.stringify(payload), {
@@ -173,6 +194,9 @@ async function request<S extends z.ZodType>(
     throw new RpcUnavailable(subject, err);
   }
   const reply = msg.json<Reply<unknown>>();
-  if (!reply.ok) throw new RpcFailure(reply.error.status, reply.error.message);
+  if (!reply.ok) {
+    const { error } = reply;
+    throw 'code' in error ? new DomainError(error.code, error.params) : new RpcFailure(error.status, error.message);
+  }
   return schema.parse(reply.data);
 }

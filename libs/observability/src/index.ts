@@ -1,6 +1,6 @@
-export * from './http-observability';
-export * from './logger';
-export * from './metrics';
-export * from './ops-server';
-export * from './request-id';
-export * from './tracing';
+/** Logs, metrics, traces and the ops server (health, readiness, metrics) every service runs. */
+export { createLogger, type Logger } from './logger';
+export { createRegistry, libraryMetric, Counter, Gauge, Histogram, Registry } from './metrics';
+export { observeHttp } from './http-observability';
+export { startOpsServer, type ReadinessCheck } from './ops-server';
+export { startTracing, shutdownTracing } from './tracing';

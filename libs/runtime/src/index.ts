@@ -1,7 +1,11 @@
-export * from './service';
-export * from './readiness';
-export * from './periodic';
-export * from './connections';
-export * from './http-server';
-export * from './database-metrics';
-export * from './retention';
+/**
+ * A service's life (start-up, connections, background loops, retention, graceful shutdown) and what
+ * every service's storage and secrets need (the duplicate-key check, digests, constant-time comparison).
+ */
+export { Service } from './service';
+export { connectDatabase, connectMessaging } from './connections';
+export { closeHttpServer } from './http-server';
+export { Periodic } from './periodic';
+export { isDuplicateKey } from './duplicate-key';
+export { sha256Hex, sameSecret } from './secrets';
+export { probeRetention, declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from './retention';

@@ -1,18 +1,22 @@
 /**
- * Runs a task on an interval and whenever poked. Runs never overlap: a poke during a run asks for
- * one more run right after it, so no poke is lost and no work is done twice at once.
+ * A background task: `run` on an interval and whenever poked, from start() until stop(), which
+ * waits for a run under way. Runs never overlap: a poke during a run asks for one more run right
+ * after it, so no poke is lost and no work is done twice at once. A failed run goes to onError and
+ * the next one comes at the next interval.
  */
-export class Periodic {
+export abstract class Periodic {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
 
   constructor(
-    private readonly task: () => Promise<void>,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
+
+  /** One pass of the task. */
+  protected abstract run(): Promise<void>;
 
   start(): void {
     this.timer = setInterval(() => this.poke(), this.intervalMs);
@@ -25,7 +29,7 @@ export class Periodic {
       this.again = true;
       return;
     }
-    this.running = this.task()
+    this.running = this.run()
       .catch(this.onError)
       .finally(() => {
         this.running = undefined;

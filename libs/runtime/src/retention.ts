@@ -98,24 +98,23 @@ export function declareExpiry(schema: Schema, branch: RetentionBranch): void {
  * On the expiry-buckets branch, deletes each passed expiry day from the collections, hourly (a day
  * is deleted once: a failed delete is tried again next hour). On the TTL branch it does nothing.
  */
-export class ExpiryPurge {
+export class ExpiryPurge extends Periodic {
   private lastPurged: string | null = null;
-  private readonly loop: Periodic;
 
   constructor(
     private readonly branch: RetentionBranch,
     private readonly collections: () => mongo.Collection[],
     onError: (err: unknown) => void,
   ) {
-    this.loop = new Periodic(() => this.purge(), PURGE_INTERVAL_MS, onError);
+    super(PURGE_INTERVAL_MS, onError);
   }
 
-  start(): void {
-    if (this.branch === 'expiry-buckets') this.loop.start();
+  override start(): void {
+    if (this.branch === 'expiry-buckets') super.start();
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  protected run(): Promise<void> {
+    return this.purge();
   }
 
   /** Deletes the expiry days passed since the last purge. */

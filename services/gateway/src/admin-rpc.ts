@@ -1,15 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  QueueGroups,
-  StoreCreateRequestSchema,
-  StoreRotateSecretRequestSchema,
-  StoreSetActiveRequestSchema,
-  Subjects,
-  TokenIssueRequestSchema,
-  TokenRevokeRequestSchema,
-  WebhookSecretsRequestSchema,
-} from '@pix/contracts';
-import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
+import { DomainError, GatewayRpc, QueueGroups, Subjects } from '@pix/contracts';
+import { serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
 import {
@@ -26,7 +17,7 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof StoreNotFound) throw new RpcFailure(404, `store not found: ${err.message}`);
+    if (err instanceof StoreNotFound) throw new DomainError('store_not_found', { storeId: err.message });
     throw err;
   }
 }
@@ -39,37 +30,40 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * the webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated).
  */
 export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): RpcServer[] {
-  const queue = QueueGroups.gateway;
+  const rpc = { queue: QueueGroups.gateway, logger };
   return [
-    serveRpc(nc, { subject: Subjects.adminStoresCreate, queue, schema: StoreCreateRequestSchema, logger }, (req) =>
-      createStore(req.name),
-    ),
+    serveRpc(nc, GatewayRpc.storesCreate, (req) => createStore(req.name), rpc),
     serveRpc(
       nc,
-      { subject: Subjects.adminStoresSetActive, queue, schema: StoreSetActiveRequestSchema, logger },
+      GatewayRpc.storesSetActive,
       (req) =>
         storeMustExist(async () => {
           await setStoreActive(req.storeId, req.active);
           await authCache.storeActiveChanged(req.storeId, req.active);
           return { storeId: req.storeId, active: req.active };
         }),
-    ),
-    serveRpc(nc, { subject: Subjects.adminTokensIssue, queue, schema: TokenIssueRequestSchema, logger }, (req) =>
-      storeMustExist(() => issueToken(req.storeId, req.expiresInSeconds)),
+      rpc,
     ),
     serveRpc(
       nc,
-      { subject: Subjects.adminTokensRevoke, queue, schema: TokenRevokeRequestSchema, logger },
+      GatewayRpc.tokensIssue,
+      (req) => storeMustExist(() => issueToken(req.storeId, req.expiresInSeconds)),
+      rpc,
+    ),
+    serveRpc(
+      nc,
+      GatewayRpc.tokensRevoke,
       async (req) => {
         const tokenHash = await revokeToken(req.token);
-        if (!tokenHash) throw new RpcFailure(404, 'token not found');
+        if (!tokenHash) throw new DomainError('token_not_found');
         await authCache.tokenRevoked(tokenHash);
         return { revoked: true as const };
       },
+      rpc,
     ),
     serveRpc(
       nc,
-      { subject: Subjects.adminStoresRotateSecret, queue, schema: StoreRotateSecretRequestSchema, logger },
+      GatewayRpc.storesRotateSecret,
       (req) =>
         storeMustExist(async () => {
           const webhookSecret = await rotateWebhookSecret(req.storeId);
@@ -79,11 +73,13 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
           await nc.flush();
           return { storeId: req.storeId, webhookSecret };
         }),
+      rpc,
     ),
     serveRpc(
       nc,
-      { subject: Subjects.storesWebhookSecrets, queue, schema: WebhookSecretsRequestSchema, logger },
+      GatewayRpc.webhookSecrets,
       (req) => storeMustExist(async () => ({ secrets: await webhookSecretsOf(req.storeId) })),
+      rpc,
     ),
   ];
 }

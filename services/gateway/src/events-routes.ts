@@ -1,13 +1,6 @@
 import express, { type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  ErrorMessages,
-  EventDetailSchema,
-  EventListSchema,
-  EventRedeliverySchema,
-  isEventId,
-  Subjects,
-} from '@pix/contracts';
+import { DispatcherRpc, ErrorMessages, isEventId } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
@@ -28,13 +21,7 @@ export function eventsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
     const { storeId } = res.locals as AuthedLocals;
     const validated = validateEventsQuery(req.query as Record<string, unknown>);
     if (!validated.ok) return sendError(res, 400, validated.message);
-    const list = await callRpc(
-      nc,
-      Subjects.eventsList,
-      { storeId, query: validated.value },
-      EventListSchema,
-      rpcTimeoutMs,
-    );
+    const list = await callRpc(nc, DispatcherRpc.eventsList, { storeId, query: validated.value }, rpcTimeoutMs);
     res.status(200).json(list);
   });
 
@@ -42,7 +29,7 @@ export function eventsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
     const { storeId } = res.locals as AuthedLocals;
     const { eventId } = req.params;
     if (!isEventId(eventId)) return sendError(res, 404, ErrorMessages.eventNotFound);
-    const event = await callRpc(nc, Subjects.eventsGet, { storeId, eventId }, EventDetailSchema, rpcTimeoutMs);
+    const event = await callRpc(nc, DispatcherRpc.eventsGet, { storeId, eventId }, rpcTimeoutMs);
     res.status(200).json(event);
   });
 
@@ -50,13 +37,7 @@ export function eventsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
     const { storeId } = res.locals as AuthedLocals;
     const { eventId } = req.params;
     if (!isEventId(eventId)) return sendError(res, 404, ErrorMessages.eventNotFound);
-    const started = await callRpc(
-      nc,
-      Subjects.eventsRedeliver,
-      { storeId, eventId },
-      EventRedeliverySchema,
-      rpcTimeoutMs,
-    );
+    const started = await callRpc(nc, DispatcherRpc.eventsRedeliver, { storeId, eventId }, rpcTimeoutMs);
     res.status(200).json(started);
   });
 

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { ErrorMessages, type ErrorBody } from '@pix/contracts';
+import { DomainError, DomainErrorAnswers, ErrorMessages, type ErrorBody } from '@pix/contracts';
 import { isTransient, RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
@@ -29,9 +29,17 @@ export function methodNotAllowed(...methods: string[]): RequestHandler {
   };
 }
 
-/** Maps what went wrong to a status: client mistakes are 4xx, outages 503, bugs 500 (logged). */
+/**
+ * Maps what went wrong to a status: a service's refusal (a domain error's code) to its status and
+ * the spec's message, client mistakes to 4xx, outages to 503, bugs to 500 (logged). The only place
+ * a domain error becomes an HTTP answer.
+ */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, _next) => {
+    if (err instanceof DomainError) {
+      const { status, message } = DomainErrorAnswers[err.code](err.params);
+      return sendError(res, status, message);
+    }
     if (err instanceof RpcFailure) return sendError(res, err.status, err.message);
     if (isTransient(err)) {
       logger.warn({ err }, 'a backend or the database is away for now');

@@ -1,14 +1,21 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import mongoose, { Schema } from 'mongoose';
 import type { CreatePaymentInput } from '@pix/contracts';
-import { declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from '@pix/runtime';
+import {
+  declareExpiry,
+  expiryFields,
+  ExpiryPurge,
+  isDuplicateKey,
+  sha256Hex,
+  type RetentionBranch,
+} from '@pix/runtime';
 
 /** Stripe's window: a key is remembered for 24 hours, then it may be used again. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_CHARS = 255;
 
 interface IdempotencyKeyDoc {
-  /** `${storeId}:${sha256(key)}`: keys are per store, and the key itself is not stored. */
+  /** `${storeId}:${sha256Hex(key)}`: keys are per store, and the key itself is not stored. */
   _id: string;
   /** SHA-256 of the validated, canonical request body. */
   requestHash: string;
@@ -44,17 +51,13 @@ export function idempotencyKeyRetention(branch: RetentionBranch, onError: (err: 
   return new ExpiryPurge(branch, () => [IdempotencyKeyModel.collection], onError);
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
 export function isValidIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= MAX_KEY_CHARS;
 }
 
 /** The same request, whatever the JSON's key order or the client's absent-vs-null choice. */
 function requestHashOf(input: CreatePaymentInput): string {
-  return sha256(JSON.stringify([input.amountCents, input.email, input.observation, input.webhookUrl]));
+  return sha256Hex(JSON.stringify([input.amountCents, input.email, input.observation, input.webhookUrl]));
 }
 
 export type Claim = { ok: true; paymentId: string } | { ok: false };
@@ -70,7 +73,7 @@ export async function claimPaymentId(
   input: CreatePaymentInput,
   now = new Date(),
 ): Promise<Claim> {
-  const _id = `${storeId}:${sha256(key)}`;
+  const _id = `${storeId}:${sha256Hex(key)}`;
   const requestHash = requestHashOf(input);
   const oldest = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
   for (;;) {
@@ -92,7 +95,7 @@ export async function claimPaymentId(
       return { ok: true, paymentId };
     } catch (err) {
       // Another request claimed the key first: read its claim.
-      if ((err as { code?: unknown }).code !== 11000) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 }

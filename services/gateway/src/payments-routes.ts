@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ErrorMessages, PaymentListSchema, PaymentSchema, Subjects } from '@pix/contracts';
+import { DomainError, ErrorMessages, PaymentsRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
@@ -32,14 +32,13 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
     if (key !== undefined) {
       if (!isValidIdempotencyKey(key)) return sendError(res, 400, ErrorMessages.idempotencyKeyInvalid);
       const claim = await claimPaymentId(storeId, key, validated.value);
-      if (!claim.ok) return sendError(res, 409, ErrorMessages.idempotencyKeyReused);
+      if (!claim.ok) throw new DomainError('idempotency_key_reused');
       paymentId = claim.paymentId;
     }
     const payment = await callRpc(
       nc,
-      Subjects.paymentsCreate,
+      PaymentsRpc.create,
       { storeId, input: validated.value, isPublic: true, paymentId },
-      PaymentSchema,
       rpcTimeoutMs,
     );
     res.status(200).json(payment);
@@ -49,26 +48,14 @@ export function paymentsRouter(nc: NatsConnection, rpcTimeoutMs: number): Router
     const { storeId } = res.locals as AuthedLocals;
     const validated = validateListQuery(req.query as Record<string, unknown>);
     if (!validated.ok) return sendError(res, 400, validated.message);
-    const list = await callRpc(
-      nc,
-      Subjects.paymentsList,
-      { storeId, query: validated.value },
-      PaymentListSchema,
-      rpcTimeoutMs,
-    );
+    const list = await callRpc(nc, PaymentsRpc.list, { storeId, query: validated.value }, rpcTimeoutMs);
     res.status(200).json(list);
   });
 
   router.get('/:id', async (req, res) => {
     const { storeId } = res.locals as AuthedLocals;
     if (!isPaymentId(req.params.id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
-    const payment = await callRpc(
-      nc,
-      Subjects.paymentsGet,
-      { storeId, id: req.params.id },
-      PaymentSchema,
-      rpcTimeoutMs,
-    );
+    const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id: req.params.id }, rpcTimeoutMs);
     res.status(200).json(payment);
   });
 

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import QRCode from 'qrcode';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ErrorMessages, PaymentQrReplySchema, Subjects } from '@pix/contracts';
+import { ErrorMessages, PaymentsRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import { methodNotAllowed, sendError } from './http-errors';
 import { isPaymentId } from './validation';
@@ -18,7 +18,7 @@ export function qrRouter(nc: NatsConnection, rpcTimeoutMs: number): Router {
     if (!req.params.file.endsWith('.png') || !isPaymentId(id)) {
       return sendError(res, 404, ErrorMessages.paymentNotFound);
     }
-    const { qrCopyPaste } = await callRpc(nc, Subjects.paymentsQr, { id }, PaymentQrReplySchema, rpcTimeoutMs);
+    const { qrCopyPaste } = await callRpc(nc, PaymentsRpc.qr, { id }, rpcTimeoutMs);
     if (!qrCopyPaste) return sendError(res, 404, ErrorMessages.paymentNotFound);
     const png = await QRCode.toBuffer(qrCopyPaste, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 });
     res.status(200).set({ 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=3600' }).send(png);

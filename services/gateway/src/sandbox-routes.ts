@@ -3,16 +3,17 @@ import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
+  DomainError,
   ErrorMessages,
-  PaymentSchema,
+  PaymentsRpc,
   PIX_MAX_AMOUNT_CENTS,
-  SandboxAnalysisReplySchema,
   SandboxMessages,
-  SandboxPayReplySchema,
-  Subjects,
+  SandboxRpc,
+  type RpcDefinition,
+  type RpcReply,
+  type RpcRequest,
 } from '@pix/contracts';
-import { callRpc, RpcFailure } from '@pix/messaging';
-import type { z } from 'zod';
+import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
 import { isPaymentId, type Validated } from './validation';
@@ -56,13 +57,18 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
   };
   const json = express.json({ limit: '64kb', strict: false, type: () => true });
 
-  async function act<S extends z.ZodType>(storeId: string, id: string, subject: string, payload: unknown, schema: S) {
-    await callRpc(nc, Subjects.paymentsGet, { storeId, id }, PaymentSchema, rpcTimeoutMs);
+  async function act<D extends RpcDefinition>(
+    storeId: string,
+    id: string,
+    action: D,
+    payload: RpcRequest<D>,
+  ): Promise<RpcReply<D>> {
+    await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
     try {
-      return await callRpc(nc, subject, payload, schema, rpcTimeoutMs);
+      return await callRpc(nc, action, payload, rpcTimeoutMs);
     } catch (err) {
       // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
-      if (err instanceof RpcFailure && err.status === 404) throw new RpcFailure(409, SandboxMessages.chargeMissing);
+      if (err instanceof DomainError && err.code === 'charge_not_found') throw new DomainError('charge_missing');
       throw err;
     }
   }
@@ -73,27 +79,21 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
     if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
     const validated = validateSandboxPayBody(req.body);
     if (!validated.ok) return sendError(res, 400, validated.message);
-    const paid = await act(
-      storeId,
-      id,
-      Subjects.sandboxPay,
-      { paymentId: id, amountCents: validated.value },
-      SandboxPayReplySchema,
-    );
+    const paid = await act(storeId, id, SandboxRpc.pay, { paymentId: id, amountCents: validated.value });
     res.status(200).json(paid);
   });
 
   const analyses = [
-    ['review', Subjects.sandboxReview],
-    ['clear', Subjects.sandboxClear],
-    ['reject', Subjects.sandboxReject],
+    ['review', SandboxRpc.review],
+    ['clear', SandboxRpc.clear],
+    ['reject', SandboxRpc.reject],
   ] as const;
-  for (const [action, subject] of analyses) {
+  for (const [action, definition] of analyses) {
     router.post(`/:id/${action}`, async (req, res) => {
       const { storeId } = res.locals as AuthedLocals;
       const id = req.params.id;
       if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
-      const done = await act(storeId, id, subject, { paymentId: id }, SandboxAnalysisReplySchema);
+      const done = await act(storeId, id, definition, { paymentId: id });
       res.status(200).json(done);
     });
   }

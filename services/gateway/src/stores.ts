@@ -1,5 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import mongoose, { Schema } from 'mongoose';
+import { sha256Hex } from '@pix/runtime';
 
 interface StoreDoc {
   _id: string;
@@ -48,7 +49,7 @@ export const TokenModel = mongoose.model<TokenDoc>(
 );
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 /** A bearer token: 256 random bits, URL-safe. */

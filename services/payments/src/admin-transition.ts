@@ -1,5 +1,4 @@
-import { AdminMessages, ErrorMessages, INTERNAL_STATUSES, type PaymentStatus } from '@pix/contracts';
-import { RpcFailure } from '@pix/messaging';
+import { DomainError, INTERNAL_STATUSES, type PaymentStatus } from '@pix/contracts';
 import type { PaymentStore } from './payment-store';
 import { canTransition } from './state-machine';
 import { transition } from './transitions';
@@ -18,14 +17,14 @@ export async function adminTransition(
   paymentId: string,
   to: PaymentStatus,
 ): Promise<{ paymentId: string; previousStatus: PaymentStatus; status: PaymentStatus }> {
-  if (!ADMIN_TARGETS.includes(to)) throw new RpcFailure(400, AdminMessages.statusNotAdmin(to, ADMIN_TARGETS));
+  if (!ADMIN_TARGETS.includes(to)) throw new DomainError('status_not_admin', { to });
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const doc = await store.byId(paymentId);
-    if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
-    if (!canTransition(doc.status, to)) throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
+    if (!doc) throw new DomainError('payment_not_found');
+    if (!canTransition(doc.status, to)) throw new DomainError('transition_not_allowed', { from: doc.status, to });
     const result = await transition(store, paymentId, doc.status, to, { seen: doc });
     if (result.changed) return { paymentId, previousStatus: doc.status, status: to };
-    if (result.reason === 'refused') throw new RpcFailure(409, AdminMessages.transitionRefused(doc.status, to));
+    if (result.reason === 'refused') throw new DomainError('transition_not_allowed', { from: doc.status, to });
   }
-  throw new RpcFailure(409, AdminMessages.transitionContended);
+  throw new DomainError('transition_contended');
 }

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorMessages, type CreatePaymentRequest, type Payment } from '@pix/contracts';
-import { RpcFailure } from '@pix/messaging';
+import { DomainError, type CreatePaymentRequest, type Payment } from '@pix/contracts';
 import { createPayment, type CreateDeps } from './create-payment';
 import { toPayment } from './presenter';
 
@@ -29,11 +28,20 @@ export async function createPaymentOnce(deps: CreateDeps, request: CreatePayment
   const giveUpAt = Date.now() + CONCURRENT_CREATE_WAIT_MS;
   for (let doc = existing; ; doc = await deps.store.byId(paymentId)) {
     if (doc) {
-      if (doc.storeId !== storeId) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+      if (doc.storeId !== storeId) throw new DomainError('payment_not_found');
       return toPayment(doc);
     }
     // Its creator died after claiming the id: the claim lapses and a retry then creates it.
-    if (Date.now() > giveUpAt) throw new RpcFailure(503, ErrorMessages.unavailable);
+    if (Date.now() > giveUpAt) throw new FirstCreateUnfinished(paymentId);
     await sleep(50);
+  }
+}
+
+/** The first create of this id has not stored its payment yet: temporary (a 503), a retry finds it. */
+class FirstCreateUnfinished extends Error {
+  readonly transient = true;
+  constructor(paymentId: string) {
+    super(`the first create of payment ${paymentId} has not finished`);
+    this.name = 'FirstCreateUnfinished';
   }
 }

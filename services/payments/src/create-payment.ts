@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  CreateChargeReplySchema,
-  Subjects,
-  txidFor,
-  type CreateChargeReply,
-  type CreatePaymentInput,
-  type Payment,
-} from '@pix/contracts';
+import { AdapterRpc, txidFor, type CreateChargeReply, type CreatePaymentInput, type Payment } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { Config } from './config';
@@ -40,7 +33,7 @@ export async function requestCharge(
   try {
     return await callRpc(
       deps.nc,
-      Subjects.pixChargesCreate,
+      AdapterRpc.createCharge,
       {
         txid: doc.txid,
         paymentId: doc._id,
@@ -48,7 +41,6 @@ export async function requestCharge(
         expiresInSeconds,
         description: doc.observation,
       },
-      CreateChargeReplySchema,
       deps.config.PSP_TIMEOUT,
     );
   } catch (err) {

@@ -1,11 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  CreateRefundReplySchema,
-  refundIdFor,
-  Subjects,
-  type CreateRefundReply,
-  type PaymentDueKind,
-} from '@pix/contracts';
+import { AdapterRpc, refundIdFor, type CreateRefundReply, type PaymentDueKind } from '@pix/contracts';
 import { callRpc, type HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { z } from 'zod';
@@ -120,9 +114,8 @@ async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise
   try {
     reply = await callRpc(
       deps.nc,
-      Subjects.pixRefundsCreate,
+      AdapterRpc.createRefund,
       { refundId: record.id, endToEndId: paidEndToEndId, amountCents: paidAmountCents },
-      CreateRefundReplySchema,
       deps.config.REFUND_TIMEOUT,
     );
   } catch (err) {
@@ -134,7 +127,7 @@ async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise
     return ACK;
   }
   const outcome: RefundRecord = { ...record, status: reply.status, rtrId: reply.rtrId };
-  if (reply.status === 'NAO_REALIZADO') {
+  if (reply.status === 'failed') {
     await store.write<'moved_on'>(
       doc._id,
       (current) =>

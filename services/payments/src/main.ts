@@ -1,15 +1,5 @@
 import './tracing';
-import {
-  Consumers,
-  CreatePaymentRequestSchema,
-  GetPaymentRequestSchema,
-  ListPaymentsRequestSchema,
-  PaymentQrRequestSchema,
-  PaymentTransitionRequestSchema,
-  QueueGroups,
-  Streams,
-  Subjects,
-} from '@pix/contracts';
+import { Consumers, PaymentsRpc, QueueGroups } from '@pix/contracts';
 import { ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
@@ -20,7 +10,7 @@ import { registerPaymentMetrics } from './metrics';
 import { OutboxSweep, publisher, withFailPoint } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
-import { servePublicView } from './public-view';
+import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 
 /** The key a message is about, to keep one charge's (or payment's) messages in order. */
@@ -48,14 +38,8 @@ async function main(): Promise<void> {
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  await ensureConsumer(nc, Streams.pix.name, {
-    durable_name: Consumers.paymentsPix,
-    filter_subject: 'pix.events.>',
-  });
-  await ensureConsumer(nc, Streams.paymentSchedules.name, {
-    durable_name: Consumers.paymentsDue,
-    filter_subject: Subjects.paymentDueAll,
-  });
+  await ensureConsumer(nc, Consumers.paymentsPix);
+  await ensureConsumer(nc, Consumers.paymentsDue);
 
   registerPaymentMetrics(service.registry);
   const publish = withFailPoint(publisher(nc), config.OUTBOX_FAIL_POINT ?? null, logger);
@@ -66,26 +50,14 @@ async function main(): Promise<void> {
   sweep.start();
   service.onShutdown('outbox sweep', () => sweep.stop());
 
-  const queue = QueueGroups.payments;
+  const rpc = { queue: QueueGroups.payments, logger };
   const subscriptions = [
-    serveRpc(nc, { subject: Subjects.paymentsCreate, queue, schema: CreatePaymentRequestSchema, logger }, (req) =>
-      createPaymentOnce(deps, req),
-    ),
-    serveRpc(nc, { subject: Subjects.paymentsGet, queue, schema: GetPaymentRequestSchema, logger }, (req) =>
-      getPayment(store, req.storeId, req.id),
-    ),
-    serveRpc(nc, { subject: Subjects.paymentsList, queue, schema: ListPaymentsRequestSchema, logger }, (req) =>
-      listPayments(store, req.storeId, req.query),
-    ),
-    serveRpc(
-      nc,
-      { subject: Subjects.paymentsTransition, queue, schema: PaymentTransitionRequestSchema, logger },
-      (req) => adminTransition(store, req.paymentId, req.status),
-    ),
-    serveRpc(nc, { subject: Subjects.paymentsQr, queue, schema: PaymentQrRequestSchema, logger }, async (req) => ({
-      qrCopyPaste: await qrCopyPasteOf(store, req.id),
-    })),
-    servePublicView(nc, store, logger),
+    serveRpc(nc, PaymentsRpc.create, (req) => createPaymentOnce(deps, req), rpc),
+    serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
+    serveRpc(nc, PaymentsRpc.list, (req) => listPayments(store, req.storeId, req.query), rpc),
+    serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
+    serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
+    serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
@@ -94,9 +66,8 @@ async function main(): Promise<void> {
   const pixConsumer = await startConsumer(
     nc,
     // Different charges concurrently, one charge's facts in order (paid before cleared).
+    Consumers.paymentsPix,
     {
-      stream: Streams.pix.name,
-      durable: Consumers.paymentsPix,
       logger,
       parallel: true,
       serializeBy: txidOf,
@@ -109,9 +80,8 @@ async function main(): Promise<void> {
 
   const dueConsumer = await startConsumer(
     nc,
+    Consumers.paymentsDue,
     {
-      stream: Streams.paymentSchedules.name,
-      durable: Consumers.paymentsDue,
       logger,
       parallel: true,
       serializeBy: paymentIdOf,

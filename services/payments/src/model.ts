@@ -8,7 +8,7 @@ export interface RefundRecord {
   id: string;
   reason: RefundReason;
   requestedAt: Date;
-  /** The PSP's answer: API Pix devolução status and return id; null until it answered. */
+  /** The PSP's answer (the refund's status and return id); null until it answered. */
   status: CreateRefundReply['status'] | null;
   rtrId: string | null;
 }
@@ -38,7 +38,7 @@ export interface PaymentDoc {
   deadlineAt: Date | null;
   /** Set when the PSP's analysis rejects the held Pix: the refund is then due at once. */
   refundReason: RefundReason | null;
-  /** The refund (API Pix devolução) of the paid amount, once requested. */
+  /** The refund of the paid amount, once requested. */
   refund: RefundRecord | null;
   /** How many events this payment has emitted; the next one gets eventSeq + 1. */
   eventSeq: number;

@@ -117,27 +117,18 @@ const SWEEP_MIN_AGE_MS = 5_000;
  * JetStream was unreachable. Any number of replicas may run it: a message published twice carries
  * the same Nats-Msg-Id and JetStream keeps one.
  */
-export class OutboxSweep {
-  private readonly task: Periodic;
-
+export class OutboxSweep extends Periodic {
   constructor(
     private readonly store: PaymentStore,
     private readonly logger: Logger,
     intervalMs: number,
   ) {
-    this.task = new Periodic(
-      () => withTraceCarrier(undefined, () => this.sweep()),
-      intervalMs,
-      (err) => logger.error({ err, task: 'outbox sweep' }, 'background pass failed'),
-    );
+    super(intervalMs, (err) => logger.error({ err, task: 'outbox sweep' }, 'background pass failed'));
   }
 
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+  /** Outside any trace: a sweep is nobody's request. */
+  protected run(): Promise<void> {
+    return withTraceCarrier(undefined, () => this.sweep());
   }
 
   private async sweep(): Promise<void> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ListQuery } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
+import { isDuplicateKey } from '@pix/runtime';
 import { IntentModel, PaymentModel, type IntentDoc, type OutboxMessage, type PaymentDoc } from './model';
 
 /**
@@ -34,7 +35,6 @@ export type WriteResult<R extends string> =
 /** Publishes the messages a write owes; throws when JetStream did not take them all. */
 export type Publish = (messages: OutboxMessage[]) => Promise<void>;
 
-const DUPLICATE_KEY = 11000;
 /** An intent older than this was left by a writer that died (or stalled): others may take over. */
 export const INTENT_LEASE_MS = 10_000;
 /** How long a writer waits for another writer of the same payment before giving up. */
@@ -48,10 +48,6 @@ export class PaymentWriteTimeout extends Error {
     super(`payment ${paymentId} stayed claimed by another writer for ${WAIT_MS} ms`);
     this.name = 'PaymentWriteTimeout';
   }
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: unknown }).code === DUPLICATE_KEY;
 }
 
 /** Whether the payment's revisions include the intent's write (see recover). */

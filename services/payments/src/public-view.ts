@@ -1,14 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  centsToBrl,
-  ErrorMessages,
-  PaymentPublicViewRequestSchema,
-  QueueGroups,
-  Subjects,
-  type PaymentPublicView,
-} from '@pix/contracts';
-import { RpcFailure, serveRpc, type RpcServer } from '@pix/messaging';
-import type { Logger } from '@pix/observability';
+import { centsToBrl, DomainError, type PaymentPublicView } from '@pix/contracts';
 import type { PaymentStore } from './payment-store';
 
 /**
@@ -18,7 +8,7 @@ import type { PaymentStore } from './payment-store';
  */
 export async function publicView(store: PaymentStore, id: string): Promise<PaymentPublicView> {
   const doc = await store.byId(id);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+  if (!doc) throw new DomainError('payment_not_found');
   return {
     id: doc._id,
     storeId: doc.storeId,
@@ -29,14 +19,4 @@ export async function publicView(store: PaymentStore, id: string): Promise<Payme
     pixReceived: doc.paidEndToEndId !== null,
     sequence: doc.eventSeq,
   };
-}
-
-export function servePublicView(nc: NatsConnection, store: PaymentStore, logger: Logger): RpcServer {
-  const options = {
-    subject: Subjects.paymentsPublicView,
-    queue: QueueGroups.payments,
-    schema: PaymentPublicViewRequestSchema,
-    logger,
-  };
-  return serveRpc(nc, options, (req) => publicView(store, req.id));
 }

@@ -1,12 +1,11 @@
-import { ErrorMessages, type ListQuery, type Payment, type PaymentList } from '@pix/contracts';
-import { RpcFailure } from '@pix/messaging';
+import { DomainError, type ListQuery, type Payment, type PaymentList } from '@pix/contracts';
 import type { PaymentStore } from './payment-store';
 import { toPayment } from './presenter';
 
 /** A store's payment; another store's, or an unknown id, is the same 404. */
 export async function getPayment(store: PaymentStore, storeId: string, id: string): Promise<Payment> {
   const doc = await store.forStore(storeId, id);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+  if (!doc) throw new DomainError('payment_not_found');
   return toPayment(doc);
 }
 
@@ -19,6 +18,6 @@ export async function listPayments(store: PaymentStore, storeId: string, query: 
 /** The copy-and-paste code behind a payment's public QR image (no store: the image is public). */
 export async function qrCopyPasteOf(store: PaymentStore, id: string): Promise<string | null> {
   const doc = await store.byId(id);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+  if (!doc) throw new DomainError('payment_not_found');
   return doc.qrCopyPaste;
 }

@@ -1,10 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import express, { type Request, type Router } from 'express';
-import { brlToCents, Subjects } from '@pix/contracts';
+import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { PixCallbackSchema, type AnalysisState, type PixCallback } from './api-pix/wire';
+import { sameSecret } from '@pix/runtime';
+import { factFromCallback } from './api-pix/transformers';
+import { PixCallbackSchema } from './api-pix/wire';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
 
@@ -17,31 +18,7 @@ export type CallbackAuth = { kind: 'mtls' } | { kind: 'secret'; secret: string }
 function authenticated(req: Request, auth: CallbackAuth): boolean {
   if (auth.kind === 'mtls') return (req.socket as Partial<TLSSocket>).authorized === true;
   const given = req.get(CALLBACK_SECRET_HEADER);
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(auth.secret);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-type CallbackPix = PixCallback['pix'][number];
-
-/** Which fact a callback entry is, and its JetStream message id (one fact per Pix and kind). */
-function factOf(pix: CallbackPix): { subject: string; msgId: string } {
-  const byAnalysis: Record<AnalysisState, string> = {
-    EM_ANALISE: Subjects.pixReview,
-    LIBERADO: Subjects.pixCleared,
-    REJEITADO: Subjects.pixRejected,
-  };
-  if (!pix.analise) return { subject: Subjects.pixPaid, msgId: pix.endToEndId };
-  return { subject: byAnalysis[pix.analise], msgId: `${pix.endToEndId}:${pix.analise}` };
-}
-
-function payloadOf(pix: CallbackPix, amountCents: number): unknown {
-  const at = new Date(pix.horario).toISOString();
-  if (pix.analise === 'LIBERADO' || pix.analise === 'REJEITADO') {
-    return { endToEndId: pix.endToEndId, txid: pix.txid, decidedAt: new Date().toISOString() };
-  }
-  return { endToEndId: pix.endToEndId, txid: pix.txid, amountCents, paidAt: at };
+  return given !== undefined && sameSecret(given, auth.secret);
 }
 
 /**
@@ -64,8 +41,8 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
     for (const pix of parsed.data.pix) {
       const amountCents = brlToCents(Number(pix.valor));
       if (amountCents === null) continue;
-      const { subject, msgId } = factOf(pix);
-      await publishEvent(options.js, subject, payloadOf(pix, amountCents), msgId);
+      const { subject, msgId, payload } = factFromCallback(pix, amountCents);
+      await publishEvent(options.js, subject, payload, msgId);
       options.logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix callback from the PSP');
     }
     res.status(200).json({ received: parsed.data.pix.length });

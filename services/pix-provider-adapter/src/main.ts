@@ -1,13 +1,6 @@
 import './tracing';
 import express from 'express';
-import {
-  CreateChargeRequestSchema,
-  CreateRefundRequestSchema,
-  QueueGroups,
-  SandboxAnalysisRequestSchema,
-  SandboxPayRequestSchema,
-  Subjects,
-} from '@pix/contracts';
+import { AdapterRpc, QueueGroups, SandboxRpc } from '@pix/contracts';
 import { callerGone, ensureStreams, jetstream, serveRpc } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
@@ -53,30 +46,18 @@ async function main(): Promise<void> {
     sandbox.payer.resume().catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
   }
 
-  const queue = QueueGroups.pixProviderAdapter;
+  const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
-    serveRpc(
-      nc,
-      { subject: Subjects.pixChargesCreate, queue, schema: CreateChargeRequestSchema, logger },
-      async (req, msg) => {
-        const charge = await provider.createCharge(req, callerGone(msg));
-        return { txid: charge.txid, location: charge.location, qrCopyPaste: charge.pixCopiaECola };
-      },
-    ),
-    serveRpc(nc, { subject: Subjects.pixRefundsCreate, queue, schema: CreateRefundRequestSchema, logger }, (req) =>
-      provider.refund(req),
-    ),
+    serveRpc(nc, AdapterRpc.createCharge, (req, msg) => provider.createCharge(req, callerGone(msg)), rpc),
+    serveRpc(nc, AdapterRpc.createRefund, (req) => provider.refund(req), rpc),
   ];
   if (sandbox) {
     const commands = new SandboxCommands(sandbox.payer);
-    const analysis = { queue, schema: SandboxAnalysisRequestSchema, logger };
     subscriptions.push(
-      serveRpc(nc, { subject: Subjects.sandboxPay, queue, schema: SandboxPayRequestSchema, logger }, (req) =>
-        commands.pay(req.paymentId, req.amountCents),
-      ),
-      serveRpc(nc, { ...analysis, subject: Subjects.sandboxReview }, (req) => commands.review(req.paymentId)),
-      serveRpc(nc, { ...analysis, subject: Subjects.sandboxClear }, (req) => commands.clear(req.paymentId)),
-      serveRpc(nc, { ...analysis, subject: Subjects.sandboxReject }, (req) => commands.reject(req.paymentId)),
+      serveRpc(nc, SandboxRpc.pay, (req) => commands.pay(req.paymentId, req.amountCents), rpc),
+      serveRpc(nc, SandboxRpc.review, (req) => commands.review(req.paymentId), rpc),
+      serveRpc(nc, SandboxRpc.clear, (req) => commands.clear(req.paymentId), rpc),
+      serveRpc(nc, SandboxRpc.reject, (req) => commands.reject(req.paymentId), rpc),
     );
   }
   service.onShutdown('rpc subscriptions', async () => {

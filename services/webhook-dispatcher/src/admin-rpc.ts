@@ -1,13 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  QueueGroups,
-  Subjects,
-  WebhookAdminMessages,
-  WebhooksListRequestSchema,
-  WebhooksReplayRequestSchema,
-  type WebhookDelivery,
-} from '@pix/contracts';
-import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
+import { DispatcherRpc, DomainError, QueueGroups, type WebhookDelivery } from '@pix/contracts';
+import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { deliveriesOf, findDelivery } from './delivery-log';
 import { toAttempt } from './events-rpc';
@@ -36,22 +29,18 @@ export async function replayDelivery(
   eventId: string,
 ): Promise<{ eventId: string; status: 'pending'; run: number }> {
   const doc = await findDelivery(eventId);
-  if (!doc) throw new RpcFailure(404, WebhookAdminMessages.deliveryNotFound(eventId));
+  if (!doc) throw new DomainError('delivery_not_found', { eventId });
   const run = await replay(js, doc);
-  if (run === null) throw new RpcFailure(409, WebhookAdminMessages.deliveryStillPending(eventId));
+  if (run === null) throw new DomainError('delivery_still_pending', { eventId });
   return { eventId, status: 'pending', run };
 }
 
 /** The webhook admin commands, served over NATS in the dispatcher's queue group. */
 export function serveWebhookRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
-  const queue = QueueGroups.webhookDispatcher;
+  const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
-    serveRpc(nc, { subject: Subjects.adminWebhooksList, queue, schema: WebhooksListRequestSchema, logger }, (req) =>
-      listDeliveries(req.paymentId),
-    ),
-    serveRpc(nc, { subject: Subjects.adminWebhooksReplay, queue, schema: WebhooksReplayRequestSchema, logger }, (req) =>
-      replayDelivery(js, req.eventId),
-    ),
+    serveRpc(nc, DispatcherRpc.webhooksList, (req) => listDeliveries(req.paymentId), rpc),
+    serveRpc(nc, DispatcherRpc.webhooksReplay, (req) => replayDelivery(js, req.eventId), rpc),
   ];
 }

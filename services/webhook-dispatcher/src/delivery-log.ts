@@ -6,7 +6,7 @@ import type {
   WebhookAttemptOutcome,
   WebhookDeliveryStatus,
 } from '@pix/contracts';
-import { declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from '@pix/runtime';
+import { declareExpiry, expiryFields, ExpiryPurge, isDuplicateKey, type RetentionBranch } from '@pix/runtime';
 
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
@@ -147,11 +147,6 @@ export function logPurge(branch: RetentionBranch, onError: (err: unknown) => voi
 
 function expiringFrom(now: Date) {
   return expiryFields(new Date(now.getTime() + retentionMs));
-}
-
-/** MongoDB's duplicate key error: the document is already there. */
-function isDuplicateKey(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
 }
 
 export function attemptId(eventId: string, run: number, attempt: number): string {

@@ -1,10 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  ErrorMessages,
-  EventRequestSchema,
-  EventsListRequestSchema,
+  DispatcherRpc,
+  DomainError,
   QueueGroups,
-  Subjects,
   type EventAttempt,
   type EventListQuery,
   type EventRedelivery,
@@ -12,7 +10,7 @@ import {
   type PublicEventDetail,
   type PublicEventList,
 } from '@pix/contracts';
-import { jetstream, RpcFailure, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
+import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { attemptsOfEvent, findStoreDelivery, storeDeliveries, type AttemptDoc, type DeliveryDoc } from './delivery-log';
 import { replay } from './replay';
@@ -52,7 +50,7 @@ export async function listEvents(storeId: string, query: EventListQuery): Promis
 /** Only the store's own event: another store's and an unknown one are the same 404. */
 async function storeDelivery(storeId: string, eventId: string): Promise<DeliveryDoc> {
   const doc = await findStoreDelivery(storeId, eventId);
-  if (!doc) throw new RpcFailure(404, ErrorMessages.eventNotFound);
+  if (!doc) throw new DomainError('event_not_found');
   return doc;
 }
 
@@ -64,23 +62,17 @@ export async function getEvent(storeId: string, eventId: string): Promise<Public
 
 export async function redeliverEvent(js: JetStreamClient, storeId: string, eventId: string): Promise<EventRedelivery> {
   const run = await replay(js, await storeDelivery(storeId, eventId));
-  if (run === null) throw new RpcFailure(409, ErrorMessages.eventStillPending);
+  if (run === null) throw new DomainError('event_still_pending');
   return { id: eventId, status: 'pending', run };
 }
 
 /** The Events API's requests from the gateway, served in the dispatcher's queue group. */
 export function serveEventRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
-  const queue = QueueGroups.webhookDispatcher;
+  const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
-    serveRpc(nc, { subject: Subjects.eventsList, queue, schema: EventsListRequestSchema, logger }, (req) =>
-      listEvents(req.storeId, req.query),
-    ),
-    serveRpc(nc, { subject: Subjects.eventsGet, queue, schema: EventRequestSchema, logger }, (req) =>
-      getEvent(req.storeId, req.eventId),
-    ),
-    serveRpc(nc, { subject: Subjects.eventsRedeliver, queue, schema: EventRequestSchema, logger }, (req) =>
-      redeliverEvent(js, req.storeId, req.eventId),
-    ),
+    serveRpc(nc, DispatcherRpc.eventsList, (req) => listEvents(req.storeId, req.query), rpc),
+    serveRpc(nc, DispatcherRpc.eventsGet, (req) => getEvent(req.storeId, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, req.storeId, req.eventId), rpc),
   ];
 }

@@ -1,6 +1,6 @@
 import './tracing';
 import { nanos } from '@nats-io/transport-node';
-import { Consumers, PaymentEventSchema, Streams, Subjects } from '@pix/contracts';
+import { Consumers, PaymentEventSchema } from '@pix/contracts';
 import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
 import { connectDatabase, connectMessaging, probeRetention, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
@@ -28,16 +28,9 @@ async function main(): Promise<void> {
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  await ensureConsumer(nc, Streams.payments.name, {
-    durable_name: Consumers.dispatcherPayments,
-    filter_subject: 'payments.events.>',
-  });
+  await ensureConsumer(nc, Consumers.dispatcherPayments);
   // An attempt holds its message until its result is recorded: at most the timeout, plus slack.
-  await ensureConsumer(nc, Streams.webhookAttempts.name, {
-    durable_name: Consumers.dispatcherAttempts,
-    filter_subject: Subjects.webhookAttemptDue,
-    ack_wait: nanos(config.WEBHOOK_TIMEOUT + CLAIM_MARGIN_MS),
-  });
+  await ensureConsumer(nc, Consumers.dispatcherAttempts, { ack_wait: nanos(config.WEBHOOK_TIMEOUT + CLAIM_MARGIN_MS) });
   const js = jetstream(nc);
 
   const secrets = new SecretsCache(nc, logger);
@@ -49,9 +42,8 @@ async function main(): Promise<void> {
   const runner = new AttemptRunner({ nc, config, schedule, logger, metrics, secrets });
   const attempts = await startConsumer(
     nc,
+    Consumers.dispatcherAttempts,
     {
-      stream: Streams.webhookAttempts.name,
-      durable: Consumers.dispatcherAttempts,
       logger,
       parallel: true,
       traceOf: (msg) => AttemptRunner.traceOf(msg),
@@ -70,7 +62,8 @@ async function main(): Promise<void> {
     nc,
     // In parallel: events of one payment are far apart, and one recorded before an earlier one
     // waits for it (the order hold), so taking them in at once costs no order.
-    { stream: Streams.payments.name, durable: Consumers.dispatcherPayments, logger, parallel: true },
+    Consumers.dispatcherPayments,
+    { logger, parallel: true },
     async (msg) => {
       const parsed = PaymentEventSchema.safeParse(msg.json());
       if (!parsed.success) {

@@ -1,5 +1,5 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { Subjects, WebhookSecretsReplySchema, WebhookSecretsRotatedSchema } from '@pix/contracts';
+import { GatewayRpc, Subjects, WebhookSecretsRotatedSchema } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
@@ -64,7 +64,7 @@ export class SecretsCache {
     if (cached && this.now() - cached.fetchedAt < SECRETS_MAX_AGE_MS) return cached.secrets;
     const version = this.versionOf(storeId);
     const fetchedAt = this.now();
-    const { secrets } = await callRpc(this.nc, Subjects.storesWebhookSecrets, { storeId }, WebhookSecretsReplySchema);
+    const { secrets } = await callRpc(this.nc, GatewayRpc.webhookSecrets, { storeId });
     if (this.versionOf(storeId) === version) this.entries.set(storeId, { secrets, fetchedAt });
     return secrets;
   }

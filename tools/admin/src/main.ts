@@ -3,23 +3,19 @@ import { Argument, Command, InvalidArgumentError } from 'commander';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
-  PaymentSchema,
+  DispatcherRpc,
+  DomainError,
+  DomainErrorAnswers,
+  GatewayRpc,
   PAYMENT_STATUSES,
-  PaymentTransitionReplySchema,
-  SandboxAnalysisReplySchema,
-  SandboxPayReplySchema,
-  StoreCreateReplySchema,
-  StoreRotateSecretReplySchema,
-  StoreSetActiveReplySchema,
-  Subjects,
-  TokenIssueReplySchema,
-  TokenRevokeReplySchema,
-  WebhooksListReplySchema,
-  WebhooksReplayReplySchema,
+  PaymentsRpc,
+  SandboxRpc,
+  type PaymentStatus,
+  type RpcDefinition,
+  type RpcRequest,
 } from '@pix/contracts';
 import { callRpc, RpcFailure, RpcUnavailable } from '@pix/messaging';
 import { STACK_FILE } from '@pix/devstack';
-import type { z } from 'zod';
 
 /**
  * The admin CLI: provisions stores and tokens and drives the sandbox PSP, over NATS, through the
@@ -34,7 +30,7 @@ function natsUrl(): string {
   return 'nats://127.0.0.1:14222';
 }
 
-async function call<S extends z.ZodType>(subject: string, payload: unknown, schema: S): Promise<void> {
+async function call<D extends RpcDefinition>(definition: D, payload: RpcRequest<D>): Promise<void> {
   let nc: NatsConnection;
   try {
     nc = await connect({ servers: natsUrl(), name: 'admin-cli', timeout: 5000 });
@@ -42,7 +38,7 @@ async function call<S extends z.ZodType>(subject: string, payload: unknown, sche
     throw new Error(`cannot reach NATS at ${natsUrl()} (is the stack up? try: make up): ${String(err)}`);
   }
   try {
-    const result = await callRpc(nc, subject, payload, schema, 15_000);
+    const result = await callRpc(nc, definition, payload, 15_000);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await nc.close();
@@ -69,21 +65,17 @@ const store = program.command('store').description('stores and their webhook sec
 store
   .command('create')
   .requiredOption('--name <name>', 'store name')
-  .action((opts: { name: string }) => call(Subjects.adminStoresCreate, { name: opts.name }, StoreCreateReplySchema));
+  .action((opts: { name: string }) => call(GatewayRpc.storesCreate, { name: opts.name }));
 store
   .command('deactivate <storeId>')
-  .action((storeId: string) =>
-    call(Subjects.adminStoresSetActive, { storeId, active: false }, StoreSetActiveReplySchema),
-  );
+  .action((storeId: string) => call(GatewayRpc.storesSetActive, { storeId, active: false }));
 store
   .command('activate <storeId>')
-  .action((storeId: string) =>
-    call(Subjects.adminStoresSetActive, { storeId, active: true }, StoreSetActiveReplySchema),
-  );
+  .action((storeId: string) => call(GatewayRpc.storesSetActive, { storeId, active: true }));
 store
   .command('rotate-secret <storeId>')
   .description('new webhook secret; the previous ones keep signing deliveries for 24 hours')
-  .action((storeId: string) => call(Subjects.adminStoresRotateSecret, { storeId }, StoreRotateSecretReplySchema));
+  .action((storeId: string) => call(GatewayRpc.storesRotateSecret, { storeId }));
 
 const token = program.command('token').description('bearer tokens');
 token
@@ -91,11 +83,9 @@ token
   .requiredOption('--store <storeId>', 'the store the token speaks for')
   .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInt)
   .action((opts: { store: string; expiresIn?: number }) =>
-    call(Subjects.adminTokensIssue, { storeId: opts.store, expiresInSeconds: opts.expiresIn }, TokenIssueReplySchema),
+    call(GatewayRpc.tokensIssue, { storeId: opts.store, expiresInSeconds: opts.expiresIn }),
   );
-token
-  .command('revoke <token>')
-  .action((value: string) => call(Subjects.adminTokensRevoke, { token: value }, TokenRevokeReplySchema));
+token.command('revoke <token>').action((value: string) => call(GatewayRpc.tokensRevoke, { token: value }));
 
 const payment = program.command('payment').description('payments');
 payment
@@ -105,15 +95,11 @@ payment
   .requiredOption('--amount <brl>', 'amount in BRL, e.g. 25.50', brlAmount)
   .option('--observation <text>', 'free-text note')
   .action((opts: { store: string; amount: number; observation?: string }) =>
-    call(
-      Subjects.paymentsCreate,
-      {
-        storeId: opts.store,
-        input: { amountCents: opts.amount, email: null, observation: opts.observation ?? null, webhookUrl: null },
-        isPublic: false,
-      },
-      PaymentSchema,
-    ),
+    call(PaymentsRpc.create, {
+      storeId: opts.store,
+      input: { amountCents: opts.amount, email: null, observation: opts.observation ?? null, webhookUrl: null },
+      isPublic: false,
+    }),
   );
 
 payment
@@ -122,44 +108,45 @@ payment
   .argument('<paymentId>')
   .addArgument(new Argument('<status>').choices(PAYMENT_STATUSES))
   .action((paymentId: string, status: string) =>
-    call(Subjects.paymentsTransition, { paymentId, status }, PaymentTransitionReplySchema),
+    call(PaymentsRpc.transition, { paymentId, status: status as PaymentStatus }),
   );
 
 const webhooks = program.command('webhooks').description('webhook deliveries and their log');
 webhooks
   .command('list')
   .requiredOption('--payment <paymentId>', 'the payment whose deliveries to show')
-  .action((opts: { payment: string }) =>
-    call(Subjects.adminWebhooksList, { paymentId: opts.payment }, WebhooksListReplySchema),
-  );
+  .action((opts: { payment: string }) => call(DispatcherRpc.webhooksList, { paymentId: opts.payment }));
 webhooks
   .command('replay <eventId>')
   .description('deliver a delivered or dead-lettered event again, with the same webhook-id')
-  .action((eventId: string) => call(Subjects.adminWebhooksReplay, { eventId }, WebhooksReplayReplySchema));
+  .action((eventId: string) => call(DispatcherRpc.webhooksReplay, { eventId }));
 
 const sandbox = program.command('sandbox').description('drive the sandbox PSP');
 sandbox
   .command('pay <paymentId>')
   .option('--amount <brl>', 'amount paid (default: the payment amount)', brlAmount)
   .action((paymentId: string, opts: { amount?: number }) =>
-    call(Subjects.sandboxPay, { paymentId, amountCents: opts.amount }, SandboxPayReplySchema),
+    call(SandboxRpc.pay, { paymentId, amountCents: opts.amount }),
   );
 
 sandbox
   .command('review <paymentId>')
   .description('the customer pays and the PSP holds the Pix for analysis')
-  .action((paymentId: string) => call(Subjects.sandboxReview, { paymentId }, SandboxAnalysisReplySchema));
+  .action((paymentId: string) => call(SandboxRpc.review, { paymentId }));
 sandbox
   .command('clear <paymentId>')
   .description('the analysis of the held Pix clears it')
-  .action((paymentId: string) => call(Subjects.sandboxClear, { paymentId }, SandboxAnalysisReplySchema));
+  .action((paymentId: string) => call(SandboxRpc.clear, { paymentId }));
 sandbox
   .command('reject <paymentId>')
   .description('the analysis of the held Pix rejects it')
-  .action((paymentId: string) => call(Subjects.sandboxReject, { paymentId }, SandboxAnalysisReplySchema));
+  .action((paymentId: string) => call(SandboxRpc.reject, { paymentId }));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
+  if (err instanceof DomainError) {
+    const { status, message } = DomainErrorAnswers[err.code](err.params);
+    process.stderr.write(`error ${status}: ${message}\n`);
+  } else if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
   else if (err instanceof RpcUnavailable)
     process.stderr.write(`no service answered on ${err.subject}: is the stack up?\n`);
   else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { SandboxPayReplySchema, Subjects } from '@pix/contracts';
+import { SandboxRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { BenchStore } from './seed';
 import { percentile } from './stats';
@@ -76,7 +76,7 @@ export async function confirmAtFixedRate(
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     sentAt.set(paymentId, performance.now());
     answers.push(
-      callRpc(nc, Subjects.sandboxPay, { paymentId }, SandboxPayReplySchema, 15_000).then(
+      callRpc(nc, SandboxRpc.pay, { paymentId }, 15_000).then(
         () => undefined,
         () => void refused++,
       ),

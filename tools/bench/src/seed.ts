@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { StoreCreateReplySchema, Subjects, txidFor } from '@pix/contracts';
+import { GatewayRpc, txidFor } from '@pix/contracts';
 import { callRpc, RpcUnavailable } from '@pix/messaging';
 import type { Collection, Document } from 'mongodb';
 import { shapeDocument, type FieldShape } from './checkout';
@@ -19,13 +19,7 @@ export async function createStores(nc: NatsConnection, count: number): Promise<B
   for (let i = 0; i < count; i++) {
     for (let tries = 1; ; tries++) {
       try {
-        const reply = await callRpc(
-          nc,
-          Subjects.adminStoresCreate,
-          { name: `bench ${i}` },
-          StoreCreateReplySchema,
-          30_000,
-        );
+        const reply = await callRpc(nc, GatewayRpc.storesCreate, { name: `bench ${i}` }, 30_000);
         stores.push({ storeId: reply.storeId, token: reply.token });
         break;
       } catch (err) {

@@ -1,14 +1,14 @@
 import express, { type Response, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  DomainError,
   pagePhase,
   PaymentPageTexts as T,
-  PaymentPublicViewSchema,
-  Subjects,
+  PaymentsRpc,
   type PaymentPageUpdate,
   type PaymentPublicView,
 } from '@pix/contracts';
-import { callRpc, RpcFailure } from '@pix/messaging';
+import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
 import { StoreModel } from '../stores';
 import { isPaymentId } from '../validation';
@@ -53,9 +53,9 @@ export function paymentPageRouter(options: {
   async function readView(id: string): Promise<PaymentPublicView | null> {
     if (!isPaymentId(id)) return null;
     try {
-      return await callRpc(nc, Subjects.paymentsPublicView, { id }, PaymentPublicViewSchema, rpcTimeoutMs);
+      return await callRpc(nc, PaymentsRpc.publicView, { id }, rpcTimeoutMs);
     } catch (err) {
-      if (err instanceof RpcFailure && err.status === 404) return null;
+      if (err instanceof DomainError && err.code === 'payment_not_found') return null;
       throw err;
     }
   }

@@ -3,9 +3,10 @@ import https from 'node:https';
 import { centsToBrl } from '@pix/contracts';
 import { got } from '@pix/http';
 import type { z } from 'zod';
-import type { Charge, CreateChargeInput, PixProvider, RefundInput } from '../providers/provider';
+import type { CreateChargeInput, PixProvider, RefundInput } from '../providers/provider';
+import { chargeFromCob, refundFromDevolucao } from './transformers';
 import { CobSchema, DevolucaoSchema, TokenResponseSchema, type CobRequest } from './wire';
-import type { CreateRefundReply } from '@pix/contracts';
+import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
 export interface MutualTls {
@@ -60,7 +61,7 @@ export class ApiPixClient implements PixProvider {
     });
   }
 
-  async createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<Charge> {
+  async createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply> {
     const body: CobRequest = {
       calendario: { expiracao: input.expiresInSeconds },
       valor: { original: centsToBrl(input.amountCents).toFixed(2) },
@@ -68,7 +69,7 @@ export class ApiPixClient implements PixProvider {
       ...(input.description ? { solicitacaoPagador: input.description.slice(0, 140) } : {}),
     };
     const cob = await this.call('create_charge', CobSchema, `cob/${encodeURIComponent(input.txid)}`, body, signal);
-    return { txid: cob.txid, location: cob.location, pixCopiaECola: cob.pixCopiaECola };
+    return chargeFromCob(cob);
   }
 
   async refund(input: RefundInput): Promise<CreateRefundReply> {
@@ -76,7 +77,7 @@ export class ApiPixClient implements PixProvider {
     const devolucao = await this.call('refund', DevolucaoSchema, path, {
       valor: centsToBrl(input.amountCents).toFixed(2),
     });
-    return { refundId: devolucao.id, rtrId: devolucao.rtrId, status: devolucao.status };
+    return refundFromDevolucao(devolucao);
   }
 
   private async call<S extends z.ZodType>(

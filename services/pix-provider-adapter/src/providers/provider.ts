@@ -1,13 +1,4 @@
-import type { CreateRefundReply } from '@pix/contracts';
-
-/** A charge (API Pix "cob") as the PSP created it. */
-export interface Charge {
-  txid: string;
-  /** The charge's payload location (no scheme), which a dynamic BR Code points at. */
-  location: string;
-  /** The BR Code (pixCopiaECola) to pay the charge with. */
-  pixCopiaECola: string;
-}
+import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
 
 export interface CreateChargeInput {
   txid: string;
@@ -23,11 +14,12 @@ export interface RefundInput {
 }
 
 /**
- * The port to a Pix PSP. Implementations make createCharge idempotent by txid and refund
- * idempotent by refund id, so callers may retry freely.
+ * The port to a Pix PSP, in the platform's terms: each provider maps its PSP's words in a
+ * transformers module of its own (api-pix/transformers.ts). Implementations make createCharge
+ * idempotent by txid and refund idempotent by refund id, so callers may retry freely.
  */
 export interface PixProvider {
   /** `signal`: the caller stopped waiting; the call (and its retries) stops. */
-  createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<Charge>;
+  createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply>;
   refund(input: RefundInput): Promise<CreateRefundReply>;
 }

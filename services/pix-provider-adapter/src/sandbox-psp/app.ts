@@ -1,6 +1,7 @@
-import { randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { brlToCents } from '@pix/contracts';
+import { sameSecret } from '@pix/runtime';
 import { CobRequestSchema, DevolucaoRequestSchema, type Cob, type Devolucao } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
 import {
@@ -33,12 +34,6 @@ function problem(res: Response, status: number, title: string, detail: string): 
     .status(status)
     .type('application/problem+json')
     .json({ type: `https://pix.bcb.gov.br/api/v2/error/${title}`, title, status, detail });
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

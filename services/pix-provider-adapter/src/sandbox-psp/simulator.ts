@@ -1,6 +1,5 @@
-import { centsToBrl, ErrorMessages, SandboxMessages } from '@pix/contracts';
+import { centsToBrl, DomainError } from '@pix/contracts';
 import { got } from '@pix/http';
-import { RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { MutualTls } from '../api-pix/client';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
@@ -60,11 +59,11 @@ export class SandboxPayer {
    */
   async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<SandboxPixDoc> {
     const charge = await SandboxCobModel.findById(txid).lean<SandboxCobDoc>();
-    if (!charge) throw new RpcFailure(404, ErrorMessages.paymentNotFound);
+    if (!charge) throw new DomainError('charge_not_found');
     const wanted = amountCents ?? charge.amountCents;
     let pix = await SandboxPixModel.findById(txid).lean<SandboxPixDoc>();
     if (!pix) {
-      if (charge.expiresAt.getTime() <= Date.now()) throw new RpcFailure(409, SandboxMessages.chargeExpired);
+      if (charge.expiresAt.getTime() <= Date.now()) throw new DomainError('charge_expired');
       pix = await insertOnce(SandboxPixModel, {
         _id: txid,
         endToEndId: newEndToEndId('E'),
@@ -75,7 +74,7 @@ export class SandboxPayer {
       });
       this.crashIfAsked();
     }
-    if (pix.amountCents !== wanted || pix.held !== held) throw new RpcFailure(409, SandboxMessages.chargePaidOtherwise);
+    if (pix.amountCents !== wanted || pix.held !== held) throw new DomainError('charge_paid_otherwise');
     if (!pix.notified) await this.completeNow(() => this.completePix(pix));
     return pix;
   }
@@ -86,7 +85,7 @@ export class SandboxPayer {
    */
   async endAnalysis(txid: string, outcome: Outcome): Promise<SandboxPixDoc> {
     const pix = await SandboxPixModel.findById(txid).lean<SandboxPixDoc>();
-    if (!pix?.held) throw new RpcFailure(409, SandboxMessages.nothingHeld);
+    if (!pix?.held) throw new DomainError('nothing_held');
     // The receiver hears of the held Pix before it hears the end of its analysis.
     if (!pix.notified) await this.completeNow(() => this.completePix(pix));
     let analysis = await SandboxAnalysisModel.findById(txid).lean<SandboxAnalysisDoc>();
@@ -100,7 +99,7 @@ export class SandboxPayer {
       });
       this.crashIfAsked();
     }
-    if (analysis.outcome !== outcome) throw new RpcFailure(409, SandboxMessages.analysisDecided);
+    if (analysis.outcome !== outcome) throw new DomainError('analysis_decided');
     if (!analysis.notified) await this.completeNow(() => this.completeAnalysis(pix, analysis));
     return pix;
   }
@@ -168,7 +167,7 @@ export class SandboxPayer {
     } catch (err) {
       this.logger.warn({ err }, 'sandbox PSP callback failed; it will be sent again');
       this.completeLater(complete, 0);
-      throw new RpcFailure(503, SandboxMessages.callbackFailed);
+      throw new DomainError('callback_failed');
     }
   }
 

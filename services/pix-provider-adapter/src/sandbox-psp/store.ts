@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import { isDuplicateKey } from '@pix/runtime';
 import type { AnalysisState, Cob, Devolucao } from '../api-pix/wire';
 
 /**
@@ -95,7 +96,7 @@ export async function insertOnce<T extends { _id: string }>(model: mongoose.Mode
     await model.create(doc);
     return doc;
   } catch (err) {
-    if ((err as { code?: number }).code !== 11000) throw err;
+    if (!isDuplicateKey(err)) throw err;
     const existing = await model.findById(doc._id).lean<T>();
     if (!existing) throw err;
     return existing;

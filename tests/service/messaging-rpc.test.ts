@@ -1,9 +1,11 @@
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { defineRpc, DomainError } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
-import { sharedStack } from '../../../tests/support/stack';
-import { withDeadline } from './headers';
-import { callerGone, callRpc, RpcUnavailable, serveRpc } from './rpc';
+import { sharedStack } from '../support/stack';
+import { callerGone, callRpc, RpcFailure, RpcUnavailable, serveRpc } from '@pix/messaging';
+// Internal to the library: how a request carries its caller's deadline on the wire.
+import { withDeadline } from '../../libs/messaging/src/headers';
 
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
@@ -18,18 +20,20 @@ describe('serveRpc drain', () => {
     const handlerMayFinish = new Promise<void>((resolve) => (release = resolve));
     let handlerStarted!: () => void;
     const started = new Promise<void>((resolve) => (handlerStarted = resolve));
+    const double = defineRpc(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
     const server = serveRpc(
       nc,
-      { subject, queue: 'test', schema: z.object({ n: z.number() }), logger: createLogger('test', 'silent') },
+      double,
       async (req) => {
         handlerStarted();
         await handlerMayFinish;
         return { doubled: req.n * 2 };
       },
+      { queue: 'test', logger: createLogger('test', 'silent') },
     );
     await nc.flush();
 
-    const reply = callRpc(nc, subject, { n: 21 }, z.object({ doubled: z.number() }));
+    const reply = callRpc(nc, double, { n: 21 });
     reply.catch(() => undefined); // its outcome is asserted below
     await started;
     let drained = false;
@@ -58,16 +62,18 @@ describe('serveRpc answers', () => {
       marked: Object.assign(new Error('contended'), { transient: true }),
       bug: new TypeError('x is undefined'),
     };
+    const failing = defineRpc(subject, z.object({ kind: z.string() }), z.unknown());
     const server = serveRpc(
       nc,
-      { subject, queue: 'test', schema: z.object({ kind: z.string() }), logger: createLogger('test', 'silent') },
+      failing,
       async (req) => {
         throw failures[req.kind];
       },
+      { queue: 'test', logger: createLogger('test', 'silent') },
     );
     await nc.flush();
     const statusOf = (kind: string) =>
-      callRpc(nc, subject, { kind }, z.unknown()).then(
+      callRpc(nc, failing, { kind }).then(
         () => 200,
         (err: { status?: number }) => err.status,
       );
@@ -75,6 +81,29 @@ describe('serveRpc answers', () => {
     expect(await statusOf('selection')).toBe(503);
     expect(await statusOf('marked')).toBe(503);
     expect(await statusOf('bug')).toBe(500);
+    await server.drain();
+  });
+
+  it('a domain refusal reaches the caller as its code and params; a malformed request as a 400', async () => {
+    const refusing = defineRpc(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
+    const server = serveRpc(
+      nc,
+      refusing,
+      async (req) => {
+        throw new DomainError('transition_not_allowed', { from: 'pending', to: req.id });
+      },
+      { queue: 'test', logger: createLogger('test', 'silent') },
+    );
+    await nc.flush();
+
+    const refusal = await callRpc(nc, refusing, { id: 'paid' }).catch((err: unknown) => err);
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ code: 'transition_not_allowed', params: { from: 'pending', to: 'paid' } });
+
+    // Sent around the types, as a caller with another version of the contract would.
+    const malformed = await callRpc(nc, refusing, { id: 7 } as unknown as { id: string }).catch((err: unknown) => err);
+    expect(malformed).toBeInstanceOf(RpcFailure);
+    expect(malformed).toMatchObject({ status: 400 });
     await server.drain();
   });
 });
@@ -86,43 +115,49 @@ describe('serveRpc and the caller deadline', () => {
   });
   afterAll(() => nc.close());
 
-  const options = (subject: string) => ({
-    subject,
-    queue: 'test',
-    schema: z.object({ n: z.number() }),
-    logger: createLogger('test', 'silent'),
-  });
+  const echo = (subject: string) => defineRpc(subject, z.object({ n: z.number() }), z.object({ n: z.number() }));
+  const options = { queue: 'test', logger: createLogger('test', 'silent') };
 
   it('drops a request whose caller had stopped waiting before it was taken up', async () => {
-    const subject = `test.expired.${Date.now()}`;
+    const definition = echo(`test.expired.${Date.now()}`);
     let calls = 0;
-    const server = serveRpc(nc, options(subject), async (req) => {
-      calls++;
-      return req;
-    });
+    const server = serveRpc(
+      nc,
+      definition,
+      async (req) => {
+        calls++;
+        return req;
+      },
+      options,
+    );
     await nc.flush();
     // What a request looks like when it waited in the server's backlog past its deadline.
-    const late = nc.request(subject, JSON.stringify({ n: 1 }), { timeout: 300, headers: withDeadline(headers(), -1) });
+    const late = nc.request(definition.subject, JSON.stringify({ n: 1 }), {
+      timeout: 300,
+      headers: withDeadline(headers(), -1),
+    });
     await expect(late).rejects.toThrow();
-    const onTime = callRpc(nc, subject, { n: 2 }, z.object({ n: z.number() }));
-    await expect(onTime).resolves.toEqual({ n: 2 });
+    await expect(callRpc(nc, definition, { n: 2 })).resolves.toEqual({ n: 2 });
     expect(calls).toBe(1);
     await server.drain();
   });
 
   it('tells the handler when its caller gives up, so that the work it started stops', async () => {
-    const subject = `test.gone.${Date.now()}`;
+    const definition = echo(`test.gone.${Date.now()}`);
     let aborted: boolean | undefined;
-    const server = serveRpc(nc, options(subject), async (req, msg) => {
-      const signal = callerGone(msg);
-      await new Promise((resolve) => signal?.addEventListener('abort', resolve));
-      aborted = signal?.aborted;
-      return req;
-    });
-    await nc.flush();
-    await expect(callRpc(nc, subject, { n: 3 }, z.object({ n: z.number() }), 300)).rejects.toBeInstanceOf(
-      RpcUnavailable,
+    const server = serveRpc(
+      nc,
+      definition,
+      async (req, msg) => {
+        const signal = callerGone(msg);
+        await new Promise((resolve) => signal?.addEventListener('abort', resolve));
+        aborted = signal?.aborted;
+        return req;
+      },
+      options,
     );
+    await nc.flush();
+    await expect(callRpc(nc, definition, { n: 3 }, 300)).rejects.toBeInstanceOf(RpcUnavailable);
     await server.drain();
     expect(aborted).toBe(true);
   });

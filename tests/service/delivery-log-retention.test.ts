@@ -9,7 +9,7 @@ import {
   openDeliveryLog,
   recordDelivery,
 } from '../../services/webhook-dispatcher/src/delivery-log';
-import { useOwnDatabase } from './helpers';
+import { useOwnDatabase } from '../webhooks/helpers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -8,7 +8,7 @@ import {
   SECRET_ROTATION_OVERLAP_MS,
   webhookSecretsOf,
 } from '../../services/gateway/src/stores';
-import { createPayment, useOwnDatabase, verify } from './helpers';
+import { createPayment, useOwnDatabase, verify } from '../webhooks/helpers';
 
 /** Which secrets sign deliveries around a rotation, against the real FerretDB (a database of its own). */
 describe('webhook secret rotation', () => {

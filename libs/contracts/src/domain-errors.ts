@@ -1,0 +1,49 @@
+/**
+ * Why a service refuses a request, as a code: services raise these over NATS and never an HTTP
+ * status or a merchant's message. The edges map a code to what their reader sees (the gateway's
+ * HTTP answers, the admin CLI's stderr) through DomainErrorAnswers (errors.ts).
+ */
+export const DOMAIN_ERROR_CODES = [
+  'payment_not_found',
+  'idempotency_key_reused',
+  /** The state machine does not allow the transition (params: from, to). */
+  'transition_not_allowed',
+  /** An admin transition to a status only the lifecycle reaches (params: to). */
+  'status_not_admin',
+  'transition_contended',
+  'event_not_found',
+  'event_still_pending',
+  /** Admin CLI: no webhook delivery of the event (params: eventId). */
+  'delivery_not_found',
+  'delivery_still_pending',
+  /** params: storeId. */
+  'store_not_found',
+  'token_not_found',
+  /** The sandbox PSP has no charge for the payment. */
+  'charge_not_found',
+  /** The payment is the store's, but its charge is not at the PSP yet (it was down at create). */
+  'charge_missing',
+  'charge_expired',
+  'charge_paid_otherwise',
+  'nothing_held',
+  'analysis_decided',
+  'callback_failed',
+] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/** A refusal a service raises; serveRpc carries it to the caller, where callRpc raises it again. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    readonly params: Record<string, string> = {},
+  ) {
+    super(code);
+    this.name = 'DomainError';
+  }
+}
+
+/** A domain refusal as it travels over NATS. */
+export interface DomainErrorBody {
+  code: DomainErrorCode;
+  params: Record<string, string>;
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from '../payment';
+import { PaymentPublicViewSchema } from '../payment-page';
+import { PAYMENT_STATUSES } from '../statuses';
+import { defineRpc } from './define-rpc';
+
+/** What payments answers over NATS request/reply (queue group `payments`). */
+
+export const CreatePaymentRequestSchema = z.object({
+  storeId: z.string(),
+  input: CreatePaymentInputSchema,
+  isPublic: z.boolean(),
+  /**
+   * Chosen by the caller to make the create idempotent (the gateway's Idempotency-Key): a second
+   * create with the same id returns the payment the first one made.
+   */
+  paymentId: z.uuid().optional(),
+});
+export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequestSchema>;
+
+const PaymentTransitionReplySchema = z.object({
+  paymentId: z.string(),
+  previousStatus: z.enum(PAYMENT_STATUSES),
+  status: z.enum(PAYMENT_STATUSES),
+});
+
+export const PaymentsRpc = {
+  create: defineRpc('payments.create', CreatePaymentRequestSchema, PaymentSchema),
+  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema),
+  list: defineRpc('payments.list', z.object({ storeId: z.string(), query: ListQuerySchema }), PaymentListSchema),
+  /** The copy-and-paste code behind a payment's public QR image. */
+  qr: defineRpc('payments.qr', z.object({ id: z.string() }), z.object({ qrCopyPaste: z.string().nullable() })),
+  /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
+  publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema),
+  /** Admin: drives a payment through the state machine (internal statuses). */
+  transition: defineRpc(
+    'payments.admin.transition',
+    z.object({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) }),
+    PaymentTransitionReplySchema,
+  ),
+} as const;

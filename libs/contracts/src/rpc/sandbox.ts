@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { PIX_MAX_AMOUNT_CENTS } from '../money';
+import { defineRpc } from './define-rpc';
+
+/**
+ * The sandbox PSP's actions, served by the pix-provider-adapter when PIX_PROVIDER=sandbox: the
+ * customer's Pix, and the PSP's analysis of it (review, then clear or reject).
+ */
+
+export const SandboxPayReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  endToEndId: z.string(),
+  amount: z.number(),
+});
+const SandboxAnalysisRequestSchema = z.object({ paymentId: z.string() });
+export const SandboxAnalysisReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  endToEndId: z.string(),
+  analysis: z.enum(['review', 'cleared', 'rejected']),
+});
+
+export const SandboxRpc = {
+  pay: defineRpc(
+    'sandbox.pay',
+    z.object({ paymentId: z.string(), amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional() }),
+    SandboxPayReplySchema,
+  ),
+  review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+  clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+  reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+} as const;
