@@ -52,6 +52,8 @@ const sharedStack = {
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
 };
 
+const CHAOS = '<rootDir>/tests/e2e/chaos.test.ts';
+
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
@@ -74,7 +76,16 @@ module.exports = {
       displayName: 'system',
       roots: ['<rootDir>/tests'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/', CHAOS],
+    },
+    {
+      // The chaos test, run by itself after the others (make test), so that it measures recovery
+      // under its own load only; a system test in every other respect.
+      ...common,
+      ...sharedStack,
+      displayName: 'chaos',
+      roots: ['<rootDir>/tests/e2e'],
+      testMatch: [CHAOS],
     },
   ],
   testTimeout: 60_000,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, waitForHttp } from './processes';
+import { freePort, waitForHttp } from '@pix/devstack';
 
 describe('freePort', () => {
   it('hands out distinct ports below the kernel ephemeral range, where no outgoing connection can take them', async () => {
