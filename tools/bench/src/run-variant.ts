@@ -152,7 +152,8 @@ export async function runVariant(
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
   });
   let nc: NatsConnection | undefined;
-  const client = new MongoClient(stack.mongoUrl);
+  // The raw ceilings are the database's own: without the pool bounds the stack gives its services.
+  const client = new MongoClient(stack.mongoUrl.replace(/\?.*$/, ''));
   try {
     nc = await connect({ servers: stack.natsUrl.split(',') });
     const payments = client.db().collection('payments');

@@ -131,17 +131,19 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
  * Each service process's connections to FerretDB, and so its commands in flight. In the chaos test,
  * after a database restart under 20 creates a second, every service retried at once and FerretDB's
  * PostgreSQL pool (50 by default) ran dry: its requests waited minutes for a connection, with no
- * time limit, and nothing answered again. Ten per process keeps two replicas of the four services
- * (80) under FerretDB's pool (FERRETDB_POOL_SIZE).
+ * time limit, and nothing answered again. Twenty per process keeps two replicas of the four
+ * services (160) under FerretDB's pool (FERRETDB_POOL_SIZE); ten made 32 concurrent lists (two
+ * seconds each in FerretDB) queue past POOL_WAIT_MS in `make bench`.
  */
-const SERVICE_POOL_SIZE = 10;
+const SERVICE_POOL_SIZE = 20;
 /**
  * How long a command waits for one of those connections before it fails (a 503 to a request, a
  * redelivery to a consumer). Unbounded, a backlog queues in the driver, its callers time out and
  * retry while the abandoned commands still run, and the queue never drains (seen after a database
- * restart under 20 creates a second); bounded, the excess is refused at once and retried later.
+ * restart under 20 creates a second); bounded, the excess is refused and retried later. Five
+ * seconds is about when the callers stop waiting (the gateway's RPC time-out is ten).
  */
-const POOL_WAIT_MS = 2000;
+const POOL_WAIT_MS = 5000;
 
 /** Generous on purpose: on a loaded 2-core machine a cold start can take tens of seconds. */
 const STARTUP_TIMEOUT_MS = 90_000;
@@ -171,7 +173,7 @@ export async function startNats(dir: string, port: number, detached: boolean): P
 }
 
 /** FerretDB's PostgreSQL connections (its default is 50): more than the services' pools add up to. */
-const FERRETDB_POOL_SIZE = 100;
+const FERRETDB_POOL_SIZE = 200;
 
 /** FerretDB on the postgresql handler; its data is in the database postgresUrl names. */
 export async function startFerretDb(
