@@ -133,7 +133,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
  * PostgreSQL pool (50 by default) ran dry: its requests waited minutes for a connection, with no
  * time limit, and nothing answered again. Twenty per process keeps two replicas of the four
  * services (160) under FerretDB's pool (FERRETDB_POOL_SIZE); ten made 32 concurrent lists (two
- * seconds each in FerretDB) queue past POOL_WAIT_MS in `make bench`.
+ * seconds each in FerretDB) queue past the wait bound in `make bench`.
  */
 const SERVICE_POOL_SIZE = 20;
 /**
