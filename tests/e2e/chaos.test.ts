@@ -1,11 +1,12 @@
-import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Streams, Subjects } from '@pix/contracts';
 import {
   freePort,
+  isAlive,
   natsMemberName,
+  processTree,
   startFerretDb,
   startNatsMember,
   startPostgres,
@@ -253,12 +254,10 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
 
 /** kill -9 of the oldest live process of that name in the stack (PostgreSQL with its backends). */
 function kill9(stack: PrivateStack, name: string): Started {
-  const proc = stack.processesOf(name as ServiceName).find((p) => alive(p.pid));
+  const proc = stack.processesOf(name as ServiceName).find((p) => isAlive(p.pid));
   if (!proc) throw new Error(`no live ${name} in the stack`);
   // Listed before the kill: once their parent is gone they belong to init.
-  const children = childrenOf(proc.pid);
-  process.kill(proc.pid, 'SIGKILL');
-  for (const pid of children) {
+  for (const pid of processTree(proc.pid)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -266,31 +265,6 @@ function kill9(stack: PrivateStack, name: string): Started {
     }
   }
   return proc;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The processes whose parent is pid (PostgreSQL's backends, which would outlive a kill of the postmaster). */
-function childrenOf(pid: number): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
 }
 
 async function until<T>(halt: AbortSignal, find: () => T | undefined): Promise<T> {

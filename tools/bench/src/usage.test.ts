@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpuSeconds, processTree } from './usage';
+import { processTree } from '@pix/devstack';
+import { cpuSeconds } from './usage';
 
 // A child that burns 0.3 s of CPU, says so, then waits to be stopped.
 const BURNER = `

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { procStat, processTree } from '@pix/devstack';
 
 /**
  * CPU time and peak memory of a stack's processes, from /proc. A process counts with everything it
@@ -8,52 +9,13 @@ import fs from 'node:fs';
  */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
-interface Stat {
-  ppid: number;
-  /** utime + stime + cutime + cstime: its own CPU and that of its children already reaped. */
-  ticks: number;
-}
-
-function readStat(pid: number): Stat | null {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses; the fields after its last ')' are fixed.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const n = (i: number) => Number(fields[i]);
-    return { ppid: n(1), ticks: n(11) + n(12) + n(13) + n(14) };
-  } catch {
-    return null; // gone meanwhile
-  }
-}
-
-/** The process and all its descendants alive now. */
-export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
-    if (!stat) continue;
-    const siblings = children.get(stat.ppid) ?? [];
-    siblings.push(Number(entry));
-    children.set(stat.ppid, siblings);
-  }
-  const tree: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift() as number;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
 /**
  * CPU seconds used so far by a process and its descendants. A child that exits between two readings
  * moves its time into its parent's cutime/cstime, so differences of this sum stay exact.
  */
 export function cpuSeconds(root: number): number {
   let ticks = 0;
-  for (const pid of processTree(root)) ticks += readStat(pid)?.ticks ?? 0;
+  for (const pid of processTree(root)) ticks += procStat(pid)?.ticks ?? 0;
   return ticks / TICKS_PER_SECOND;
 }
 

@@ -50,6 +50,50 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** What /proc says of a process: its parent, and its CPU so far. */
+export interface ProcStat {
+  ppid: number;
+  /** utime + stime + cutime + cstime, in clock ticks: its own CPU and that of its children already reaped. */
+  ticks: number;
+}
+
+/** A process's /proc stat; null when it is gone (or this is not Linux). */
+export function procStat(pid: number): ProcStat | null {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses; the fields after its last ')' are fixed.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const n = (i: number) => Number(fields[i]);
+    return { ppid: n(1), ticks: n(11) + n(12) + n(13) + n(14) };
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+/**
+ * The process and all its descendants alive now, root first (PostgreSQL serves each connection
+ * from a child of the postmaster, and those would outlive a kill of the postmaster alone).
+ */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (!stat) continue;
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(Number(entry));
+    children.set(stat.ppid, siblings);
+  }
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
 /** SIGTERM (or the given signal), then SIGKILL after the grace period; resolves when the process is gone. */
 export async function stopPid(pid: number, graceMs = 15_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!isAlive(pid)) return;
