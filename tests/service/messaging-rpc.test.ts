@@ -145,6 +145,10 @@ describe('serveRpc and the caller deadline', () => {
   it('tells the handler when its caller gives up, so that the work it started stops', async () => {
     const definition = echo(`test.gone.${Date.now()}`);
     let aborted: boolean | undefined;
+    // The handler answers only once the caller has given up: the signal fires when the caller's
+    // timer does, and an answer sent at that moment could still beat it.
+    let callerFailed!: () => void;
+    const afterCallerFailed = new Promise<void>((resolve) => (callerFailed = resolve));
     const server = serveRpc(
       nc,
       definition,
@@ -152,12 +156,14 @@ describe('serveRpc and the caller deadline', () => {
         const signal = callerGone(msg);
         await new Promise((resolve) => signal?.addEventListener('abort', resolve));
         aborted = signal?.aborted;
+        await afterCallerFailed;
         return req;
       },
       options,
     );
     await nc.flush();
     await expect(callRpc(nc, definition, { n: 3 }, 300)).rejects.toBeInstanceOf(RpcUnavailable);
+    callerFailed();
     await server.drain();
     expect(aborted).toBe(true);
   });
