@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Streams, Subjects, WebhookAttemptMessageSchema, type WebhookAttemptMessage } from '@pix/contracts';
 import { jetstream, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { publishAttemptNow, scheduleAttempt } from './attempt-messages';
+import { scheduleAttempt } from './attempt-messages';
 import type { Config } from './config';
 import { publishDeadLetter } from './dead-letters';
 import { deliver } from './deliver';
@@ -178,7 +178,7 @@ export class AttemptRunner {
 
   /** `freeSlot` gives the endpoint's slot back as soon as the request is over, before the bookkeeping. */
   private async attempt(msg: WebhookAttemptMessage, freeSlot: () => void): Promise<HandlerOutcome> {
-    const { config, logger, metrics } = this.deps;
+    const { logger } = this.deps;
     let secrets: string[];
     try {
       secrets = await this.deps.secrets.secretsOf(msg.storeId);
@@ -192,8 +192,18 @@ export class AttemptRunner {
       );
       return { ack: true };
     }
-    if (!(await claimAttempt(msg))) return this.resume(msg);
+    let current = msg;
+    while (!(await claimAttempt(current))) {
+      const next = await this.resume(current);
+      if ('ack' in next) return next;
+      current = next;
+    }
+    return this.make(current, secrets, freeSlot);
+  }
 
+  /** Makes a claimed attempt and records how it ended. */
+  private async make(msg: WebhookAttemptMessage, secrets: string[], freeSlot: () => void): Promise<HandlerOutcome> {
+    const { config, metrics } = this.deps;
     const result = await deliver(msg.event, msg.url, secrets, {
       timeoutMs: config.WEBHOOK_TIMEOUT,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -235,11 +245,13 @@ export class AttemptRunner {
 
   /**
    * The attempt was claimed before: this message is a redelivery (its handler crashed, or its
-   * replica stopped or died). With a result recorded, the steps after it are taken again (each is
-   * idempotent); without one, the claim holder may still be at it until the claim lapses, after
-   * which the attempt is made again under the next number.
+   * replica stopped or died, or the database went away before the result was recorded). With a
+   * result recorded, the steps after it are taken again (each is idempotent); without one, the claim
+   * holder may still be at it until the claim lapses, after which the attempt is made again under the
+   * next number: returned, for this same message to make, which stays unacked until it is recorded.
+   * (Publishing it as a new message instead was one more hop where, in a chaos run, it went missing.)
    */
-  private async resume(msg: WebhookAttemptMessage): Promise<HandlerOutcome> {
+  private async resume(msg: WebhookAttemptMessage): Promise<HandlerOutcome | WebhookAttemptMessage> {
     const claimed = await findAttempt(msg.eventId, msg.run, msg.attempt);
     if (!claimed) return { ack: true };
     if (claimed.outcome) {
@@ -252,8 +264,7 @@ export class AttemptRunner {
       { eventId: msg.eventId, run: msg.run, attempt: msg.attempt },
       'a webhook attempt was claimed but never finished; making it again',
     );
-    await publishAttemptNow(this.js, { ...msg, attempt: msg.attempt + 1, reason: 'attempt', waits: 0 });
-    return { ack: true };
+    return { ...msg, attempt: msg.attempt + 1, reason: 'attempt', waits: 0 };
   }
 
   /**
