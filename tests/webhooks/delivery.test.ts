@@ -240,16 +240,32 @@ describe('webhook delivery', () => {
 
   it('keeps delivering to other endpoints while a failing one has a backlog', async () => {
     const failing = await receiver();
-    failing.receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(500), 100));
+    failing.receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(500), 1000));
     const healthy = await receiver();
     await Promise.all(Array.from({ length: 30 }, () => createPayment(stack, store.token, failing.url)));
-    // Every event is recorded; their retries (60 more attempts of 100 ms) keep the endpoint busy.
+    // Every event is recorded; their retries (60 more attempts of a second, 8 at a time) keep the
+    // endpoint busy for several seconds more.
     await eventually(
       async () => new Set(failing.receiver.received.map((h) => h.headers['webhook-id'])).size,
       (n) => n === 30,
+      30_000,
     );
 
-    await expectDeliveredWithinTwoSeconds(healthy);
+    // The healthy endpoint's webhook goes ahead of that backlog, not after it: the failing
+    // endpoint still gets attempts after it. Stated as an order, not a wall-clock bound, so a
+    // loaded machine cannot fail it (nor pass it by a slow backlog).
+    const id = await createPayment(stack, store.token, healthy.url);
+    const [hook] = await eventually(
+      async () => healthy.receiver.events(id),
+      (h) => h.length === 1,
+      30_000,
+      20,
+    );
+    await eventually(
+      async () => failing.receiver.received.filter((h) => h.at > hook!.at).length,
+      (n) => n >= 8,
+      30_000,
+    );
   });
 
   it("never delivers a payment's status_changed before its created", async () => {
