@@ -3,7 +3,7 @@
 # versions when missing. No Docker is needed; Go comes with the machine.
 set -euo pipefail
 
-NATS_VERSION=v2.12.1
+NATS_VERSION=v2.15.2
 FERRETDB_VERSION=v1.24.2
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-33';
 import { NATS_CLIENT_PORT, NATS_CLUSTER_PORT, NATS_MONITOR_PORT, labelsOf } from './services';
 import { backingPodSecurity, backingContainerSecurity, headlessService, quantity, storageClaim } from './stateful';
 
-export const NATS_IMAGE = 'nats:2.12-alpine';
+export const NATS_IMAGE = 'nats:2.15-alpine';
 const NATS_UID = 1000;
 
 /** The server configuration; also checked by `nats-server -t` in the tests. */
