@@ -20,8 +20,9 @@ describe('database commands per operation', () => {
   let webhookUrl: string;
 
   beforeAll(async () => {
-    // The outbox sweep's idle read (one, every few seconds) is not work an operation causes.
-    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h' } });
+    // The outbox sweep's idle read (every few seconds) and the stall check's (every minute) are not
+    // work an operation causes.
+    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
     webhookUrl = await receiver.start();
     store = await createStore(stack.natsUrl);
     // The first request of a token reads it; every later one is served by the gateway's cache.

@@ -34,13 +34,13 @@ describe('delivery log retention', () => {
   beforeAll(async () => {
     branch = await probeRetention(mongoose.connection.db!);
     // A retention of one hour, with entries finished three days ago: long expired.
-    await openDeliveryLog({ branch, retentionMs: 60 * 60 * 1000 });
+    await openDeliveryLog({ branch, retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000 });
   });
 
   it('declares the expiry index of the branch the server supports, and keeps it across starts', async () => {
     const server = (await mongoose.connection.db!.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string };
     expect(branch).toBe(server.ferretdbVersion ? 'expiry-buckets' : 'ttl-index');
-    await openDeliveryLog({ branch, retentionMs: 60 * 60 * 1000 });
+    await openDeliveryLog({ branch, retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000 });
     for (const collection of ['webhook_deliveries', 'webhook_attempts']) {
       const indexes = await mongoose.connection.db!.collection(collection).indexes();
       const expiry = indexes.find((index) => index.key.expiresAt === 1 || index.key.expiresOn === 1);

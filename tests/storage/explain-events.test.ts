@@ -10,6 +10,8 @@ const eventId = (i: number) => `evt_${i.toString(16).padStart(32, '0')}`;
 const store = (i: number) => `store_${String(i % STORES).padStart(3, '0')}`;
 const payment = (i: number) => `pay_${String(Math.floor(i / 2)).padStart(8, '0')}`;
 const type = (i: number) => (i % 2 === 0 ? 'payment.created' : 'payment.status_changed');
+/** One in fifty is pending, due for a look in one of a few minutes. */
+const checkMinute = (i: number) => `2026-01-01T00:${String(i % 7).padStart(2, '0')}`;
 
 /** One query of the Events API (services/webhook-dispatcher/src/delivery-log.ts) and the listed fields that may serve it. */
 interface EventsQuery {
@@ -46,6 +48,13 @@ const queries: EventsQuery[] = [
     indexedBy: ['_id', 'storeId'],
   },
   {
+    // The dispatcher's stall check (stall-sweep.ts), once a minute: not the Events API, the same log.
+    name: 'the deliveries the stall check looks at in one minute',
+    collection: 'webhook_deliveries',
+    filter: { checkOn: checkMinute(target) },
+    indexedBy: ['checkOn'],
+  },
+  {
     name: "an event's attempts",
     collection: 'webhook_attempts',
     filter: { eventId: eventId(target) },
@@ -72,7 +81,8 @@ describe('Events API queries on FerretDB/PostgreSQL', () => {
       storeId: store(i),
       paymentId: payment(i),
       type: type(i),
-      status: 'delivered',
+      status: i % 50 === 0 ? 'pending' : 'delivered',
+      checkOn: i % 50 === 0 ? checkMinute(i) : null,
       createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1_000),
     }));
     const attempts = deliveries.map((d) => ({ _id: `${d._id}:1:1`, eventId: d._id, paymentId: d.paymentId, run: 1 }));

@@ -14,8 +14,10 @@ export const EqualityIndexedFields = {
   // expiresOn: the expiry day, purged by equality where TTL indexes are missing (@pix/runtime retention).
   idempotency_keys: ['_id', 'expiresOn'],
   // storeId (and type): the Events API's list; eventId: one event's attempts.
-  webhook_deliveries: ['_id', 'paymentId', 'storeId', 'type', 'expiresOn'],
+  // checkOn: the minute the stall check looks at a pending delivery.
+  webhook_deliveries: ['_id', 'paymentId', 'storeId', 'type', 'checkOn', 'expiresOn'],
   webhook_attempts: ['_id', 'paymentId', 'eventId', 'expiresOn'],
+  webhook_sweeps: ['_id'],
   sandbox_psp_cobs: ['_id'],
   // Keyed by txid (one Pix per charge); refunds find it by endToEndId; a restarted adapter resumes
   // the callbacks not yet acknowledged (notified: false).

@@ -17,6 +17,14 @@ export const config = loadConfig(
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
     /** Attempts in flight at once in total, per replica. */
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
+    /**
+     * A pending delivery not moved on this long after its next attempt was due is looked at: its
+     * next attempt is published again (the safety net for a JetStream message that went missing).
+     * Longer than WEBHOOK_TIMEOUT plus 15 s, the time an attempt in flight may take.
+     */
+    WEBHOOK_STALL_AFTER: duration('2m'),
+    /** How often the stall check looks at the minutes that have passed. */
+    WEBHOOK_STALL_SWEEP_INTERVAL: duration('1m'),
     /** How long finished deliveries and their attempts stay in the delivery log. */
     WEBHOOK_LOG_RETENTION: duration('30d'),
   }),

@@ -11,9 +11,10 @@ import { declareExpiry, expiryFields, ExpiryPurge, isDuplicateKey, type Retentio
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
  * rest of the dispatcher). It is a record of what happened, not the driver of what happens next:
- * attempts are carried by JetStream messages, so nothing here is polled. Every query is a top-level
- * equality filter on `_id`, `paymentId`, `storeId` (with `type`), `eventId` or `expiresOn` (libs/contracts
- * EqualityIndexedFields), which
+ * attempts are carried by JetStream messages; the one periodic read is the stall check's, of the
+ * deliveries due for a look in one minute (stall-sweep.ts). Every query is a top-level equality
+ * filter on `_id`, `paymentId`, `storeId` (with `type`), `eventId`, `checkOn` or `expiresOn`
+ * (libs/contracts EqualityIndexedFields), which
  * FerretDB pushes down to an index and MongoDB serves from the schema's indexes.
  */
 
@@ -39,6 +40,13 @@ export interface DeliveryDoc {
   earlierRunsAttempts: number;
   /** When the next attempt is due, as last scheduled (informative: the JetStream message decides). */
   nextAttemptAt: Date | null;
+  /**
+   * While pending: the minute (UTC, `YYYY-MM-DDTHH:MM`) after which the stall check looks at it, a
+   * while after its next attempt was due; each step of the delivery moves it on. Null once finished.
+   */
+  checkOn: string | null;
+  /** How many times the stall check found it not moved on (its next look backs off with it). */
+  stallChecks: number;
   deadReason: 'exhausted' | 'refused' | null;
   lastError: string | null;
   createdAt: Date;
@@ -86,6 +94,8 @@ const DeliverySchema = new Schema<DeliveryDoc>(
     runAttempts: { type: Number, default: 0 },
     earlierRunsAttempts: { type: Number, default: 0 },
     nextAttemptAt: { type: Date, default: null },
+    checkOn: { type: String, default: null },
+    stallChecks: { type: Number, default: 0 },
     deadReason: { type: String, default: null },
     lastError: { type: String, default: null },
     createdAt: { type: Date, required: true },
@@ -100,6 +110,8 @@ DeliverySchema.index({ paymentId: 1 });
 // a paymentId the index above finds the few).
 DeliverySchema.index({ storeId: 1, createdAt: -1, _id: -1 });
 DeliverySchema.index({ storeId: 1, type: 1, createdAt: -1, _id: -1 });
+// The stall check's minute (null, and not looked at, once a delivery is finished).
+DeliverySchema.index({ checkOn: 1 });
 
 const AttemptSchema = new Schema<AttemptDoc>(
   {
@@ -123,18 +135,36 @@ const AttemptSchema = new Schema<AttemptDoc>(
 AttemptSchema.index({ paymentId: 1 });
 AttemptSchema.index({ eventId: 1 });
 
+/** How far the stall check has looked: one document, so a restarted dispatcher goes on from there. */
+interface SweepDoc {
+  _id: string;
+  through: string;
+}
+const SweepSchema = new Schema<SweepDoc>(
+  { _id: { type: String, required: true }, through: { type: String, required: true } },
+  { collection: 'webhook_sweeps', versionKey: false, strict: true, autoIndex: false },
+);
+
 const DeliveryModel = mongoose.model<DeliveryDoc>('WebhookDelivery', DeliverySchema);
 const AttemptModel = mongoose.model<AttemptDoc>('WebhookAttempt', AttemptSchema);
+const SweepModel = mongoose.model<SweepDoc>('WebhookSweep', SweepSchema);
 
 /** How long finished deliveries and attempts stay in the log (WEBHOOK_LOG_RETENTION). */
 let retentionMs = 30 * 24 * 60 * 60 * 1000;
+/** How long after its next attempt was due a pending delivery is looked at (WEBHOOK_STALL_AFTER). */
+let stallAfterMs = 2 * 60 * 1000;
 
 /**
  * Prepares the log for this process: the expiry index of the retention branch chosen at start is
  * declared in the schemas, so syncIndexes() builds it (and keeps it on every later start).
  */
-export async function openDeliveryLog(options: { branch: RetentionBranch; retentionMs: number }): Promise<void> {
+export async function openDeliveryLog(options: {
+  branch: RetentionBranch;
+  retentionMs: number;
+  stallAfterMs: number;
+}): Promise<void> {
   retentionMs = options.retentionMs;
+  stallAfterMs = options.stallAfterMs;
   declareExpiry(DeliverySchema, options.branch);
   declareExpiry(AttemptSchema, options.branch);
   await Promise.all([DeliveryModel.syncIndexes(), AttemptModel.syncIndexes()]);
@@ -148,6 +178,19 @@ export function logPurge(branch: RetentionBranch, onError: (err: unknown) => voi
 function expiringFrom(now: Date) {
   return expiryFields(new Date(now.getTime() + retentionMs));
 }
+
+/** The minute (UTC) a time falls in: the stall check's unit. */
+export function minuteOf(at: Date): string {
+  return at.toISOString().slice(0, 16);
+}
+
+/** The stall check's fields for a delivery whose next step is due at `dueAt`. */
+function checkAfter(dueAt: Date): Pick<DeliveryDoc, 'checkOn' | 'stallChecks'> {
+  return { checkOn: minuteOf(new Date(dueAt.getTime() + stallAfterMs)), stallChecks: 0 };
+}
+
+/** A finished delivery is not looked at any more. */
+const NO_CHECK: Pick<DeliveryDoc, 'checkOn' | 'stallChecks'> = { checkOn: null, stallChecks: 0 };
 
 export function attemptId(eventId: string, run: number, attempt: number): string {
   return `${eventId}:${run}:${attempt}`;
@@ -177,6 +220,7 @@ export async function recordDelivery(
       runAttempts: 0,
       earlierRunsAttempts: 0,
       nextAttemptAt: firstAttemptAt,
+      ...checkAfter(firstAttemptAt),
       createdAt: now,
       ...expiryFields(null),
     });
@@ -261,7 +305,16 @@ function pickResult(result: AttemptResult): AttemptResult {
 export async function markDelivered(eventId: string, run: number, attempt: number, now = new Date()): Promise<void> {
   await DeliveryModel.updateOne(
     { _id: eventId, run },
-    { $set: { status: 'delivered', runAttempts: attempt, nextAttemptAt: null, lastError: null, ...expiringFrom(now) } },
+    {
+      $set: {
+        status: 'delivered',
+        runAttempts: attempt,
+        nextAttemptAt: null,
+        lastError: null,
+        ...NO_CHECK,
+        ...expiringFrom(now),
+      },
+    },
   );
 }
 
@@ -274,7 +327,7 @@ export async function markRetrying(
 ) {
   await DeliveryModel.updateOne(
     { _id: eventId, run, status: 'pending' },
-    { $set: { runAttempts: attempt, nextAttemptAt, lastError } },
+    { $set: { runAttempts: attempt, nextAttemptAt, lastError, ...checkAfter(nextAttemptAt) } },
   );
 }
 
@@ -289,7 +342,15 @@ export async function markDead(
   await DeliveryModel.updateOne(
     { _id: eventId, run },
     {
-      $set: { status: 'dead', runAttempts: attempt, deadReason, lastError, nextAttemptAt: null, ...expiringFrom(now) },
+      $set: {
+        status: 'dead',
+        runAttempts: attempt,
+        deadReason,
+        lastError,
+        nextAttemptAt: null,
+        ...NO_CHECK,
+        ...expiringFrom(now),
+      },
     },
   );
 }
@@ -314,6 +375,7 @@ export async function startReplay(doc: DeliveryDoc, now = new Date()): Promise<b
         runAttempts: 0,
         earlierRunsAttempts: (doc.earlierRunsAttempts ?? 0) + (doc.runAttempts ?? 0),
         nextAttemptAt: now,
+        ...checkAfter(now),
         deadReason: null,
         lastError: null,
         ...expiryFields(null),
@@ -370,4 +432,31 @@ export async function storeDeliveries(
 export async function attemptsOfEvent(eventId: string): Promise<AttemptDoc[]> {
   const attempts = await AttemptModel.find({ eventId }).lean<AttemptDoc[]>();
   return attempts.sort((a, b) => a.run - b.run || a.attempt - b.attempt);
+}
+
+/** The pending deliveries the stall check looks at in `minute`. */
+export function deliveriesToCheck(minute: string): Promise<DeliveryDoc[]> {
+  return DeliveryModel.find({ checkOn: minute }).lean<DeliveryDoc[]>().exec();
+}
+
+/**
+ * Moves a pending delivery's stall check on to `checkOn`, after the check found it not moved on.
+ * On FerretDB (whose updates write the document back) this can undo a step recorded at the same
+ * moment; the attempt the check publishes then finds that step's result and records it again.
+ */
+export async function postponeCheck(doc: DeliveryDoc, checkOn: string): Promise<void> {
+  await DeliveryModel.updateOne(
+    { _id: doc._id, run: doc.run, status: 'pending' },
+    { $set: { checkOn, stallChecks: (doc.stallChecks ?? 0) + 1 } },
+  );
+}
+
+/** The last minute the stall check has looked at, if it ever has. */
+export async function sweptThrough(): Promise<string | null> {
+  const doc = await SweepModel.findById('stall-check').lean<SweepDoc>().exec();
+  return doc?.through ?? null;
+}
+
+export async function recordSweptThrough(through: string): Promise<void> {
+  await SweepModel.updateOne({ _id: 'stall-check' }, { $set: { through } }, { upsert: true });
 }

@@ -12,6 +12,7 @@ import { takeEvent } from './intake';
 import { createMetrics } from './metrics';
 import { parseSchedule } from './schedule';
 import { SecretsCache } from './secrets';
+import { StallSweep } from './stall-sweep';
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -21,7 +22,11 @@ async function main(): Promise<void> {
 
   const db = await connectDatabase(service, config.MONGO_URL);
   const retention = await probeRetention(db);
-  await openDeliveryLog({ branch: retention, retentionMs: config.WEBHOOK_LOG_RETENTION });
+  await openDeliveryLog({
+    branch: retention,
+    retentionMs: config.WEBHOOK_LOG_RETENTION,
+    stallAfterMs: config.WEBHOOK_STALL_AFTER,
+  });
   const purge = logPurge(retention, (err) => logger.error({ err }, 'delivery log purge failed'));
   purge.start();
   service.onShutdown('delivery log purge', () => purge.stop());
@@ -76,6 +81,16 @@ async function main(): Promise<void> {
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
+
+  const stallSweep = new StallSweep(
+    js,
+    config.WEBHOOK_STALL_AFTER,
+    config.WEBHOOK_STALL_SWEEP_INTERVAL,
+    logger,
+    metrics,
+  );
+  stallSweep.start();
+  service.onShutdown('stall check', () => stallSweep.stop());
 
   const subscriptions = [...serveWebhookRpcs(nc, logger), ...serveEventRpcs(nc, logger)];
   service.onShutdown('rpc subscriptions', async () => {

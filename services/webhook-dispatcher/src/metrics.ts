@@ -30,6 +30,11 @@ export function createMetrics(registry: Registry) {
       help: 'Webhook deliveries given up and sent to the dead-letter stream',
       registers: [registry],
     }),
+    stalled: new Counter({
+      name: 'webhook_stalled_total',
+      help: 'Pending deliveries the stall check found not moved on, whose next attempt it published again',
+      registers: [registry],
+    }),
     inFlight: new Gauge({
       name: 'webhook_in_flight',
       help: 'Webhook attempts in flight, by endpoint (URL origin)',
