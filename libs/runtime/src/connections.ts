@@ -1,18 +1,55 @@
 import mongoose, { type mongo } from 'mongoose';
 import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
-import { countDatabaseCommands } from './database-metrics';
+import { countDatabaseCommands, databaseClientReplacements } from './database-metrics';
+import { MonitorWatchdog } from './database-watchdog';
 import { databaseReachable } from './readiness';
 import type { Service } from './service';
 
+const CLIENT_OPTIONS = { serverSelectionTimeoutMS: 10_000, monitorCommands: true };
+/** How often the client's checks are looked at (MonitorWatchdog). */
+const WATCHDOG_INTERVAL_MS = 5_000;
+
 /**
  * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a real
- * round trip) and is disconnected on shutdown, after the work that uses it has stopped. Returns the
- * database, for what runs below the models (the retention probe).
+ * round trip) and is disconnected on shutdown, after the work that uses it has stopped. A client
+ * whose server checks stop (MonitorWatchdog) is replaced: the connection closes and opens again,
+ * which the models follow (they are bound to the connection, not to its client). Returns the
+ * database, for what runs below the models at start (the retention probe).
  */
-export async function connectDatabase(service: Service, url: string): Promise<mongo.Db> {
-  await mongoose.connect(url, { serverSelectionTimeoutMS: 10_000, monitorCommands: true });
-  countDatabaseCommands(mongoose.connection.getClient());
-  service.onShutdown('mongodb', () => mongoose.disconnect());
+export async function connectDatabase(
+  service: Service,
+  url: string,
+  watchdog = new MonitorWatchdog(),
+): Promise<mongo.Db> {
+  const open = async () => {
+    await mongoose.connect(url, CLIENT_OPTIONS);
+    countDatabaseCommands(mongoose.connection.getClient());
+    watchdog.watch(mongoose.connection.getClient());
+  };
+  await open();
+  let reopening = false;
+  const timer = setInterval(
+    () => {
+      const silentMs = watchdog.stalled();
+      if (silentMs === null || reopening) return;
+      reopening = true;
+      service.logger.error({ silentMs }, 'the database client stopped checking the server; opening a new one');
+      databaseClientReplacements.inc();
+      watchdog.beat(); // a reopening that fails is tried again one stall later
+      // Not forced: mongoose refuses every later operation of a force-closed connection, reopened or not.
+      mongoose.connection
+        .close()
+        .then(open)
+        .catch((err: unknown) => service.logger.error({ err }, 'opening a new database client failed'))
+        .finally(() => (reopening = false));
+    },
+    Math.min(WATCHDOG_INTERVAL_MS, watchdog.stallMs / 2),
+  );
+  timer.unref();
+  service.onShutdown('mongodb', () => {
+    clearInterval(timer);
+    return mongoose.disconnect();
+  });
   service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
   return mongoose.connection.db!;
 }

@@ -15,6 +15,15 @@ export const databaseCommands = libraryMetric(
   }),
 );
 
+/** Database clients replaced because their server checks had stopped (database-watchdog.ts). */
+export const databaseClientReplacements = libraryMetric(
+  new Counter({
+    name: 'db_client_replacements_total',
+    help: 'Database clients replaced because the driver had stopped checking the server',
+    registers: [],
+  }),
+);
+
 /** Connection upkeep, not work: the driver's handshakes, heartbeats, readiness pings and sessions. */
 const UPKEEP = new Set([
   'hello',
