@@ -101,6 +101,12 @@ export class PaymentStore {
   /**
    * Stores a new payment and publishes what it owes: three commands (intent, payment, intent
    * removal). 'exists' when a payment with this id is there already or is being created.
+   *
+   * Only a duplicate id says the insert did not happen. Any other failure may come after the
+   * database stored it (a database killed as it committed answers an error to a write it kept), so
+   * the intent stays for the recovery sweep, which publishes its event if the payment names this
+   * writer. Removing it here lost the `payment.created` of such payments in a chaos run: the retry
+   * found the payment and answered it, and nothing owed its event any more.
    */
   async insert(doc: PaymentDoc, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
     const intent = await this.claim(doc._id, 0, messages);
@@ -108,9 +114,9 @@ export class PaymentStore {
     try {
       await PaymentModel.create({ ...doc, writtenBy: [intent.writer] });
     } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
       await this.release(intent);
-      if (isDuplicateKey(err)) return 'exists';
-      throw err;
+      return 'exists';
     }
     await this.deliver(intent);
     return 'created';
