@@ -14,6 +14,9 @@ import { parseSchedule } from './schedule';
 import { SecretsCache } from './secrets';
 import { StallSweep } from './stall-sweep';
 
+/** Payment events taken in at once per replica: fewer than the database pool's connections (20 locally). */
+const INTAKE_CONCURRENCY = 8;
+
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
   const { logger } = service;
@@ -66,9 +69,11 @@ async function main(): Promise<void> {
   const consumer = await startConsumer(
     nc,
     // In parallel: events of one payment are far apart, and one recorded before an earlier one
-    // waits for it (the order hold), so taking them in at once costs no order.
+    // waits for it (the order hold), so taking them in at once costs no order. Bounded: a replica
+    // restarted into a backlog took 64 at once, each waiting for one of the pool's connections,
+    // until the waits timed out, the messages came back, and its readiness ping found none free.
     Consumers.dispatcherPayments,
-    { logger, parallel: true },
+    { logger, parallel: true, maxInFlight: INTAKE_CONCURRENCY },
     async (msg) => {
       const parsed = PaymentEventSchema.safeParse(msg.json());
       if (!parsed.success) {
