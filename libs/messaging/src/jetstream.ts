@@ -18,16 +18,11 @@ import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
 /**
- * Window in which JetStream drops a re-published message with an already seen Nats-Msg-Id: it
- * covers a publisher that crashed after publishing and before recording that it did (the outbox
- * sweep publishes again within seconds). It is also how long a clustered stream leader may refuse an
- * id whose proposal it staged and then lost ("duplicate message id is in process", error 10158,
- * until the id ages out of the window): with a window of hours, one sandbox Pix callback was refused
- * for the rest of a chaos run. So it stays short, the server's default; consumers deduplicate by
- * event id (payments by endToEndId, the dispatcher by its log and claims), so a later duplicate is
- * harmless.
+ * Window in which JetStream drops a re-published message with an already seen Nats-Msg-Id. It is
+ * the outer bound for a publisher that crashed after publishing and before recording that it did;
+ * consumers also deduplicate by event id, so a later duplicate is harmless.
  */
-const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
 /** Events stay long enough for the longest webhook retry schedule to finish. */
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
