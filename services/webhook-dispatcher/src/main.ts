@@ -15,7 +15,7 @@ import { SecretsCache } from './secrets';
 import { StallSweep } from './stall-sweep';
 
 /** Payment events taken in at once per replica: fewer than the database pool's connections (20 locally). */
-const INTAKE_CONCURRENCY = 8;
+const INTAKE_CONCURRENCY = 16;
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
