@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Streams, Subjects } from '@pix/contracts';
+import { Consumers, Streams, Subjects } from '@pix/contracts';
 import { createStore } from '../support/admin';
 import { eventually } from '../support/api';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -8,16 +8,30 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { createPayment, deliveriesOf, metric } from './helpers';
 
 /**
- * The stall check under the attempt messages: a delivery whose next attempt's message is gone (here
- * the scheduled retry is purged from WEBHOOK_ATTEMPTS, as a message lost in a cluster would be) is
- * found still pending a while after that attempt was due, and its attempt is published again. It is
- * delivered, under its one webhook-id, and nothing on time is touched.
+ * The stall check under the attempt messages: a delivery whose next attempt's message is gone
+ * (purged from WEBHOOK_ATTEMPTS, as a message lost in a cluster would be) is found still pending a
+ * while after that attempt was due, and its attempt is published again. It is delivered, under its
+ * one webhook-id, and nothing on time is touched. Lost here: a scheduled retry, and a first attempt
+ * JetStream had stored under its message id (which must not keep the new one out).
  */
 describe('a delivery whose attempt message went missing', () => {
   const receiver = new WebhookReceiver();
   let stack: PrivateStack;
+  const stalled = () => metric(stack.opsUrls['webhook-dispatcher'], 'webhook_stalled_total');
+  const purge = async (subject: string): Promise<number> => {
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      const jsm = await jetstreamManager(nc);
+      return (await jsm.streams.purge(Streams.webhookAttempts.name, { filter: subject })).purged;
+    } finally {
+      await nc.close();
+    }
+  };
+
+  let url: string;
 
   beforeAll(async () => {
+    url = await receiver.start();
     stack = await startPrivateStack({
       env: { WEBHOOK_RETRY_SCHEDULE: '0s,20s', WEBHOOK_STALL_AFTER: '5s', WEBHOOK_STALL_SWEEP_INTERVAL: '2s' },
     });
@@ -27,8 +41,7 @@ describe('a delivery whose attempt message went missing', () => {
     await stack?.stop();
   });
 
-  it('is delivered by the stall check', async () => {
-    const url = await receiver.start();
+  it('is delivered when its scheduled retry is lost', async () => {
     let first = true;
     receiver.respond = () => {
       const status = first ? 500 : 200;
@@ -37,22 +50,14 @@ describe('a delivery whose attempt message went missing', () => {
     };
     const store = await createStore(stack.natsUrl, 'Stall store');
     const id = await createPayment(stack, store.token, url);
+    const before = await stalled();
     // The first attempt failed and its retry waits 20 s as a scheduled message...
     await eventually(
       () => deliveriesOf(stack, id),
       (d) => d[0]?.attempts.length === 1 && d[0].attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
     );
     // ...which is lost.
-    const nc = await connect({ servers: stack.natsUrl });
-    try {
-      const jsm = await jetstreamManager(nc);
-      const purged = await jsm.streams.purge(Streams.webhookAttempts.name, {
-        filter: Subjects.webhookAttemptScheduled(id, 1),
-      });
-      expect(purged.purged).toBe(1);
-    } finally {
-      await nc.close();
-    }
+    expect(await purge(Subjects.webhookAttemptScheduled(id, 1))).toBe(1);
 
     // 20 s until it was due, 5 s more, and the end of that minute: the check publishes attempt 2.
     const [delivery] = await eventually(
@@ -67,6 +72,40 @@ describe('a delivery whose attempt message went missing', () => {
     ]);
     expect(new Set(receiver.events(id).map((h) => h.headers['webhook-id']))).toEqual(new Set([delivery?.eventId]));
     expect(receiver.events(id).map((h) => h.json.event)).toEqual(['payment.created', 'payment.created']);
-    expect(await metric(stack.opsUrls['webhook-dispatcher'], 'webhook_stalled_total')).toBe(1);
+    expect((await stalled()) - before).toBe(1);
+  }, 150_000);
+
+  it('is delivered when its first attempt is lost after JetStream stored it', async () => {
+    receiver.respond = () => 200;
+    const store = await createStore(stack.natsUrl, 'Stall store 2');
+    const before = await stalled();
+    // The attempts wait (the consumer paused) while the first one's message is stored and lost.
+    const nc = await connect({ servers: stack.natsUrl });
+    const jsm = await jetstreamManager(nc);
+    const { stream, durable } = Consumers.dispatcherAttempts;
+    await jsm.consumers.pause(stream, durable, new Date(Date.now() + 120_000));
+    try {
+      const id = await createPayment(stack, store.token, url);
+      await eventually(
+        () => deliveriesOf(stack, id),
+        (d) => d[0]?.status === 'pending',
+      );
+      expect(await purge(Subjects.webhookAttemptDue)).toBeGreaterThanOrEqual(1);
+      await jsm.consumers.resume(stream, durable);
+
+      // Published again under an id of its own: the first attempt's id is still in the window.
+      const [delivery] = await eventually(
+        () => deliveriesOf(stack, id),
+        (d) => d[0]?.status === 'delivered',
+        120_000,
+        1000,
+      );
+      expect(delivery?.attempts.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'success']]);
+      expect(receiver.events(id)).toHaveLength(1);
+      expect((await stalled()) - before).toBe(1);
+    } finally {
+      await jsm.consumers.resume(stream, durable).catch(() => undefined);
+      await nc.close();
+    }
   }, 150_000);
 });

@@ -30,6 +30,25 @@ export async function publishAttemptNow(js: JetStreamClient, msg: WebhookAttempt
 }
 
 /**
+ * Puts an attempt on its way again after the stall check found its message lost. Its own message
+ * id (the attempt's, and which look of the check it is): under the attempt's id, a message lost
+ * after JetStream stored it would keep the new one out for the whole duplicate window. Replicas
+ * that look at the same delivery at the same time publish one message; the claim does the rest.
+ */
+export async function publishAttemptAgain(
+  js: JetStreamClient,
+  msg: WebhookAttemptMessage,
+  look: number,
+): Promise<void> {
+  await publishEvent(
+    js,
+    Subjects.webhookAttemptDue,
+    msg,
+    `${attemptId(msg.eventId, msg.run, msg.attempt)}:stall-check-${look}`,
+  );
+}
+
+/**
  * Schedules an attempt message for `at` (a time already past fires at once). It waits on the
  * event's own schedule subject, and a schedule replaces the one before it there, so an event never
  * has two next steps waiting. The scheduler keeps only the body, so the trace context goes in it.
