@@ -1,37 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { MongoNetworkError } from 'mongodb';
 import mongoose from 'mongoose';
-import { txidFor } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { PaymentModel, type OutboxMessage, type PaymentDoc } from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import { pendingPaymentDoc } from './payment-fixture';
 import { sharedStack } from '../support/stack';
 
 function newPayment(): PaymentDoc {
-  const id = randomUUID();
-  return {
-    _id: id,
-    txid: txidFor(id),
-    storeId: 'outcome-store',
-    status: 'pending',
-    amountCents: 1000,
-    email: null,
-    observation: null,
-    webhookUrl: null,
-    isPublic: true,
-    createdAt: new Date(),
-    qrCodeUrl: null,
-    qrCopyPaste: null,
-    chargeCreated: false,
-    expiresAt: new Date(Date.now() + 60_000),
-    paidEndToEndId: null,
-    paidAmountCents: null,
-    deadlineAt: null,
-    refundReason: null,
-    refund: null,
-    eventSeq: 1,
-    rev: 1,
-  };
+  return pendingPaymentDoc({ storeId: 'outcome-store', chargeCreated: false });
 }
 
 const created = (id: string): OutboxMessage => ({

@@ -1,37 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
-import { txidFor, type PaymentStatus } from '@pix/contracts';
+import type { PaymentStatus } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import type { OutboxMessage, PaymentDoc } from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
+import { pendingPaymentDoc } from './payment-fixture';
 import { sharedStack } from '../support/stack';
 
 function pendingPayment(): PaymentDoc {
-  const id = randomUUID();
-  return {
-    _id: id,
-    txid: txidFor(id),
-    storeId: 'race-store',
-    status: 'pending',
-    amountCents: 1000,
-    email: null,
-    observation: null,
-    webhookUrl: null,
-    isPublic: true,
-    createdAt: new Date(),
-    qrCodeUrl: null,
-    qrCopyPaste: null,
-    chargeCreated: true,
-    expiresAt: new Date(Date.now() + 60_000),
-    paidEndToEndId: null,
-    paidAmountCents: null,
-    deadlineAt: null,
-    refundReason: null,
-    refund: null,
-    eventSeq: 1,
-    rev: 1,
-  };
+  return pendingPaymentDoc({ storeId: 'race-store' });
 }
 
 /**
