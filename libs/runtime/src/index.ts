@@ -5,6 +5,7 @@
 export { Service } from './service';
 export { connectDatabase, connectMessaging } from './connections';
 export { MonitorWatchdog } from './database-watchdog';
+export { bucketOf, bucketsBetween, UTC_DAY, UTC_MINUTE, type TimeBucket } from './time-buckets';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';

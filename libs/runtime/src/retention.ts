@@ -1,5 +1,6 @@
 import type { mongo, Schema } from 'mongoose';
 import { Periodic } from './periodic';
+import { bucketOf, bucketsBetween, UTC_DAY } from './time-buckets';
 
 /**
  * How documents that expire (a finished webhook delivery, an idempotency key) leave the database,
@@ -27,13 +28,12 @@ export const PURGE_CATCH_UP_DAYS = 45;
 /** How often the purge looks whether another day has passed. */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** MongoDB's NotImplemented, which FerretDB answers for `expireAfterSeconds`. */
 const NOT_IMPLEMENTED = 238;
 
 /** The UTC day of an instant, `YYYY-MM-DD`: the expiry bucket. */
 export function dayOf(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  return bucketOf(UTC_DAY, at);
 }
 
 export function expiryFields(expiresAt: Date | null): ExpiryFields {
@@ -68,11 +68,9 @@ export function expiryIndex(branch: RetentionBranch): {
  * documents are not all expired yet). With nothing purged yet, it goes back PURGE_CATCH_UP_DAYS.
  */
 export function daysToPurge(lastPurged: string | null, now: Date, catchUpDays = PURGE_CATCH_UP_DAYS): string[] {
-  const today = Date.parse(`${dayOf(now)}T00:00:00Z`);
-  const from = lastPurged ? Date.parse(`${lastPurged}T00:00:00Z`) + DAY_MS : today - catchUpDays * DAY_MS;
-  const days: string[] = [];
-  for (let day = from; day < today; day += DAY_MS) days.push(dayOf(new Date(day)));
-  return days;
+  const yesterday = dayOf(new Date(now.getTime() - UTC_DAY.ms));
+  const after = lastPurged ?? dayOf(new Date(now.getTime() - (catchUpDays + 1) * UTC_DAY.ms));
+  return bucketsBetween(UTC_DAY, after, yesterday);
 }
 
 /** Asks the server whether it accepts a TTL index (on a scratch collection, dropped after). */

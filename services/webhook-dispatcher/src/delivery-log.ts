@@ -6,7 +6,15 @@ import type {
   WebhookAttemptOutcome,
   WebhookDeliveryStatus,
 } from '@pix/contracts';
-import { declareExpiry, expiryFields, ExpiryPurge, isDuplicateKey, type RetentionBranch } from '@pix/runtime';
+import {
+  bucketOf,
+  declareExpiry,
+  expiryFields,
+  ExpiryPurge,
+  isDuplicateKey,
+  UTC_MINUTE,
+  type RetentionBranch,
+} from '@pix/runtime';
 
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
@@ -181,7 +189,7 @@ function expiringFrom(now: Date) {
 
 /** The minute (UTC) a time falls in: the stall check's unit. */
 export function minuteOf(at: Date): string {
-  return at.toISOString().slice(0, 16);
+  return bucketOf(UTC_MINUTE, at);
 }
 
 /** The stall check's fields for a delivery whose next step is due at `dueAt`. */

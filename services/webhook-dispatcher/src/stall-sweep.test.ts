@@ -1,19 +1,4 @@
-import { minutesBetween, recheckDelay } from './stall-sweep';
-
-describe('minutesBetween', () => {
-  it('lists the minutes after the first up to the last, across an hour and a day', () => {
-    expect(minutesBetween('2026-11-22T23:58', '2026-11-23T00:01', 10)).toEqual([
-      '2026-11-22T23:59',
-      '2026-11-23T00:00',
-      '2026-11-23T00:01',
-    ]);
-  });
-
-  it('is empty when nothing has passed since, and stops at the most asked for', () => {
-    expect(minutesBetween('2026-11-23T00:01', '2026-11-23T00:01', 10)).toEqual([]);
-    expect(minutesBetween('2026-11-23T00:00', '2026-11-23T05:00', 2)).toEqual(['2026-11-23T00:01', '2026-11-23T00:02']);
-  });
-});
+import { recheckDelay } from './stall-sweep';
 
 describe('recheckDelay', () => {
   it('doubles with each check that found the delivery not moved on, up to six hours', () => {

@@ -1,6 +1,6 @@
 import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { Periodic } from '@pix/runtime';
+import { bucketsBetween, Periodic, UTC_MINUTE } from '@pix/runtime';
 import { firstAttempt, publishAttemptAgain } from './attempt-messages';
 import {
   deliveriesToCheck,
@@ -12,26 +12,12 @@ import {
 } from './delivery-log';
 import type { DispatcherMetrics } from './metrics';
 
-const MINUTE_MS = 60_000;
 /** With no record of an earlier check (a new log), it starts this far back. */
 const FIRST_LOOK_BACK_MINUTES = 60;
 /** Minutes looked at per pass at most: a dispatcher back from a long stop catches up over a few passes. */
 const MINUTES_PER_PASS = 120;
 /** A delivery found not moved on again is looked at after twice as long each time, up to this. */
 const MAX_RECHECK_MS = 6 * 60 * 60 * 1000;
-
-/**
- * The minutes after `after` up to and including `through` (both `YYYY-MM-DDTHH:MM`, UTC), oldest
- * first, at most `max` of them.
- */
-export function minutesBetween(after: string, through: string, max: number): string[] {
-  const minutes: string[] = [];
-  const end = Date.parse(`${through}Z`);
-  for (let t = Date.parse(`${after}Z`) + MINUTE_MS; t <= end && minutes.length < max; t += MINUTE_MS) {
-    minutes.push(minuteOf(new Date(t)));
-  }
-  return minutes;
-}
 
 /** When a delivery found not moved on `checks` times before is looked at next. */
 export function recheckDelay(stallAfterMs: number, checks: number): number {
@@ -73,9 +59,10 @@ export class StallSweep extends Periodic {
 
   private async sweep(now = new Date()): Promise<void> {
     // Only minutes that have passed: one still going may get more deliveries.
-    const lastPassed = minuteOf(new Date(now.getTime() - MINUTE_MS));
-    this.through ??= (await sweptThrough()) ?? minuteOf(new Date(now.getTime() - FIRST_LOOK_BACK_MINUTES * MINUTE_MS));
-    const minutes = minutesBetween(this.through, lastPassed, MINUTES_PER_PASS);
+    const lastPassed = minuteOf(new Date(now.getTime() - UTC_MINUTE.ms));
+    this.through ??=
+      (await sweptThrough()) ?? minuteOf(new Date(now.getTime() - FIRST_LOOK_BACK_MINUTES * UTC_MINUTE.ms));
+    const minutes = bucketsBetween(UTC_MINUTE, this.through, lastPassed, MINUTES_PER_PASS);
     for (const minute of minutes) {
       for (const doc of await deliveriesToCheck(minute)) await this.publishAgain(doc, now);
       this.through = minute;
