@@ -23,28 +23,22 @@ export function firstAttempt(event: PaymentEvent, url: string, run: number): Web
 /**
  * Puts an attempt on its way now. The message id (eventId:run:attempt) makes a second publish of
  * the same attempt (a redelivered event, a replay retried) one message within the duplicate window;
- * after it, the attempt's claim in the log still lets it go once.
+ * after it, the attempt's claim in the log still lets it go once. `stallLook`: the stall check
+ * publishes it again after finding its message lost, under the attempt's id and which look it is,
+ * since under the attempt's id alone a message lost after JetStream stored it would keep the new one
+ * out for the whole window; replicas looking at once still publish one message.
  */
-export async function publishAttemptNow(js: JetStreamClient, msg: WebhookAttemptMessage): Promise<void> {
-  await publishEvent(js, Subjects.webhookAttemptDue, msg, attemptId(msg.eventId, msg.run, msg.attempt));
-}
-
-/**
- * Puts an attempt on its way again after the stall check found its message lost. Its own message
- * id (the attempt's, and which look of the check it is): under the attempt's id, a message lost
- * after JetStream stored it would keep the new one out for the whole duplicate window. Replicas
- * that look at the same delivery at the same time publish one message; the claim does the rest.
- */
-export async function publishAttemptAgain(
+export async function publishAttemptNow(
   js: JetStreamClient,
   msg: WebhookAttemptMessage,
-  look: number,
+  stallLook?: number,
 ): Promise<void> {
+  const id = attemptId(msg.eventId, msg.run, msg.attempt);
   await publishEvent(
     js,
     Subjects.webhookAttemptDue,
     msg,
-    `${attemptId(msg.eventId, msg.run, msg.attempt)}:stall-check-${look}`,
+    stallLook === undefined ? id : `${id}:stall-check-${stallLook}`,
   );
 }
 

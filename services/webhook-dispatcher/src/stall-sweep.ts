@@ -1,7 +1,7 @@
 import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { bucketsBetween, Periodic, UTC_MINUTE } from '@pix/runtime';
-import { firstAttempt, publishAttemptAgain } from './attempt-messages';
+import { firstAttempt, publishAttemptNow } from './attempt-messages';
 import {
   deliveriesToCheck,
   minuteOf,
@@ -75,7 +75,7 @@ export class StallSweep extends Periodic {
     // Moved on first: a pass that fails after this looks at it again at that minute, not never.
     await postponeCheck(doc, minuteOf(new Date(now.getTime() + recheckDelay(this.stallAfterMs, checks))));
     const attempt = (doc.runAttempts ?? 0) + 1;
-    await publishAttemptAgain(this.js, { ...firstAttempt(doc.event, doc.url, doc.run), attempt }, checks + 1);
+    await publishAttemptNow(this.js, { ...firstAttempt(doc.event, doc.url, doc.run), attempt }, checks + 1);
     this.metrics.stalled.inc();
     this.logger.warn(
       { eventId: doc._id, paymentId: doc.paymentId, run: doc.run, attempt, nextAttemptAt: doc.nextAttemptAt, checks },
