@@ -269,12 +269,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
           return `${name}: ${(cluster?.leader ? 1 : 0) + current} current`;
         }),
       );
-    const deadline = Date.now() + RECOVERY_CAP_MS;
-    for (;;) {
-      const copies = await read();
-      if (copies.every((c) => c.endsWith(': 3 current')) || Date.now() > deadline) return copies;
-      await sleep(1000);
-    }
+    return eventually(read, (copies) => copies.every((c) => c.endsWith(': 3 current')), RECOVERY_CAP_MS, 1000);
   }
 
   async function storedEvents(type: 'created' | 'status_changed'): Promise<number> {
