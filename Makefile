@@ -14,7 +14,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
 
-infra: ## Build nats-server and FerretDB into .tools/bin when missing; PostgreSQL, Debian validators, Schemathesis
+infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB; Debian validators; Schemathesis
 	@bash scripts/install-infra.sh
 	@bash scripts/install-postgresql.sh
 	@bash scripts/install-system-packages.sh

@@ -91,5 +91,4 @@ export {
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
 export { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
-export { EqualityIndexedFields } from './collections';
 export { txidFor, refundIdFor, PIX_PROVIDERS } from './pix';

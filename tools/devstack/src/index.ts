@@ -1,4 +1,3 @@
-export * from './equality-indexes';
 export * from './layout';
 export * from './nats-cluster';
 export * from './postgres';

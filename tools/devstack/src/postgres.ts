@@ -16,24 +16,35 @@ export interface PostgresServer {
 const SUPERUSER = 'postgres';
 const OS_USER = 'postgres';
 
+/** The database that holds the DocumentDB extension; every stack's MongoDB databases live in it. */
+export const ENGINE_DATABASE = 'postgres';
+
 /**
  * Settings for a throwaway development and test server. fsync and full-page writes are off: a
  * crash of the machine may lose data, a crash or kill -9 of PostgreSQL does not (what it wrote is
  * in the OS's cache). synchronous_commit stays on, since a commit acknowledged to FerretDB must
  * survive a kill of PostgreSQL. No unix socket (everything connects over loopback TCP), so no
- * socket path can be too long. Custom plans always: FerretDB sends the field name of a pushed-down
- * filter as a parameter (`_jsonb->$1 @> $2`) of a cached prepared statement, and a generic plan,
- * which PostgreSQL may switch to after five executions, cannot match the GIN expression index
- * `(_jsonb->'field')` and scans the table.
+ * socket path can be too long.
+ *
+ * DocumentDB (the engine under FerretDB 2) loads at start with pg_cron, which runs its background
+ * jobs (TTL deletes every minute, index builds) in the engine's database, connecting over loopback.
+ * The documentdb.* settings are those FerretDB's own packaging sets.
  */
 const SERVER_SETTINGS = [
   'listen_addresses=127.0.0.1',
   'unix_socket_directories=',
   'fsync=off',
   'full_page_writes=off',
-  'plan_cache_mode=force_custom_plan',
-  // Several FerretDB processes (one per test stack) share the server, each up to FERRETDB_POOL_SIZE (stack.ts).
-  'max_connections=1000',
+  'shared_preload_libraries=pg_cron,pg_documentdb_core,pg_documentdb',
+  `cron.database_name=${ENGINE_DATABASE}`,
+  'cron.host=127.0.0.1',
+  'documentdb.enableLetAndCollationForQueryMatch=on',
+  'documentdb.enableNowSystemVariable=on',
+  'documentdb.enableSortbyIdPushDownToPrimaryKey=on',
+  'documentdb.enableSchemaValidation=on',
+  'documentdb.enableBypassDocumentValidation=on',
+  // Several FerretDB processes (one per test stack) share the server, each with its own pool.
+  'max_connections=500',
 ];
 
 /** Where initdb and postgres are: beside an initdb on PATH, or Debian's /usr/lib/postgresql/<v>/bin. */
@@ -162,20 +173,23 @@ export async function startPostgres(
   return { started, server };
 }
 
-/** Creates a database unless it exists (several stacks can share one server, each in its own). */
-export async function createDatabase(server: PostgresServer, name: string): Promise<void> {
-  await withPostgres(server, 'postgres', async (client) => {
+/**
+ * Makes the DocumentDB extension (and what it needs: pg_cron, PostGIS, RUM, pgvector) exist in the
+ * engine's database; a no-op on a cluster that has it. scripts/install-postgresql.sh installs it.
+ */
+export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
+  await withPostgres(server, ENGINE_DATABASE, async (client) => {
     try {
-      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      await client.query('CREATE EXTENSION IF NOT EXISTS documentdb CASCADE');
     } catch (err) {
-      if ((err as { code?: string }).code !== '42P04') throw err; // duplicate_database
+      throw new Error(`DocumentDB is not installed in PostgreSQL (run \`make infra\`): ${(err as Error).message}`);
     }
   });
 }
 
-/** The URL FerretDB's postgresql handler connects with. */
-export function postgresUrl(server: PostgresServer, database: string): string {
-  return `postgres://${server.user}@${server.host}:${server.port}/${encodeURIComponent(database)}`;
+/** The URL FerretDB connects to the engine's database with. */
+export function postgresUrl(server: PostgresServer): string {
+  return `postgres://${server.user}@${server.host}:${server.port}/${ENGINE_DATABASE}`;
 }
 
 /** Removes a stack's directory and, when its cluster lives in the temporary directory, that too. */

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureEqualityIndexes } from './equality-indexes';
 import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
-import { createDatabase, postgresUrl, startPostgres, type PostgresServer } from './postgres';
+import { ensureDocumentDb, postgresUrl, startPostgres, type PostgresServer } from './postgres';
 import {
   assertPortFree,
   freePort,
@@ -39,6 +38,7 @@ export interface StackInfo {
   mongoUrl: string;
   /** The PostgreSQL database under FerretDB (absent when the stack was given a MongoDB URL). */
   postgresUrl?: string;
+
   opsUrls: Record<ServiceName, string>;
   processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
 }
@@ -53,8 +53,8 @@ export interface StackOptions {
   natsUrl?: string;
   mongoUrl?: string;
   /**
-   * A PostgreSQL server to keep FerretDB's data in, in a database of this stack's own (tests share
-   * one server among their stacks); without it the stack starts a server of its own.
+   * A PostgreSQL server to keep FerretDB's data in, under a MongoDB database of this stack's own
+   * (tests share one server among their stacks); without it the stack starts a server of its own.
    */
   postgres?: PostgresServer;
   /** Detached processes outlive this one (make up); attached ones are stopped with it (tests). */
@@ -127,24 +127,6 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
   };
 }
 
-/**
- * Each service process's connections to FerretDB, and so its commands in flight. In the chaos test,
- * after a database restart under 20 creates a second, every service retried at once and FerretDB's
- * PostgreSQL pool (50 by default) ran dry: its requests waited minutes for a connection, with no
- * time limit, and nothing answered again. Twenty per process keeps two replicas of the four
- * services (160) under FerretDB's pool (FERRETDB_POOL_SIZE); ten made 32 concurrent lists (two
- * seconds each in FerretDB) queue past the wait bound in `make bench`.
- */
-const SERVICE_POOL_SIZE = 20;
-/**
- * How long a command waits for one of those connections before it fails (a 503 to a request, a
- * redelivery to a consumer). Unbounded, a backlog queues in the driver, its callers time out and
- * retry while the abandoned commands still run, and the queue never drains (seen after a database
- * restart under 20 creates a second); bounded, the excess is refused and retried later. Five
- * seconds is about when the callers stop waiting (the gateway's RPC time-out is ten).
- */
-const POOL_WAIT_MS = 5000;
-
 /** Generous on purpose: on a loaded 2-core machine a cold start can take tens of seconds. */
 const STARTUP_TIMEOUT_MS = 90_000;
 
@@ -172,10 +154,7 @@ export async function startNats(dir: string, port: number, detached: boolean): P
   return started;
 }
 
-/** FerretDB's PostgreSQL connections (its default is 50): more than the services' pools add up to. */
-const FERRETDB_POOL_SIZE = 200;
-
-/** FerretDB on the postgresql handler; its data is in the database postgresUrl names. */
+/** FerretDB 2 on PostgreSQL with DocumentDB; its data is in the database postgresUrl names. */
 export async function startFerretDb(
   dir: string,
   port: number,
@@ -190,13 +169,14 @@ export async function startFerretDb(
     'ferretdb',
     binary('ferretdb'),
     [
-      '--handler=postgresql',
-      `--postgresql-url=${postgresUrl}?pool_max_conns=${FERRETDB_POOL_SIZE}`,
+      `--postgresql-url=${postgresUrl}`,
       `--listen-addr=127.0.0.1:${port}`,
       `--debug-addr=127.0.0.1:${debugPort}`,
       `--state-dir=${stateDir}`,
+      // Loopback only, as every server of the stack; MongoDB in production has its own users.
+      '--no-auth',
       '--telemetry=disable',
-      '--log-level=warn',
+      '--log-level=WARN',
     ],
     { env: process.env, logFile: path.join(dir, 'logs', 'ferretdb.log'), detached },
   );
@@ -256,7 +236,7 @@ export async function startService(
   return started;
 }
 
-/** A database per stack on a shared server, named after the stack's (unique) directory. */
+/** A MongoDB database per stack on a shared engine, named after the stack's (unique) directory. */
 function stackDatabase(options: StackOptions): string {
   return options.postgres
     ? `pix_${path
@@ -267,8 +247,8 @@ function stackDatabase(options: StackOptions): string {
 }
 
 /**
- * Starts NATS, PostgreSQL and FerretDB (unless given their URLs or a PostgreSQL server), makes the
- * indexes of EqualityIndexedFields, and then starts the services, each once ready.
+ * Starts NATS, PostgreSQL and FerretDB (unless given their URLs or a PostgreSQL server), and then
+ * the services, each once ready. Each service creates its collections' indexes from its schemas.
  */
 export async function startStack(options: StackOptions): Promise<StackInfo & { started: Started[] }> {
   const { ports, dir } = options;
@@ -280,9 +260,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     } else if (!options.natsUrl) {
       started.push(await startNats(dir, ports.nats, options.detached));
     }
-    const mongoUrl =
-      options.mongoUrl ??
-      `mongodb://127.0.0.1:${ports.mongo}/pix?maxPoolSize=${SERVICE_POOL_SIZE}&waitQueueTimeoutMS=${POOL_WAIT_MS}`;
+    const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/${stackDatabase(options)}`;
     let pgUrl: string | undefined;
     if (!options.mongoUrl) {
       let server = options.postgres;
@@ -291,11 +269,9 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         started.push(own.started);
         server = own.server;
       }
-      const database = stackDatabase(options);
-      await createDatabase(server, database);
-      pgUrl = postgresUrl(server, database);
+      await ensureDocumentDb(server);
+      pgUrl = postgresUrl(server);
       started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, pgUrl));
-      await ensureEqualityIndexes(mongoUrl, pgUrl);
     }
     const natsUrl =
       options.natsUrl ?? (ports.natsCluster ? natsClusterUrl(ports.natsCluster) : `nats://127.0.0.1:${ports.nats}`);
