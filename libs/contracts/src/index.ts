@@ -71,7 +71,7 @@ export { GatewayRpc } from './rpc/gateway';
 export { DispatcherRpc, WebhooksListReplySchema } from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
 export { DomainError } from './domain-errors';
-export { Subjects, type PaymentDueKind } from './subjects';
+export { Subjects, type PaymentDueKind, type PaymentCountKey } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
 export {
   PaymentEventSchema,

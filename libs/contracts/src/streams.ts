@@ -2,13 +2,16 @@ import { Subjects } from './subjects';
 
 /**
  * A JetStream stream. `schedules`: it accepts scheduled messages. `workQueue`: a message is removed
- * once acknowledged (work to do, not a history to replay).
+ * once acknowledged (work to do, not a history to replay). `counters`: each subject is a counter
+ * (nats-server 2.12 message counters): a message adds its `Nats-Incr` to the subject's total, which
+ * the subject's last message holds.
  */
 export interface StreamDefinition {
   name: string;
   subjects: readonly string[];
   schedules?: boolean;
   workQueue?: boolean;
+  counters?: boolean;
 }
 
 export const Streams = {
@@ -19,6 +22,8 @@ export const Streams = {
     schedules: true,
     workQueue: true,
   },
+  /** Each store's payment counts, which the list's total reads (a change's increments are in its outbox). */
+  paymentCounts: { name: 'PAYMENT_COUNTS', subjects: [Subjects.paymentCountsAll], counters: true },
   pix: { name: 'PIX', subjects: [Subjects.pixEventsAll] },
   webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [Subjects.webhookDeadLetter] },
   /** Webhook attempts due now and those scheduled for later: the dispatcher's only work queue. */

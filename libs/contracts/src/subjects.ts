@@ -1,3 +1,5 @@
+import type { PaymentStatus } from './statuses';
+
 /**
  * NATS subjects of the platform's messages (JetStream facts, scheduled work, notices): the one
  * place they are spelled. Request/reply subjects belong to their RPC definitions (rpc/*.ts).
@@ -15,6 +17,12 @@ export const Subjects = {
     `payments.schedules.${kind}.${paymentId}.${key}`,
   paymentDue: (kind: PaymentDueKind) => `payments.due.${kind}`,
   paymentDueAll: 'payments.due.>',
+  /**
+   * A store's payment counts (the PAYMENT_COUNTS stream of JetStream counters): one counter per
+   * status, and `all` for every payment of the store, whatever its status.
+   */
+  paymentCountsAll: 'payments.counts.>',
+  paymentCount: (storeId: string, key: PaymentCountKey) => `payments.counts.${storeId}.${key}`,
   /** The PSP's facts about a received Pix: paid, flagged for analysis, analysis cleared or rejected. */
   pixEventsAll: 'pix.events.>',
   pixPaid: 'pix.events.paid',
@@ -41,6 +49,9 @@ export const Subjects = {
    */
   storesWebhookSecretsRotated: 'stores.webhook-secrets.rotated',
 } as const;
+
+/** What a store's payment counter counts: the payments in one status, or all of them. */
+export type PaymentCountKey = PaymentStatus | 'all';
 
 /** What a payment's scheduled message is for. */
 export type PaymentDueKind = 'expiry' | 'refund' | 'charge';

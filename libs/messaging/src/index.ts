@@ -15,3 +15,4 @@ export {
   type JsMsg,
 } from './jetstream';
 export { followStream } from './stream-follower';
+export { incrementCounter, CounterReader } from './counters';

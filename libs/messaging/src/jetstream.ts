@@ -45,11 +45,13 @@ async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
       subjects: [...stream.subjects],
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       // Scheduled work must outlive any deadline (a charge may live for weeks); it leaves the
-      // stream when it is done (work queue), not by age.
-      max_age: stream.workQueue ? 0 : nanos(MAX_AGE_MS),
+      // stream when it is done (work queue), not by age. A counter's total is its last message.
+      max_age: stream.workQueue || stream.counters ? 0 : nanos(MAX_AGE_MS),
       num_replicas: replicas,
       ...(stream.schedules && { allow_msg_schedules: true }),
       ...(stream.workQueue && { retention: RetentionPolicy.Workqueue }),
+      // The server keeps only each counter's last message, which holds its total.
+      ...(stream.counters && { allow_msg_counter: true, allow_direct: true, max_msgs_per_subject: 1 }),
     };
     try {
       await jsm.streams.info(stream.name);

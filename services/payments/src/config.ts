@@ -16,13 +16,13 @@ export const config = loadConfig(
     /** How long create waits for the PSP before answering with null QR fields. */
     PSP_TIMEOUT: duration('3s'),
     /**
-     * How often the outbox sweep looks for writes whose messages are still unpublished (a crashed
+     * How often the outbox relay looks for payments whose messages are still unpublished (a crashed
      * writer, JetStream away). Writes publish their own messages at once; this is the safety net.
      */
-    OUTBOX_SWEEP_INTERVAL: duration('5s'),
+    OUTBOX_RELAY_INTERVAL: duration('5s'),
     /** How long payments waits for the adapter to answer a refund request. */
     REFUND_TIMEOUT: duration('10s'),
-    /** Test-only fail point of the outbox relay, `<when>:<event>` (see outbox.ts). */
+    /** Test-only fail point of a writer's publish, `<when>:<event>` (see outbox.ts). */
     OUTBOX_FAIL_POINT: z
       .string()
       .regex(/^(crash-before-publish|crash-after-publish):(payment\.created|payment\.status_changed)$/)

@@ -7,7 +7,7 @@ import type { Config } from './config';
 import { paymentsCreated, pspChargeFailures } from './metrics';
 import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, eventMessage } from './outbox';
-import type { PaymentStore } from './payment-store';
+import type { NewPayment, PaymentStore } from './payment-store';
 import { toPayment } from './presenter';
 
 export interface CreateDeps {
@@ -72,7 +72,7 @@ export async function createPayment(
     expiresAt: new Date(createdAt.getTime() + deps.config.PIX_CHARGE_TTL),
   };
   const charge = await requestCharge(deps, base);
-  const doc: PaymentDoc = {
+  const doc: NewPayment = {
     ...base,
     storeId,
     status: 'pending',

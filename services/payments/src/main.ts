@@ -1,13 +1,13 @@
 import './tracing';
-import { Consumers, PaymentsRpc, QueueGroups } from '@pix/contracts';
-import { ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
+import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
+import { CounterReader, ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { config } from './config';
 import { createPaymentOnce } from './create-once';
 import { onDue } from './deadlines';
 import { registerPaymentMetrics } from './metrics';
-import { OutboxSweep, publisher, withFailPoint } from './outbox';
+import { OutboxRelay, publisher, withFailPoint } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
 import { publicView } from './public-view';
@@ -43,12 +43,17 @@ async function main(): Promise<void> {
 
   registerPaymentMetrics(service.registry);
   const publish = withFailPoint(publisher(nc), config.OUTBOX_FAIL_POINT ?? null, logger);
-  const store = new PaymentStore(publish, logger);
+  const counts = new CounterReader(nc, Streams.paymentCounts);
+  const store = new PaymentStore(publish, (storeId, key) => counts.read(Subjects.paymentCount(storeId, key)), logger);
   const deps = { nc, config, logger, store, publish };
 
-  const sweep = new OutboxSweep(store, logger, config.OUTBOX_SWEEP_INTERVAL);
-  sweep.start();
-  service.onShutdown('outbox sweep', () => sweep.stop());
+  const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
+  relay.start();
+  // Registered first, so it runs last: after every writer has stopped, what they published leaves the outboxes.
+  service.onShutdown('outbox', async () => {
+    await relay.stop();
+    await store.flush();
+  });
 
   const rpc = { queue: QueueGroups.payments, logger };
   const subscriptions = [

@@ -1,4 +1,4 @@
-import mongoose, { Schema } from 'mongoose';
+import mongoose, { Schema, type mongo } from 'mongoose';
 import type { CreateRefundReply, PaymentStatus } from '@pix/contracts';
 
 export type RefundReason = 'review_timeout' | 'analysis_rejected';
@@ -23,6 +23,9 @@ export interface PaymentDoc {
   webhookUrl: string | null;
   isPublic: boolean;
   createdAt: Date;
+  /** The keys the store's list reads it by (list-page.ts); statusKey changes with the status. */
+  listKey: string;
+  statusKey: string;
   /** The charge's id at the PSP (API Pix txid: 26 to 35 alphanumerics). */
   txid: string;
   qrCodeUrl: string | null;
@@ -42,51 +45,40 @@ export interface PaymentDoc {
   refund: RefundRecord | null;
   /** How many events this payment has emitted; the next one gets eventSeq + 1. */
   eventSeq: number;
-  /** How many times the document was written; a writer claims `_id:rev` before writing rev + 1. */
+  /** How many times the document was written: every change is conditional on the revision it read. */
   rev: number;
   /**
-   * The intents (their `writer`) whose writes made this document, one per revision: the proof the
-   * recovery sweep needs that a leftover intent's write happened. Absent on documents written before
-   * it existed.
+   * The messages its writes owe to JetStream and that are not known to be published yet: each write
+   * adds its own in the same atomic command that changes the payment, its writer publishes them right
+   * after and then removes them; the outbox relay publishes whatever is left a few seconds later.
    */
-  writtenBy?: string[];
+  outbox: OutboxEntry[];
 }
 
 /**
- * A message a write owes to JetStream: an event, or a scheduled message (a deadline, a retry).
- * Stored in the write's intent before the write, published after it.
+ * A message a write owes to JetStream: an event, a scheduled message (a deadline, a retry), or an
+ * increment of one of the store's payment counters.
  */
 export interface OutboxMessage {
   subject: string;
   /** Nats-Msg-Id: JetStream keeps one message per id, so publishing again is harmless. */
   msgId: string;
-  /** The message's body, published as JSON. */
-  body: unknown;
+  /** The message's body, published as JSON (none for an increment). */
+  body?: unknown;
+  /** An increment of the counter `subject` (the PAYMENT_COUNTS stream). */
+  increment?: number;
   /** W3C trace context of the change that caused the message; it is published in it. */
   trace?: Record<string, string>;
   /** A scheduled message: delivered on `target` at `at` (JetStream message schedules). */
   schedule?: { at: Date; target: string };
 }
 
-/**
- * A write's intent: the claim on one revision of a payment (its unique `_id`, `<paymentId>:<rev>`,
- * lets exactly one writer move the payment from that revision) and the messages the write owes.
- * It exists only while a write is in flight, or as a leftover of one that crashed.
- */
-export interface IntentDoc {
-  _id: string;
-  paymentId: string;
-  rev: number;
+/** A payment's own state: everything but what storage derives from it (the list's keys, the outbox). */
+export type PaymentState = Omit<PaymentDoc, 'outbox' | 'listKey' | 'statusKey'>;
+
+/** A message in a payment's outbox: `at` is when its write stored it (the relay's index). */
+export interface OutboxEntry extends OutboxMessage {
   at: Date;
-  /**
-   * Who claimed it (random, per claim): the same revision can be claimed again once a writer lets
-   * it go, so only this says whether the payment's revision is this claim's write. Absent on
-   * intents written before it existed.
-   */
-  writer?: string;
-  /** Always true: the recovery sweep finds leftovers by this indexed equality. */
-  open: true;
-  messages: OutboxMessage[];
 }
 
 const PaymentSchema = new Schema<PaymentDoc>(
@@ -100,6 +92,8 @@ const PaymentSchema = new Schema<PaymentDoc>(
     webhookUrl: { type: String, default: null },
     isPublic: { type: Boolean, required: true },
     createdAt: { type: Date, required: true },
+    listKey: { type: String, required: true },
+    statusKey: { type: String, required: true },
     txid: { type: String, required: true },
     qrCodeUrl: { type: String, default: null },
     qrCopyPaste: { type: String, default: null },
@@ -112,31 +106,22 @@ const PaymentSchema = new Schema<PaymentDoc>(
     refund: { type: Schema.Types.Mixed, default: null },
     eventSeq: { type: Number, required: true },
     rev: { type: Number, required: true },
-    writtenBy: { type: [String], default: undefined },
+    outbox: { type: Schema.Types.Mixed, default: [] },
   },
   { collection: 'payments', versionKey: false, minimize: false, strict: true },
 );
 
-// The list: a store's payments, newest first, optionally by status.
-PaymentSchema.index({ storeId: 1, createdAt: -1, _id: -1 });
-PaymentSchema.index({ storeId: 1, status: 1, createdAt: -1, _id: -1 });
+// The list: a store's payments, newest first, optionally by status (list-page.ts).
+PaymentSchema.index({ listKey: 1 });
+PaymentSchema.index({ statusKey: 1 });
 // The PSP speaks of charges by txid.
 PaymentSchema.index({ txid: 1 }, { unique: true });
-
-const IntentSchema = new Schema<IntentDoc>(
-  {
-    _id: { type: String, required: true },
-    paymentId: { type: String, required: true },
-    rev: { type: Number, required: true },
-    at: { type: Date, required: true },
-    writer: { type: String },
-    open: { type: Boolean, required: true },
-    messages: { type: Schema.Types.Mixed, required: true },
-  },
-  { collection: 'payment_intents', versionKey: false, minimize: false, strict: true },
-);
-// The recovery sweep.
-IntentSchema.index({ open: 1 });
+// The outbox relay: messages stored a while ago and still unpublished (an array: one key per entry).
+PaymentSchema.index({ 'outbox.at': 1 });
 
 export const PaymentModel = mongoose.model<PaymentDoc>('Payment', PaymentSchema);
-export const IntentModel = mongoose.model<IntentDoc>('PaymentIntent', IntentSchema);
+
+/** The driver's collection under the model, typed, for writes that need none of mongoose's casting. */
+export function paymentsCollection(): mongo.Collection<PaymentDoc> {
+  return PaymentModel.collection as unknown as mongo.Collection<PaymentDoc>;
+}

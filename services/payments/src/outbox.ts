@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects, type PaymentDueKind, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
-import { jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
+import { incrementCounter, jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { outboxLeftovers } from './metrics';
-import type { OutboxMessage, PaymentDoc } from './model';
+import type { OutboxMessage, PaymentState } from './model';
 import type { PaymentStore } from './payment-store';
 import { toPayment } from './presenter';
 
 /**
  * The event about `doc` as it is after a change, as a message the change owes. It is stored in the
- * change's intent before the change is written, so it cannot be lost: the writer publishes it right
- * after the write, or the recovery sweep does.
+ * payment's outbox by the write that makes the change, so it cannot be lost: the writer publishes it
+ * right after the write, or the outbox relay does.
  */
-export function eventMessage(doc: PaymentDoc, sequence: number, previousStatus: PaymentStatus | null): OutboxMessage {
+export function eventMessage(doc: PaymentState, sequence: number, previousStatus: PaymentStatus | null): OutboxMessage {
   const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
   const { isPublic: _internalOnly, ...data } = toPayment(doc);
   const body: PaymentEvent['body'] =
@@ -62,23 +62,36 @@ export function dueMessage(
   };
 }
 
-/** Publishes messages in order; each lands once on its stream, however often this runs. */
+/**
+ * Publishes a write's messages; each lands once on its stream, however often this runs. Events go
+ * one after another, in the order their writes made them (a payment's created before its
+ * status_changed); schedules and counter increments, which no order concerns, go alongside them.
+ */
 export function publisher(nc: NatsConnection): (messages: OutboxMessage[]) => Promise<void> {
   const js = jetstream(nc);
+  const publishOne = (message: OutboxMessage): Promise<unknown> =>
+    message.increment !== undefined
+      ? incrementCounter(js, message.subject, message.increment, message.msgId)
+      : withTraceCarrier(message.trace, () =>
+          publishEvent(js, message.subject, message.body, message.msgId, { schedule: message.schedule }),
+        );
   return async (messages) => {
-    for (const message of messages) {
-      await withTraceCarrier(message.trace, () =>
-        publishEvent(js, message.subject, message.body, message.msgId, { schedule: message.schedule }),
-      );
-    }
+    const inOrder = messages.filter((m) => m.increment === undefined && !m.schedule);
+    const unordered = messages.filter((m) => m.increment !== undefined || m.schedule);
+    await Promise.all([
+      (async () => {
+        for (const message of inOrder) await publishOne(message);
+      })(),
+      ...unordered.map(publishOne),
+    ]);
   };
 }
 
 /**
  * A test-only fail point: the process exits just before (or just after) publishing the messages of
  * the first write that owes an event of the given type, leaving the stored change unpublished (or
- * published with its intent still open). Only tests set OUTBOX_FAIL_POINT; the sweep of a restarted
- * or another replica then has to finish the job.
+ * published with its outbox not yet emptied). Only tests set OUTBOX_FAIL_POINT; the relay of a
+ * restarted or another replica then has to finish the job.
  */
 export interface OutboxFailPoint {
   when: 'crash-before-publish' | 'crash-after-publish';
@@ -106,38 +119,38 @@ export function withFailPoint(
   };
 }
 
-/** Leftovers younger than this may still be in their writer's hands. */
-const SWEEP_MIN_AGE_MS = 5_000;
+/** Messages younger than this may still be in their writer's hands. */
+const RELAY_MIN_AGE_MS = 5_000;
+/** Payments whose leftovers one pass publishes at most; the next pass takes the rest. */
+const RELAY_BATCH = 100;
 
 /**
- * The outbox's safety net: every few seconds it reads the open intents (an equality on an indexed
- * flag; only writes in flight and leftovers are open) and finishes those older than a few seconds:
- * their messages are published if their write happened, or they are dropped if it did not. A write
- * normally publishes its own messages at once, so this finds work only after a crash or while
- * JetStream was unreachable. Any number of replicas may run it: a message published twice carries
- * the same Nats-Msg-Id and JetStream keeps one.
+ * The outbox's safety net: every few seconds it reads the payments whose outbox holds messages
+ * stored more than a few seconds ago (a range on the outbox's index, so it reads those payments
+ * only) and publishes them. A write publishes its own messages at once, so this finds work only
+ * after a crash, or while JetStream was unreachable. Any number of replicas may run it: a message
+ * published twice carries the same Nats-Msg-Id and JetStream keeps one.
  */
-export class OutboxSweep extends Periodic {
+export class OutboxRelay extends Periodic {
   constructor(
     private readonly store: PaymentStore,
     private readonly logger: Logger,
     intervalMs: number,
   ) {
-    super(intervalMs, (err) => logger.error({ err, task: 'outbox sweep' }, 'background pass failed'));
+    super(intervalMs, (err) => logger.error({ err, task: 'outbox relay' }, 'background pass failed'));
   }
 
-  /** Outside any trace: a sweep is nobody's request. */
+  /** Outside any trace: a pass is nobody's request. */
   protected run(): Promise<void> {
-    return withTraceCarrier(undefined, () => this.sweep());
+    return withTraceCarrier(undefined, () => this.pass());
   }
 
-  private async sweep(): Promise<void> {
-    const open = await this.store.openIntents(100);
-    const leftovers = open.filter((intent) => Date.now() - intent.at.getTime() >= SWEEP_MIN_AGE_MS);
+  private async pass(): Promise<void> {
+    const leftovers = await this.store.leftovers(new Date(Date.now() - RELAY_MIN_AGE_MS), RELAY_BATCH);
     outboxLeftovers.set(leftovers.length);
-    for (const intent of leftovers) {
-      const outcome = await this.store.recover(intent);
-      this.logger.info({ paymentId: intent.paymentId, rev: intent.rev, outcome }, 'outbox leftover finished');
+    for (const doc of leftovers) {
+      await this.store.relay(doc);
+      this.logger.info({ paymentId: doc._id, messages: doc.outbox.length }, 'outbox leftovers published');
     }
   }
 }

@@ -1,21 +1,33 @@
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ListQuery } from '@pix/contracts';
+import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey } from '@pix/runtime';
-import { IntentModel, PaymentModel, type IntentDoc, type OutboxMessage, type PaymentDoc } from './model';
+import { findPage, listKey, statusKey, type PageFinder } from './list-page';
+import {
+  PaymentModel,
+  paymentsCollection,
+  type OutboxEntry,
+  type OutboxMessage,
+  type PaymentDoc,
+  type PaymentState,
+} from './model';
+import { OutboxClearer } from './outbox-clearer';
 
 /**
  * The payments' storage: the only module that reads or writes the database (eslint enforces it).
- * Every query is a top-level equality filter on an indexed field, because FerretDB pushes down
- * nothing else (libs/contracts EqualityIndexedFields).
  *
- * Writes. FerretDB 1.24 applies a conditional update as read, change in Go, write back the whole
- * document, outside any transaction: two racing writers can both "win", and one undoes the other.
- * Inserting a unique `_id` is atomic on every engine, so a writer first inserts its intent under
- * `<paymentId>:<rev>` (the revision it read): only one writer can move a payment from a revision.
- * The intent also holds the messages the write owes (its event, its deadlines), and is removed once
- * they are published. A write therefore costs: intent insert, conditional update, intent delete.
+ * Every write is one atomic command: a create is one insert, a change one update conditional on the
+ * revision it was decided on (`{_id, rev}`), and each carries the messages it owes to JetStream (its
+ * event, its deadlines) into the payment's own outbox in that same command, so a change and what it
+ * owes cannot part. The writer then publishes the outbox (the event id as Nats-Msg-Id, so a message
+ * published twice is kept once) and removes what it published, in batches (OutboxClearer). A writer
+ * that dies in between leaves the messages in the outbox, where the relay finds them.
+ *
+ * The store's payment counts (the list's total) are JetStream counters, and every write that makes
+ * or moves a payment adds their increments to what it owes: counted once whatever is published
+ * twice, and exact once the writes before a read have published, as they have when they answered.
+ *
+ * Writes go through the driver's collection: a payment is built here whole, so mongoose's casting and
+ * validation would only cost time on the hottest path; reads are lean.
  */
 
 /** A change of a payment: the fields to set and the messages it owes to JetStream. */
@@ -32,40 +44,69 @@ export interface Skip<R extends string> {
 export type WriteResult<R extends string> =
   { written: true; doc: PaymentDoc } | { written: false; reason: R | 'not_found'; doc: PaymentDoc | null };
 
-/** Publishes the messages a write owes; throws when JetStream did not take them all. */
+/** Publishes messages; throws when JetStream did not take them all. */
 export type Publish = (messages: OutboxMessage[]) => Promise<void>;
 
-/** An intent older than this was left by a writer that died (or stalled): others may take over. */
-export const INTENT_LEASE_MS = 10_000;
-/** How long a writer waits for another writer of the same payment before giving up. */
-const WAIT_MS = 15_000;
+/** A new payment: every field but what this module derives (the list's keys, the outbox). */
+export type NewPayment = PaymentState;
 
-export class PaymentWriteTimeout extends Error {
-  /** Contention, not a bug: the caller may try again (a 503). */
+/** Reads one of a store's payment counters. */
+export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<number>;
+
+/**
+ * How many times a change is decided again when other writers keep changing the payment first.
+ * Each loss means another write landed, so this bounds work, not time.
+ */
+const MAX_DECISIONS = 20;
+
+export class PaymentWriteContended extends Error {
+  /** Contention, not a bug: the caller may try again (a 503, or a redelivery). */
   readonly transient = true;
 
   constructor(paymentId: string) {
-    super(`payment ${paymentId} stayed claimed by another writer for ${WAIT_MS} ms`);
-    this.name = 'PaymentWriteTimeout';
+    super(`payment ${paymentId} changed under ${MAX_DECISIONS} decisions in a row`);
+    this.name = 'PaymentWriteContended';
   }
 }
 
-/** Whether the payment's revisions include the intent's write (see recover). */
-function wrote(payment: Pick<PaymentDoc, 'rev' | 'writtenBy'>, intent: IntentDoc): boolean {
-  // Written before writers were recorded: only the revision can tell.
-  if (intent.writer === undefined) return payment.rev > intent.rev;
-  return payment.writtenBy?.includes(intent.writer) ?? false;
+function entries(messages: OutboxMessage[], at: Date): OutboxEntry[] {
+  return messages.map((message) => ({ ...message, at }));
 }
 
-function intentId(paymentId: string, rev: number): string {
-  return `${paymentId}:${rev}`;
+/** An increment of a store's counter, counted once per revision of the payment that causes it. */
+function countMessage(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, key: PaymentCountKey, by: number) {
+  return { subject: Subjects.paymentCount(doc.storeId, key), msgId: `count:${doc._id}:${rev}:${key}`, increment: by };
+}
+
+/** What moving a payment from one status to another does to its store's counters. */
+function recount(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, from: PaymentStatus, to: PaymentStatus) {
+  return from === to ? [] : [countMessage(doc, rev, from, -1), countMessage(doc, rev, to, 1)];
 }
 
 export class PaymentStore {
+  private readonly clearer: OutboxClearer;
+
+  private readonly pages: PageFinder = {
+    find: (field, from, to, skip, limit) =>
+      PaymentModel.find({ [field]: { $gte: from, $lt: to } })
+        .sort({ [field]: -1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<PaymentDoc[]>()
+        .exec(),
+  };
+
   constructor(
     private readonly publish: Publish,
+    private readonly readCount: ReadCount,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.clearer = new OutboxClearer(
+      (ids, msgIds) =>
+        paymentsCollection().updateMany({ _id: { $in: ids } }, { $pull: { outbox: { msgId: { $in: msgIds } } } }),
+      (err) => logger.warn({ err }, 'removing published messages from outboxes failed; the relay retries'),
+    );
+  }
 
   /** A store's payment (another store's is the same as none). One command. */
   forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
@@ -81,163 +122,117 @@ export class PaymentStore {
   }
 
   /**
-   * A page of a store's payments, newest first, and how many match: two commands. MongoDB sorts
-   * with the compound index; FerretDB filters by the store in PostgreSQL and sorts in Go.
+   * A page of a store's payments, newest first, and how many match: one counter read and the
+   * page's query (or a few, list-page.ts), whatever the store's size.
    */
   async list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
-    const filter: Record<string, unknown> = { storeId: { $eq: storeId } };
-    if (query.status) filter.status = { $eq: query.status };
-    const [docs, total] = await Promise.all([
-      PaymentModel.find(filter)
-        .sort({ createdAt: -1, _id: -1 })
-        .skip((query.page - 1) * query.limit)
-        .limit(query.limit)
-        .lean<PaymentDoc[]>(),
-      PaymentModel.countDocuments(filter),
-    ]);
-    return { docs, total };
+    const total = await this.readCount(storeId, query.status ?? 'all');
+    return { docs: await findPage(this.pages, storeId, query, total), total };
   }
 
   /**
-   * Stores a new payment and publishes what it owes: three commands (intent, payment, intent
-   * removal). 'exists' when a payment with this id is there already or is being created.
-   *
-   * Only a duplicate id says the insert did not happen. Any other failure may come after the
-   * database stored it (a database killed as it committed answers an error to a write it kept), so
-   * the intent stays for the recovery sweep, which publishes its event if the payment names this
-   * writer. Removing it here lost the `payment.created` of such payments in a chaos run: the retry
-   * found the payment and answered it, and nothing owed its event any more.
+   * Stores a new payment with the messages it owes, in one insert, then publishes them. 'exists'
+   * when a payment with this id is there already (a repeated create): nothing was written.
    */
-  async insert(doc: PaymentDoc, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
-    const intent = await this.claim(doc._id, 0, messages);
-    if (!intent) return 'exists';
+  async insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
+    const owed = [...messages, countMessage(doc, doc.rev, 'all', 1), countMessage(doc, doc.rev, doc.status, 1)];
+    const stored: PaymentDoc = {
+      ...doc,
+      listKey: listKey(doc.storeId, doc.createdAt, doc._id),
+      statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+      outbox: entries(owed, new Date()),
+    };
     try {
-      await PaymentModel.create({ ...doc, writtenBy: [intent.writer] });
+      await paymentsCollection().insertOne(stored);
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      await this.release(intent);
-      return 'exists';
+      if (isDuplicateKey(err)) return 'exists';
+      throw err;
     }
-    await this.deliver(intent);
+    await this.publishOutbox(stored);
     return 'created';
   }
 
   /**
    * Changes one payment as `decide` says, given the payment as it is: `decide` returns the change,
-   * or why there is none. When another writer got there first, the payment is read again and
-   * `decide` asked again, so a decision is always made on the current state. `seen` saves the first
-   * read when the caller has just read the payment.
+   * or why there is none. The update is conditional on the revision decided on; when another writer
+   * got there first, the payment is read again and `decide` asked again, so a decision is always made
+   * on the current state. `seen` saves the first read when the caller has just read the payment.
    */
   async write<R extends string>(
     id: string,
     decide: (doc: PaymentDoc) => Change | Skip<R>,
     seen?: PaymentDoc,
   ): Promise<WriteResult<R>> {
-    const giveUpAt = Date.now() + WAIT_MS;
     let doc = seen ?? (await this.byId(id));
-    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    for (let decisions = 0; decisions < MAX_DECISIONS; decisions++) {
       if (!doc) return { written: false, reason: 'not_found', doc: null };
       const decision = decide(doc);
       if ('skip' in decision) return { written: false, reason: decision.skip, doc };
-      const intent = await this.claim(id, doc.rev, decision.messages);
-      if (intent) {
-        const next: PaymentDoc = { ...doc, ...decision.set, rev: doc.rev + 1 };
-        // On MongoDB the filter alone decides; on FerretDB the intent does, and the filter catches
-        // a writer that read before another's write and claimed after its intent was removed.
-        const updated = await PaymentModel.updateOne(
-          { _id: id, rev: doc.rev },
-          { $set: { ...decision.set, rev: next.rev }, $push: { writtenBy: intent.writer } },
-        );
-        if (updated.modifiedCount === 1) {
-          await this.deliver(intent);
-          return { written: true, doc: next };
-        }
-        await this.release(intent);
-      } else if (Date.now() > giveUpAt) {
-        throw new PaymentWriteTimeout(id);
-      } else {
-        await sleep(delay);
+      const rev = doc.rev + 1;
+      const status = decision.set.status ?? doc.status;
+      const set: Partial<PaymentDoc> = {
+        ...decision.set,
+        rev,
+        ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
+      };
+      const owed = entries([...decision.messages, ...recount(doc, rev, doc.status, status)], new Date());
+      const updated = await paymentsCollection().updateOne(
+        { _id: doc._id, rev: doc.rev },
+        { $set: set, ...(owed.length > 0 && { $push: { outbox: { $each: owed } } }) },
+      );
+      if (updated.modifiedCount === 1) {
+        const next: PaymentDoc = { ...doc, ...set, outbox: [...doc.outbox, ...owed] };
+        await this.publishOutbox(next);
+        return { written: true, doc: next };
       }
       doc = await this.byId(id);
     }
+    throw new PaymentWriteContended(id);
   }
 
   /**
-   * Inserts the intent that claims revision `rev` of a payment; null when another writer holds it.
-   * A claim older than the lease was left by a writer that died: it is finished (its messages
-   * published if its write happened) or dropped, and the claim is tried again.
+   * Publishes everything in a payment's outbox as of a write (its own messages and any an earlier
+   * writer left), then has them removed. The write has happened, so a failure here is not the
+   * caller's: the messages stay and the relay publishes them.
    */
-  private async claim(paymentId: string, rev: number, messages: OutboxMessage[]): Promise<IntentDoc | null> {
-    const intent: IntentDoc & { writer: string } = {
-      _id: intentId(paymentId, rev),
-      paymentId,
-      rev,
-      at: new Date(),
-      writer: randomUUID(),
-      open: true,
-      messages,
-    };
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        await IntentModel.create(intent);
-        return intent;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
-      const held = await IntentModel.findOne({ _id: { $eq: intent._id } }).lean<IntentDoc>();
-      if (held && Date.now() - held.at.getTime() < INTENT_LEASE_MS) return null;
-      if (held) await this.recover(held);
-    }
-    return null;
-  }
-
-  /**
-   * Finishes an intent whose writer is gone: its messages are owed if its write happened, which the
-   * payment says by naming the intent's writer among its revisions'. The revision alone does not
-   * say it: a writer whose write lost (another had moved the payment) and who could not remove its
-   * intent (the database went away) leaves one behind on a revision the payment has moved past.
-   */
-  async recover(intent: IntentDoc): Promise<'published' | 'dropped'> {
-    const payment = await PaymentModel.findOne({ _id: { $eq: intent.paymentId } })
-      .select({ rev: 1, writtenBy: 1 })
-      .lean<Pick<PaymentDoc, 'rev' | 'writtenBy'>>();
-    if (payment && wrote(payment, intent)) {
-      await this.publish(intent.messages);
-      await this.release(intent);
-      return 'published';
-    }
-    await this.release(intent);
-    return 'dropped';
-  }
-
-  /** Intents left open: by writers that crashed, or while JetStream was unreachable. */
-  openIntents(limit: number): Promise<IntentDoc[]> {
-    return IntentModel.find({ open: true }).limit(limit).lean<IntentDoc[]>();
-  }
-
-  /**
-   * Publishes an intent's messages, then removes it. The write it belongs to has happened, so a
-   * failure here is not the caller's: the intent stays open and the recovery sweep publishes it.
-   */
-  private async deliver(intent: IntentDoc): Promise<void> {
+  private async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
+    if (doc.outbox.length === 0) return;
     try {
-      await this.publish(intent.messages);
+      await this.publish(doc.outbox);
     } catch (err) {
-      this.logger.warn(
-        { err, paymentId: intent.paymentId },
-        'publishing after a write failed; the outbox sweep retries',
-      );
+      this.logger.warn({ err, paymentId: doc._id }, 'publishing after a write failed; the outbox relay retries');
       return;
     }
-    await this.release(intent);
+    this.clearer.clear(
+      doc._id,
+      doc.outbox.map((entry) => entry.msgId),
+    );
   }
 
-  private async release(intent: IntentDoc): Promise<void> {
-    await IntentModel.deleteOne({ _id: intent._id, at: intent.at });
+  /**
+   * Payments with messages stored before `before` and still unpublished: left by a writer that died
+   * between its write and its publish, or written while JetStream was unreachable. A range on the
+   * outbox index: it reads those payments only.
+   */
+  async leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]> {
+    return PaymentModel.find({ 'outbox.at': { $lte: before } })
+      .select({ outbox: 1 })
+      .limit(limit)
+      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+  }
+
+  /** Publishes a leftover outbox (the relay); the same as a writer's publish after its write. */
+  relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
+    return this.publishOutbox(doc);
+  }
+
+  /** Removes what is still waiting to be removed (shutdown). */
+  flush(): Promise<void> {
+    return this.clearer.flush();
   }
 }
 
-/** Creates the schemas' indexes (MongoDB serves the queries above from them). */
+/** Creates the schema's indexes (every query above is served by one, on MongoDB and DocumentDB). */
 export async function syncPaymentIndexes(): Promise<void> {
-  await Promise.all([PaymentModel.syncIndexes(), IntentModel.syncIndexes()]);
+  await PaymentModel.syncIndexes();
 }

@@ -1,8 +1,8 @@
 import { centsToBrl, type Payment } from '@pix/contracts';
-import type { PaymentDoc } from './model';
+import type { PaymentState } from './model';
 
 /** The public shape of a payment (spec 2.1); optional fields are null when absent. */
-export function toPayment(doc: PaymentDoc): Payment {
+export function toPayment(doc: PaymentState): Payment {
   return {
     id: doc._id,
     status: doc.status,
