@@ -1,4 +1,4 @@
-import mongoose, { type mongo } from 'mongoose';
+import mongoose from 'mongoose';
 import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
 import { countDatabaseCommands, databaseClientReplacements } from './database-metrics';
 import { MonitorWatchdog } from './database-watchdog';
@@ -13,14 +13,9 @@ const WATCHDOG_INTERVAL_MS = 5_000;
  * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a real
  * round trip) and is disconnected on shutdown, after the work that uses it has stopped. A client
  * whose server checks stop (MonitorWatchdog) is replaced: the connection closes and opens again,
- * which the models follow (they are bound to the connection, not to its client). Returns the
- * database, for what runs below the models at start (the retention probe).
+ * which the models follow (they are bound to the connection, not to its client).
  */
-export async function connectDatabase(
-  service: Service,
-  url: string,
-  watchdog = new MonitorWatchdog(),
-): Promise<mongo.Db> {
+export async function connectDatabase(service: Service, url: string, watchdog = new MonitorWatchdog()): Promise<void> {
   const open = async () => {
     await mongoose.connect(url, CLIENT_OPTIONS);
     countDatabaseCommands(mongoose.connection.getClient());
@@ -51,7 +46,6 @@ export async function connectDatabase(
     return mongoose.disconnect();
   });
   service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
-  return mongoose.connection.db!;
 }
 
 /** Connects to NATS as this service: connected is a readiness check, and it drains on shutdown. */

@@ -1,13 +1,11 @@
 /**
- * A service's life (start-up, connections, background loops, retention, graceful shutdown) and what
+ * A service's life (start-up, connections, background loops, graceful shutdown) and what
  * every service's storage and secrets need (the duplicate-key check, digests, constant-time comparison).
  */
 export { Service } from './service';
 export { connectDatabase, connectMessaging } from './connections';
 export { MonitorWatchdog } from './database-watchdog';
-export { bucketOf, bucketsBetween, UTC_DAY, UTC_MINUTE, type TimeBucket } from './time-buckets';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
-export { probeRetention, declareExpiry, expiryFields, ExpiryPurge, type RetentionBranch } from './retention';

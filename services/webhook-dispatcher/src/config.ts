@@ -23,7 +23,7 @@ export const config = loadConfig(
      * Longer than WEBHOOK_TIMEOUT plus 15 s, the time an attempt in flight may take.
      */
     WEBHOOK_STALL_AFTER: duration('2m'),
-    /** How often the stall check looks at the minutes that have passed. */
+    /** How often the stall check looks for deliveries whose look is due. */
     WEBHOOK_STALL_SWEEP_INTERVAL: duration('1m'),
     /** How long finished deliveries and their attempts stay in the delivery log. */
     WEBHOOK_LOG_RETENTION: duration('30d'),

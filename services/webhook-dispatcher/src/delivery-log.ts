@@ -6,24 +6,15 @@ import type {
   WebhookAttemptOutcome,
   WebhookDeliveryStatus,
 } from '@pix/contracts';
-import {
-  bucketOf,
-  declareExpiry,
-  expiryFields,
-  ExpiryPurge,
-  isDuplicateKey,
-  UTC_MINUTE,
-  type RetentionBranch,
-} from '@pix/runtime';
+import { isDuplicateKey } from '@pix/runtime';
 
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
  * rest of the dispatcher). It is a record of what happened, not the driver of what happens next:
  * attempts are carried by JetStream messages; the one periodic read is the stall check's, of the
- * deliveries due for a look in one minute (stall-sweep.ts). Every query is a top-level equality
- * filter on `_id`, `paymentId`, `storeId` (with `type`), `eventId`, `checkOn` or `expiresOn`
- * (libs/contracts EqualityIndexedFields), which
- * FerretDB pushes down to an index and MongoDB serves from the schema's indexes.
+ * pending deliveries whose look is due (stall-sweep.ts). Every query is served by an index the
+ * schemas declare (tests/storage/explain-events.test.ts proves it on the local engine), and
+ * finished entries leave through TTL indexes on `expiresAt`.
  */
 
 /** One event's delivery to its payment's webhookUrl. */
@@ -49,18 +40,17 @@ export interface DeliveryDoc {
   /** When the next attempt is due, as last scheduled (informative: the JetStream message decides). */
   nextAttemptAt: Date | null;
   /**
-   * While pending: the minute (UTC, `YYYY-MM-DDTHH:MM`) after which the stall check looks at it, a
-   * while after its next attempt was due; each step of the delivery moves it on. Null once finished.
+   * While pending: when the stall check looks at it, a while after its next attempt was due; each
+   * step of the delivery moves it on. Null once finished.
    */
-  checkOn: string | null;
+  checkAt: Date | null;
   /** How many times the stall check found it not moved on (its next look backs off with it). */
   stallChecks: number;
   deadReason: 'exhausted' | 'refused' | null;
   lastError: string | null;
   createdAt: Date;
-  /** Finished deliveries leave the log after the retention; pending ones never do. */
+  /** Finished deliveries leave the log after the retention (a TTL index); pending ones never do. */
   expiresAt: Date | null;
-  expiresOn: string | null;
 }
 
 /** One attempt; inserted when it is claimed (its unique id is the claim), completed when it ends. */
@@ -79,8 +69,8 @@ export interface AttemptDoc {
   error: string | null;
   /** After a failure with attempts left: when the next one is due (so a redo schedules the same). */
   nextAttemptAt: Date | null;
+  /** When it leaves the log (a TTL index). */
   expiresAt: Date;
-  expiresOn: string;
 }
 
 export type AttemptResult = Pick<AttemptDoc, 'outcome' | 'statusCode' | 'latencyMs' | 'error'> & {
@@ -102,13 +92,12 @@ const DeliverySchema = new Schema<DeliveryDoc>(
     runAttempts: { type: Number, default: 0 },
     earlierRunsAttempts: { type: Number, default: 0 },
     nextAttemptAt: { type: Date, default: null },
-    checkOn: { type: String, default: null },
+    checkAt: { type: Date, default: null },
     stallChecks: { type: Number, default: 0 },
     deadReason: { type: String, default: null },
     lastError: { type: String, default: null },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, default: null },
-    expiresOn: { type: String, default: null },
   },
   { collection: 'webhook_deliveries', versionKey: false, minimize: false, strict: true, autoIndex: false },
 );
@@ -118,8 +107,10 @@ DeliverySchema.index({ paymentId: 1 });
 // a paymentId the index above finds the few).
 DeliverySchema.index({ storeId: 1, createdAt: -1, _id: -1 });
 DeliverySchema.index({ storeId: 1, type: 1, createdAt: -1, _id: -1 });
-// The stall check's minute (null, and not looked at, once a delivery is finished).
-DeliverySchema.index({ checkOn: 1 });
+// The stall check's due looks (null, and not looked at, once a delivery is finished).
+DeliverySchema.index({ checkAt: 1 });
+// Finished deliveries leave after the retention (null while pending: never).
+DeliverySchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 const AttemptSchema = new Schema<AttemptDoc>(
   {
@@ -135,27 +126,16 @@ const AttemptSchema = new Schema<AttemptDoc>(
     error: { type: String, default: null },
     nextAttemptAt: { type: Date, default: null },
     expiresAt: { type: Date, required: true },
-    expiresOn: { type: String, required: true },
   },
   { collection: 'webhook_attempts', versionKey: false, strict: true, autoIndex: false },
 );
 // A payment's attempts: `webhooks list`; an event's: the Events API.
 AttemptSchema.index({ paymentId: 1 });
 AttemptSchema.index({ eventId: 1 });
-
-/** How far the stall check has looked: one document, so a restarted dispatcher goes on from there. */
-interface SweepDoc {
-  _id: string;
-  through: string;
-}
-const SweepSchema = new Schema<SweepDoc>(
-  { _id: { type: String, required: true }, through: { type: String, required: true } },
-  { collection: 'webhook_sweeps', versionKey: false, strict: true, autoIndex: false },
-);
+AttemptSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 const DeliveryModel = mongoose.model<DeliveryDoc>('WebhookDelivery', DeliverySchema);
 const AttemptModel = mongoose.model<AttemptDoc>('WebhookAttempt', AttemptSchema);
-const SweepModel = mongoose.model<SweepDoc>('WebhookSweep', SweepSchema);
 
 /** How long finished deliveries and attempts stay in the log (WEBHOOK_LOG_RETENTION). */
 let retentionMs = 30 * 24 * 60 * 60 * 1000;
@@ -163,42 +143,26 @@ let retentionMs = 30 * 24 * 60 * 60 * 1000;
 let stallAfterMs = 2 * 60 * 1000;
 
 /**
- * Prepares the log for this process: the expiry index of the retention branch chosen at start is
- * declared in the schemas, so syncIndexes() builds it (and keeps it on every later start).
+ * Prepares the log for this process: its settings, and the schemas' indexes (syncIndexes keeps
+ * them as declared on every start).
  */
-export async function openDeliveryLog(options: {
-  branch: RetentionBranch;
-  retentionMs: number;
-  stallAfterMs: number;
-}): Promise<void> {
+export async function openDeliveryLog(options: { retentionMs: number; stallAfterMs: number }): Promise<void> {
   retentionMs = options.retentionMs;
   stallAfterMs = options.stallAfterMs;
-  declareExpiry(DeliverySchema, options.branch);
-  declareExpiry(AttemptSchema, options.branch);
   await Promise.all([DeliveryModel.syncIndexes(), AttemptModel.syncIndexes()]);
 }
 
-/** The purge of passed expiry days, where the branch needs one. */
-export function logPurge(branch: RetentionBranch, onError: (err: unknown) => void): ExpiryPurge {
-  return new ExpiryPurge(branch, () => [DeliveryModel.collection, AttemptModel.collection], onError);
-}
-
-function expiringFrom(now: Date) {
-  return expiryFields(new Date(now.getTime() + retentionMs));
-}
-
-/** The minute (UTC) a time falls in: the stall check's unit. */
-export function minuteOf(at: Date): string {
-  return bucketOf(UTC_MINUTE, at);
+function expiringFrom(now: Date): { expiresAt: Date } {
+  return { expiresAt: new Date(now.getTime() + retentionMs) };
 }
 
 /** The stall check's fields for a delivery whose next step is due at `dueAt`. */
-function checkAfter(dueAt: Date): Pick<DeliveryDoc, 'checkOn' | 'stallChecks'> {
-  return { checkOn: minuteOf(new Date(dueAt.getTime() + stallAfterMs)), stallChecks: 0 };
+function checkAfter(dueAt: Date): Pick<DeliveryDoc, 'checkAt' | 'stallChecks'> {
+  return { checkAt: new Date(dueAt.getTime() + stallAfterMs), stallChecks: 0 };
 }
 
 /** A finished delivery is not looked at any more. */
-const NO_CHECK: Pick<DeliveryDoc, 'checkOn' | 'stallChecks'> = { checkOn: null, stallChecks: 0 };
+const NO_CHECK: Pick<DeliveryDoc, 'checkAt' | 'stallChecks'> = { checkAt: null, stallChecks: 0 };
 
 export function attemptId(eventId: string, run: number, attempt: number): string {
   return `${eventId}:${run}:${attempt}`;
@@ -230,7 +194,7 @@ export async function recordDelivery(
       nextAttemptAt: firstAttemptAt,
       ...checkAfter(firstAttemptAt),
       createdAt: now,
-      ...expiryFields(null),
+      expiresAt: null,
     });
     return true;
   } catch (err) {
@@ -252,9 +216,9 @@ export async function earlierDeliveries(
 }
 
 /**
- * Claims an attempt by inserting its log entry under its unique id: exactly one insert succeeds,
- * on MongoDB and on FerretDB (whose conditional updates are not atomic), so any number of
- * replicas never make one attempt twice. False when it was claimed already.
+ * Claims an attempt by inserting its log entry under its unique id: exactly one insert succeeds, so
+ * any number of replicas never make one attempt twice. The entry is the attempt's record anyway,
+ * so one command both records and claims it. False when it was claimed already.
  */
 export async function claimAttempt(
   target: { eventId: string; paymentId: string; run: number; attempt: number },
@@ -368,10 +332,8 @@ export function findDelivery(eventId: string): Promise<DeliveryDoc | null> {
 }
 
 /**
- * Starts the next run of a finished delivery; false when it is not as read any more (another replay
- * got there first, or it is pending). On FerretDB two replays at once may both "win" (its updates
- * are not atomic): both then start the same run number, whose attempts share their ids, so the
- * claims still let each attempt go once.
+ * Starts the next run of a finished delivery, conditionally on the delivery as read: false when it
+ * is not as read any more (another replay got there first, or it is pending).
  */
 export async function startReplay(doc: DeliveryDoc, now = new Date()): Promise<boolean> {
   const result = await DeliveryModel.updateOne(
@@ -386,24 +348,20 @@ export async function startReplay(doc: DeliveryDoc, now = new Date()): Promise<b
         ...checkAfter(now),
         deadReason: null,
         lastError: null,
-        ...expiryFields(null),
+        expiresAt: null,
       },
     },
   );
   return result.modifiedCount === 1;
 }
 
-/** A payment's deliveries in event order, each with its attempts in order. */
+/** A payment's deliveries in event order, each with its attempts in order (a payment has a few of each). */
 export async function deliveriesOf(paymentId: string): Promise<(DeliveryDoc & { attempts: AttemptDoc[] })[]> {
   const [deliveries, attempts] = await Promise.all([
-    DeliveryModel.find({ paymentId }).lean<DeliveryDoc[]>(),
-    AttemptModel.find({ paymentId }).lean<AttemptDoc[]>(),
+    DeliveryModel.find({ paymentId }).sort({ sequence: 1 }).lean<DeliveryDoc[]>(),
+    AttemptModel.find({ paymentId }).sort({ run: 1, attempt: 1 }).lean<AttemptDoc[]>(),
   ]);
-  // Sorted here rather than by the database: FerretDB sorts nothing on the server.
-  attempts.sort((a, b) => a.run - b.run || a.attempt - b.attempt);
-  return deliveries
-    .sort((a, b) => a.sequence - b.sequence)
-    .map((doc) => ({ ...doc, attempts: attempts.filter((a) => a.eventId === doc._id) }));
+  return deliveries.map((doc) => ({ ...doc, attempts: attempts.filter((a) => a.eventId === doc._id) }));
 }
 
 /** One store's delivery of an event; another store's, or none, is null (the same answer). */
@@ -437,34 +395,27 @@ export async function storeDeliveries(
 }
 
 /** An event's attempts in order. */
-export async function attemptsOfEvent(eventId: string): Promise<AttemptDoc[]> {
-  const attempts = await AttemptModel.find({ eventId }).lean<AttemptDoc[]>();
-  return attempts.sort((a, b) => a.run - b.run || a.attempt - b.attempt);
+export function attemptsOfEvent(eventId: string): Promise<AttemptDoc[]> {
+  return AttemptModel.find({ eventId }).sort({ run: 1, attempt: 1 }).lean<AttemptDoc[]>().exec();
 }
 
-/** The pending deliveries the stall check looks at in `minute`. */
-export function deliveriesToCheck(minute: string): Promise<DeliveryDoc[]> {
-  return DeliveryModel.find({ checkOn: minute }).lean<DeliveryDoc[]>().exec();
+/** Pending deliveries whose stall check is due by `now`, at most `limit` (a range on the check's index). */
+export function deliveriesToCheck(now: Date, limit: number): Promise<DeliveryDoc[]> {
+  return DeliveryModel.find({ checkAt: { $lte: now } })
+    .limit(limit)
+    .lean<DeliveryDoc[]>()
+    .exec();
 }
 
 /**
- * Moves a pending delivery's stall check on to `checkOn`, after the check found it not moved on.
- * On FerretDB (whose updates write the document back) this can undo a step recorded at the same
- * moment; the attempt the check publishes then finds that step's result and records it again.
+ * Moves a pending delivery's stall check on to `checkAt`, after the check found it not moved on;
+ * conditional on the check it found, so a step recorded meanwhile (which moved the check itself)
+ * is kept. False when that happened: the delivery did move on.
  */
-export async function postponeCheck(doc: DeliveryDoc, checkOn: string): Promise<void> {
-  await DeliveryModel.updateOne(
-    { _id: doc._id, run: doc.run, status: 'pending' },
-    { $set: { checkOn, stallChecks: (doc.stallChecks ?? 0) + 1 } },
+export async function postponeCheck(doc: DeliveryDoc, checkAt: Date): Promise<boolean> {
+  const result = await DeliveryModel.updateOne(
+    { _id: doc._id, run: doc.run, status: 'pending', checkAt: doc.checkAt },
+    { $set: { checkAt, stallChecks: (doc.stallChecks ?? 0) + 1 } },
   );
-}
-
-/** The last minute the stall check has looked at, if it ever has. */
-export async function sweptThrough(): Promise<string | null> {
-  const doc = await SweepModel.findById('stall-check').lean<SweepDoc>().exec();
-  return doc?.through ?? null;
-}
-
-export async function recordSweptThrough(through: string): Promise<void> {
-  await SweepModel.updateOne({ _id: 'stall-check' }, { $set: { through } }, { upsert: true });
+  return result.modifiedCount === 1;
 }

@@ -2,12 +2,12 @@ import './tracing';
 import { nanos } from '@nats-io/transport-node';
 import { Consumers, PaymentEventSchema } from '@pix/contracts';
 import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
-import { connectDatabase, connectMessaging, probeRetention, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_MARGIN_MS } from './attempts';
 import { config } from './config';
 import { serveEventRpcs } from './events-rpc';
-import { logPurge, openDeliveryLog } from './delivery-log';
+import { openDeliveryLog } from './delivery-log';
 import { takeEvent } from './intake';
 import { createMetrics } from './metrics';
 import { parseSchedule } from './schedule';
@@ -23,16 +23,8 @@ async function main(): Promise<void> {
   const schedule = parseSchedule(config.WEBHOOK_RETRY_SCHEDULE);
   const metrics = createMetrics(service.registry);
 
-  const db = await connectDatabase(service, config.MONGO_URL);
-  const retention = await probeRetention(db);
-  await openDeliveryLog({
-    branch: retention,
-    retentionMs: config.WEBHOOK_LOG_RETENTION,
-    stallAfterMs: config.WEBHOOK_STALL_AFTER,
-  });
-  const purge = logPurge(retention, (err) => logger.error({ err }, 'delivery log purge failed'));
-  purge.start();
-  service.onShutdown('delivery log purge', () => purge.stop());
+  await connectDatabase(service, config.MONGO_URL);
+  await openDeliveryLog({ retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER });
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
@@ -104,7 +96,7 @@ async function main(): Promise<void> {
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();
-  service.started({ schedule, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retention });
+  service.started({ schedule, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
 }
 
 main().catch((err: unknown) => {
