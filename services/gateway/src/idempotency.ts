@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { Schema } from 'mongoose';
 import type { CreatePaymentInput } from '@pix/contracts';
-import {
-  declareExpiry,
-  expiryFields,
-  ExpiryPurge,
-  isDuplicateKey,
-  sha256Hex,
-  type RetentionBranch,
-} from '@pix/runtime';
+import { isDuplicateKey, sha256Hex } from '@pix/runtime';
 
 /** Stripe's window: a key is remembered for 24 hours, then it may be used again. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -22,9 +15,8 @@ interface IdempotencyKeyDoc {
   /** The payment this key creates, chosen here so that every repeat asks payments for the same id. */
   paymentId: string;
   createdAt: Date;
-  /** The end of the window; the database forgets the key after it (@pix/runtime retention). */
+  /** The end of the window; the database forgets the key after it (a TTL index). */
   expiresAt: Date;
-  expiresOn: string;
 }
 
 const IdempotencyKeySchema = new Schema<IdempotencyKeyDoc>(
@@ -34,22 +26,14 @@ const IdempotencyKeySchema = new Schema<IdempotencyKeyDoc>(
     paymentId: { type: String, required: true },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
-    expiresOn: { type: String, required: true },
   },
   { collection: 'idempotency_keys', versionKey: false, autoIndex: false },
 );
+// Until the TTL monitor removes a key (within a minute or so) the code ignores it once its window
+// has passed, so how soon it goes does not matter.
+IdempotencyKeySchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>('IdempotencyKey', IdempotencyKeySchema);
-
-/**
- * Declares the expiry index of the retention branch chosen at start (before syncIndexes) and
- * returns the purge of passed expiry days where the branch needs one. Until the key is gone the
- * code ignores it once its window has passed, so how soon it goes does not matter.
- */
-export function idempotencyKeyRetention(branch: RetentionBranch, onError: (err: unknown) => void): ExpiryPurge {
-  declareExpiry(IdempotencyKeySchema, branch);
-  return new ExpiryPurge(branch, () => [IdempotencyKeyModel.collection], onError);
-}
 
 export function isValidIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= MAX_KEY_CHARS;
@@ -64,8 +48,9 @@ export type Claim = { ok: true; paymentId: string } | { ok: false };
 
 /**
  * The payment id an Idempotency-Key stands for. The first request inserts the key (the unique _id
- * decides among concurrent ones); a repeat with the same body gets the same payment id, a repeat
- * with another body is refused ({ok: false}).
+ * decides among concurrent ones): one command. A repeat finds it taken and reads it: with the same
+ * body it gets the same payment id, with another body it is refused ({ok: false}). A key whose
+ * window has passed is free again.
  */
 export async function claimPaymentId(
   storeId: string,
@@ -77,25 +62,24 @@ export async function claimPaymentId(
   const requestHash = requestHashOf(input);
   const oldest = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
   for (;;) {
-    const existing = await IdempotencyKeyModel.findById(_id).lean<IdempotencyKeyDoc>();
-    if (existing && existing.createdAt > oldest) {
-      return existing.requestHash === requestHash ? { ok: true, paymentId: existing.paymentId } : { ok: false };
-    }
-    // An expired key is free again; the createdAt condition keeps a concurrent fresh claim.
-    if (existing) await IdempotencyKeyModel.deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
+    const paymentId = randomUUID();
     try {
-      const paymentId = randomUUID();
       await IdempotencyKeyModel.create({
         _id,
         requestHash,
         paymentId,
         createdAt: now,
-        ...expiryFields(new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS)),
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
       });
       return { ok: true, paymentId };
     } catch (err) {
-      // Another request claimed the key first: read its claim.
       if (!isDuplicateKey(err)) throw err;
     }
+    const existing = await IdempotencyKeyModel.findById(_id).lean<IdempotencyKeyDoc>();
+    if (existing && existing.createdAt > oldest) {
+      return existing.requestHash === requestHash ? { ok: true, paymentId: existing.paymentId } : { ok: false };
+    }
+    // Expired (or removed meanwhile): free again; the createdAt condition keeps a concurrent fresh claim.
+    if (existing) await IdempotencyKeyModel.deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
   }
 }

@@ -1,12 +1,11 @@
 import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
-import { closeHttpServer, connectDatabase, connectMessaging, probeRetention, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
 import { config } from './config';
-import { idempotencyKeyRetention } from './idempotency';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
 
@@ -14,12 +13,7 @@ async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
   const { logger } = service;
 
-  const db = await connectDatabase(service, config.MONGO_URL);
-  // Expired idempotency keys leave through a TTL index, or where the database has none (FerretDB)
-  // through a purge of each passed expiry day.
-  const purge = idempotencyKeyRetention(await probeRetention(db), (err) =>
-    logger.warn({ err }, 'idempotency key purge failed'),
-  );
+  await connectDatabase(service, config.MONGO_URL);
   await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
 
   const nc = await connectMessaging(service, config.NATS_URL);
@@ -27,9 +21,6 @@ async function main(): Promise<void> {
   const authCache = await AuthCache.open(nc, logger, config.JETSTREAM_REPLICAS);
   await authCache.start();
   service.onShutdown('auth cache', () => authCache.stop());
-
-  purge.start();
-  service.onShutdown('idempotency key purge', () => purge.stop());
 
   const subscriptions = serveStoreRpcs(nc, logger, authCache);
   service.onShutdown('rpc subscriptions', async () => {
