@@ -9,22 +9,22 @@ export class SandboxCommands {
   constructor(private readonly payer: SandboxPayer) {}
 
   async pay(paymentId: string, amountCents: number | undefined) {
-    const pix = await this.payer.pay(txidFor(paymentId), amountCents, false);
-    return { paymentId, txid: pix._id, endToEndId: pix.endToEndId, amount: centsToBrl(pix.amountCents) };
+    const { _id, pix } = await this.payer.pay(txidFor(paymentId), amountCents, false);
+    return { paymentId, txid: _id, endToEndId: pix.endToEndId, amount: centsToBrl(pix.amountCents) };
   }
 
   async review(paymentId: string) {
-    const pix = await this.payer.pay(txidFor(paymentId), undefined, true);
-    return { paymentId, txid: pix._id, endToEndId: pix.endToEndId, analysis: 'review' as const };
+    const { _id, pix } = await this.payer.pay(txidFor(paymentId), undefined, true);
+    return { paymentId, txid: _id, endToEndId: pix.endToEndId, analysis: 'review' as const };
   }
 
   async clear(paymentId: string) {
-    const pix = await this.payer.endAnalysis(txidFor(paymentId), 'LIBERADO');
-    return { paymentId, txid: pix._id, endToEndId: pix.endToEndId, analysis: 'cleared' as const };
+    const { _id, pix } = await this.payer.endAnalysis(txidFor(paymentId), 'LIBERADO');
+    return { paymentId, txid: _id, endToEndId: pix.endToEndId, analysis: 'cleared' as const };
   }
 
   async reject(paymentId: string) {
-    const pix = await this.payer.endAnalysis(txidFor(paymentId), 'REJEITADO');
-    return { paymentId, txid: pix._id, endToEndId: pix.endToEndId, analysis: 'rejected' as const };
+    const { _id, pix } = await this.payer.endAnalysis(txidFor(paymentId), 'REJEITADO');
+    return { paymentId, txid: _id, endToEndId: pix.endToEndId, analysis: 'rejected' as const };
   }
 }

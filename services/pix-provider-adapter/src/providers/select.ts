@@ -5,6 +5,7 @@ import { CALLBACK_SECRET_HEADER, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
 import { sandboxPspApp } from '../sandbox-psp/app';
 import { SandboxPayer } from '../sandbox-psp/simulator';
+import { syncSandboxIndexes } from '../sandbox-psp/store';
 import { listen, readPem, type ServerMutualTls } from '../tls';
 import type { PixProvider } from './provider';
 
@@ -64,6 +65,7 @@ export async function selectProvider(
       sandbox: null,
     };
   }
+  await syncSandboxIndexes();
   const app = sandboxPspApp({
     clientId: config.PIX_CLIENT_ID,
     clientSecret: config.PIX_CLIENT_SECRET,

@@ -4,13 +4,7 @@ import { brlToCents } from '@pix/contracts';
 import { sameSecret } from '@pix/runtime';
 import { CobRequestSchema, DevolucaoRequestSchema, type Cob, type Devolucao } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
-import {
-  SandboxCobModel,
-  SandboxPixModel,
-  SandboxRefundModel,
-  type SandboxCobDoc,
-  type SandboxRefundDoc,
-} from './store';
+import { chargeOfPix, findCharge, findRefund, putCharge, putRefund } from './store';
 import { newEndToEndId } from './ids';
 
 export interface SandboxPspOptions {
@@ -102,23 +96,16 @@ export function sandboxPspApp(options: SandboxPspOptions): express.Express {
       }),
     };
     // PUT is idempotent by txid: a retried request gets the charge created the first time.
-    const result = await SandboxCobModel.updateOne(
-      { _id: txid },
-      {
-        $setOnInsert: {
-          cob,
-          amountCents,
-          expiresAt: new Date(now.getTime() + parsed.data.calendario.expiracao * 1000),
-        },
-      },
-      { upsert: true },
-    );
-    const stored = await SandboxCobModel.findById(txid).lean<SandboxCobDoc>();
-    res.status(result.upsertedCount === 1 ? 201 : 200).json(stored?.cob);
+    const { charge, created } = await putCharge(txid, {
+      cob,
+      amountCents,
+      expiresAt: new Date(now.getTime() + parsed.data.calendario.expiracao * 1000),
+    });
+    res.status(created ? 201 : 200).json(charge.cob);
   });
 
   api.get('/cob/:txid', async (req: Request<{ txid: string }>, res: Response) => {
-    const stored = await SandboxCobModel.findById(String(req.params.txid)).lean<SandboxCobDoc>();
+    const stored = await findCharge(String(req.params.txid));
     if (!stored) return problem(res, 404, 'CobNaoEncontrado', 'no charge with this txid');
     res.json(stored.cob);
   });
@@ -129,7 +116,7 @@ export function sandboxPspApp(options: SandboxPspOptions): express.Express {
     if (!REFUND_ID.test(id) || !parsed.success) {
       return problem(res, 400, 'DevolucaoOperacaoInvalida', 'invalid refund');
     }
-    const pix = await SandboxPixModel.findOne({ endToEndId: { $eq: e2eid } }).lean();
+    const pix = (await chargeOfPix(e2eid))?.pix;
     if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'no Pix with this endToEndId');
     const amountCents = brlToCents(Number(parsed.data.valor)) ?? 0;
     if (amountCents > pix.amountCents) {
@@ -144,20 +131,14 @@ export function sandboxPspApp(options: SandboxPspOptions): express.Express {
       status: 'DEVOLVIDO',
     };
     // Idempotent by id: a retried request answers the refund made the first time.
-    const key = `${e2eid}/${id}`;
-    const result = await SandboxRefundModel.updateOne(
-      { _id: key },
-      { $setOnInsert: { endToEndId: e2eid, devolucao, amountCents }, $inc: { requests: 1 } },
-      { upsert: true },
-    );
-    const stored = await SandboxRefundModel.findById(key).lean<SandboxRefundDoc>();
-    res.status(result.upsertedCount === 1 ? 201 : 200).json(stored?.devolucao);
+    const stored = await putRefund(`${e2eid}/${id}`, { endToEndId: e2eid, devolucao, amountCents });
+    res.status(stored.created ? 201 : 200).json(stored.devolucao);
   });
 
   api.get('/pix/:e2eid/devolucao/:id', async (req: Request<{ e2eid: string; id: string }>, res: Response) => {
-    const stored = await SandboxRefundModel.findById(`${req.params.e2eid}/${req.params.id}`).lean<SandboxRefundDoc>();
+    const stored = await findRefund(`${req.params.e2eid}/${req.params.id}`);
     if (!stored) return problem(res, 404, 'DevolucaoNaoEncontrada', 'no refund with this id');
-    res.json(stored.devolucao);
+    res.json(stored);
   });
 
   app.use('/v2', api);

@@ -5,13 +5,14 @@ import type { MutualTls } from '../api-pix/client';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
 import {
-  insertOnce,
-  SandboxAnalysisModel,
-  SandboxCobModel,
-  SandboxPixModel,
-  type SandboxAnalysisDoc,
-  type SandboxCobDoc,
-  type SandboxPixDoc,
+  chargesOwingCallbacks,
+  findCharge,
+  markNotified,
+  recordAnalysis,
+  recordPix,
+  type SandboxAnalysis,
+  type SandboxCharge,
+  type SandboxPix,
 } from './store';
 
 /** Where and how the PSP calls the receiver back: POST {url}/pix. */
@@ -30,16 +31,18 @@ export const FAIL_POINT_EXIT_CODE = 87;
 const REDELIVERY_DELAYS_MS = [1000, 2000, 5000, 15_000, 30_000, 60_000];
 
 type Outcome = Exclude<AnalysisState, 'EM_ANALISE'>;
+/** A charge that received its Pix. */
+type Paid = SandboxCharge & { pix: SandboxPix };
 
 /**
  * What happens on the payer's side of the sandbox PSP: a customer pays a charge, the PSP holds a
  * Pix for analysis and later clears or rejects it. Each one ends in the PSP calling the receiver's
  * webhook, as a real PSP does, so the rest of the path is the production one.
  *
- * Each action behaves like a PSP under retries and faults. It is decided once per charge by a
- * unique insert (the Pix, or the analysis' outcome, under the txid), so racing or retried
- * requests agree on one Pix and one endToEndId, and a retry of the same action answers what the
- * first one did. The callback is then sent until the receiver acknowledges it: by the action
+ * Each action behaves like a PSP under retries and faults. It is decided once per charge by one
+ * conditional update of the charge (its Pix, or its analysis' outcome, only where there is none yet),
+ * so racing or retried requests agree on one Pix and one endToEndId, and a retry of the same action
+ * answers what the first one did. The callback is then sent until the receiver acknowledges it: by the action
  * itself, again in the background when it fails, and by a restarted adapter for anything a crash
  * cut off (`resume`). A decided action therefore always completes; nothing is undone.
  */
@@ -57,65 +60,56 @@ export class SandboxPayer {
    * The customer pays the charge (by default its exact amount); `held`: the PSP holds it for
    * analysis. A retry with the same amount and `held` answers the Pix the charge already received.
    */
-  async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<SandboxPixDoc> {
-    const charge = await SandboxCobModel.findById(txid).lean<SandboxCobDoc>();
+  async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<Paid> {
+    let charge = await findCharge(txid);
     if (!charge) throw new DomainError('charge_not_found');
     const wanted = amountCents ?? charge.amountCents;
-    let pix = await SandboxPixModel.findById(txid).lean<SandboxPixDoc>();
-    if (!pix) {
-      if (charge.expiresAt.getTime() <= Date.now()) throw new DomainError('charge_expired');
-      pix = await insertOnce(SandboxPixModel, {
-        _id: txid,
-        endToEndId: newEndToEndId('E'),
-        amountCents: wanted,
-        paidAt: new Date(),
-        held,
-        notified: false,
-      });
-      this.crashIfAsked();
+    if (!charge.pix) {
+      const now = new Date();
+      const pix = { endToEndId: newEndToEndId('E'), amountCents: wanted, paidAt: now, held, notified: false };
+      charge = await recordPix(txid, pix, now);
+      if (!charge?.pix) throw new DomainError('charge_expired');
+      if (charge.pix.endToEndId === pix.endToEndId) this.crashIfAsked();
     }
-    if (pix.amountCents !== wanted || pix.held !== held) throw new DomainError('charge_paid_otherwise');
-    if (!pix.notified) await this.completeNow(() => this.completePix(pix));
-    return pix;
+    const paid = charge as Paid;
+    if (paid.pix.amountCents !== wanted || paid.pix.held !== held) throw new DomainError('charge_paid_otherwise');
+    if (!paid.pix.notified) await this.completeNow(() => this.completePix(paid));
+    return paid;
   }
 
   /**
    * The analysis of the charge's held Pix ends: cleared (LIBERADO) or rejected (REJEITADO). A retry
    * of the same outcome answers the same; the other outcome is refused once one is decided.
    */
-  async endAnalysis(txid: string, outcome: Outcome): Promise<SandboxPixDoc> {
-    const pix = await SandboxPixModel.findById(txid).lean<SandboxPixDoc>();
-    if (!pix?.held) throw new DomainError('nothing_held');
+  async endAnalysis(txid: string, outcome: Outcome): Promise<Paid> {
+    let charge = await findCharge(txid);
+    if (!charge?.pix?.held) throw new DomainError('nothing_held');
+    const held = charge as Paid;
     // The receiver hears of the held Pix before it hears the end of its analysis.
-    if (!pix.notified) await this.completeNow(() => this.completePix(pix));
-    let analysis = await SandboxAnalysisModel.findById(txid).lean<SandboxAnalysisDoc>();
-    if (!analysis) {
-      analysis = await insertOnce(SandboxAnalysisModel, {
-        _id: txid,
-        endToEndId: pix.endToEndId,
-        outcome,
-        decidedAt: new Date(),
-        notified: false,
-      });
-      this.crashIfAsked();
+    if (!held.pix.notified) await this.completeNow(() => this.completePix(held));
+    if (!charge.analysis) {
+      const decidedAt = new Date();
+      charge = await recordAnalysis(txid, { outcome, decidedAt, notified: false });
+      if (charge?.analysis?.decidedAt.getTime() === decidedAt.getTime()) this.crashIfAsked();
     }
+    const analysis = charge?.analysis;
+    if (!analysis) throw new DomainError('nothing_held');
     if (analysis.outcome !== outcome) throw new DomainError('analysis_decided');
-    if (!analysis.notified) await this.completeNow(() => this.completeAnalysis(pix, analysis));
-    return pix;
+    if (!analysis.notified) await this.completeNow(() => this.completeAnalysis(held, analysis));
+    return held;
   }
 
   /**
    * Completes what a stopped adapter left decided but unacknowledged. Run once at start; the
-   * lookups are equalities on `notified`. Another replica doing the same only repeats callbacks,
-   * which the receiver deduplicates by endToEndId.
+   * lookups are served by the indexes on `notified`. Another replica doing the same only repeats
+   * callbacks, which the receiver deduplicates by endToEndId.
    */
   async resume(): Promise<void> {
-    const pixes = await SandboxPixModel.find({ notified: false }).lean<SandboxPixDoc[]>();
-    for (const pix of pixes) await this.completeOrRetry(() => this.completePix(pix));
-    const analyses = await SandboxAnalysisModel.find({ notified: false }).lean<SandboxAnalysisDoc[]>();
-    for (const analysis of analyses) {
-      const pix = await SandboxPixModel.findById(analysis._id).lean<SandboxPixDoc>();
-      if (pix) await this.completeOrRetry(() => this.completeAnalysis(pix, analysis));
+    const owing = await chargesOwingCallbacks();
+    for (const charge of owing.pix) await this.completeOrRetry(() => this.completePix(charge as Paid));
+    for (const charge of owing.analysis) {
+      const { analysis } = charge;
+      if (analysis) await this.completeOrRetry(() => this.completeAnalysis(charge as Paid, analysis));
     }
   }
 
@@ -126,28 +120,28 @@ export class SandboxPayer {
     this.redeliveries.clear();
   }
 
-  private async completePix(pix: SandboxPixDoc): Promise<void> {
-    // The charge is concluded by its Pix (GET /cob shows it); every writer sets the same value.
-    await SandboxCobModel.updateOne({ _id: pix._id }, { $set: { 'cob.status': 'CONCLUIDA' } });
+  private async completePix(charge: Paid): Promise<void> {
+    const { pix } = charge;
     await this.callBack({
       endToEndId: pix.endToEndId,
-      txid: pix._id,
+      txid: charge._id,
       valor: centsToBrl(pix.amountCents).toFixed(2),
       horario: pix.paidAt.toISOString(),
       ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
     });
-    await SandboxPixModel.updateOne({ _id: pix._id }, { $set: { notified: true } });
+    await markNotified(charge._id, 'pix');
   }
 
-  private async completeAnalysis(pix: SandboxPixDoc, analysis: SandboxAnalysisDoc): Promise<void> {
+  private async completeAnalysis(charge: Paid, analysis: SandboxAnalysis): Promise<void> {
+    const { pix } = charge;
     await this.callBack({
       endToEndId: pix.endToEndId,
-      txid: pix._id,
+      txid: charge._id,
       valor: centsToBrl(pix.amountCents).toFixed(2),
       horario: pix.paidAt.toISOString(),
       analise: analysis.outcome,
     });
-    await SandboxAnalysisModel.updateOne({ _id: analysis._id }, { $set: { notified: true } });
+    await markNotified(charge._id, 'analysis');
   }
 
   private async callBack(pix: PixCallback['pix'][number]): Promise<void> {

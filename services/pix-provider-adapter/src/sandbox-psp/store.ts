@@ -1,26 +1,16 @@
 import mongoose, { Schema } from 'mongoose';
-import { isDuplicateKey } from '@pix/runtime';
 import type { AnalysisState, Cob, Devolucao } from '../api-pix/wire';
 
 /**
  * The sandbox PSP's books, in MongoDB so that they outlive a restart of the adapter: its charges
- * (cob), the Pix it received, the analyses it concluded and the refunds (devoluções) it made. Every
- * query is an equality on a field listed in EqualityIndexedFields (libs/contracts).
+ * (cob), each with the one Pix it received and the end of that Pix's analysis, and its refunds
+ * (devoluções). The only module that touches them. Each decision is one conditional update on its
+ * charge (a Pix only where there is none yet, an analysis only where there is none yet), so racing
+ * or retried requests agree on one Pix and one outcome; every query is served by an index.
  */
-export interface SandboxCobDoc {
-  _id: string; // txid
-  cob: Cob;
-  amountCents: number;
-  expiresAt: Date;
-}
 
-/**
- * The one Pix a charge received, under the charge's txid: the insert that creates it decides which
- * of racing payers pays the charge, atomically on FerretDB as on MongoDB (a conditional update
- * would not be: FerretDB applies it as read, change, write back).
- */
-export interface SandboxPixDoc {
-  _id: string; // txid
+/** The one Pix a charge received. */
+export interface SandboxPix {
   endToEndId: string;
   amountCents: number;
   paidAt: Date;
@@ -30,16 +20,23 @@ export interface SandboxPixDoc {
   notified: boolean;
 }
 
-/** The end of a held Pix's analysis, under the txid: the insert decides between a racing clear and reject. */
-export interface SandboxAnalysisDoc {
-  _id: string; // txid
-  endToEndId: string;
+/** The end of a held Pix's analysis. */
+export interface SandboxAnalysis {
   outcome: Exclude<AnalysisState, 'EM_ANALISE'>;
   decidedAt: Date;
   notified: boolean;
 }
 
-export interface SandboxRefundDoc {
+export interface SandboxCharge {
+  _id: string; // txid
+  cob: Cob;
+  amountCents: number;
+  expiresAt: Date;
+  pix: SandboxPix | null;
+  analysis: SandboxAnalysis | null;
+}
+
+interface SandboxRefund {
   _id: string; // `${endToEndId}/${id}`
   endToEndId: string;
   devolucao: Devolucao;
@@ -48,64 +45,27 @@ export interface SandboxRefundDoc {
   requests: number;
 }
 
-export const SandboxCobModel = mongoose.model<SandboxCobDoc>(
-  'SandboxCob',
-  new Schema<SandboxCobDoc>(
-    {
-      _id: { type: String, required: true },
-      cob: { type: Schema.Types.Mixed, required: true },
-      amountCents: { type: Number, required: true },
-      expiresAt: { type: Date, required: true },
-    },
-    { collection: 'sandbox_psp_cobs', versionKey: false },
-  ),
+const ChargeSchema = new Schema<SandboxCharge>(
+  {
+    _id: { type: String, required: true },
+    cob: { type: Schema.Types.Mixed, required: true },
+    amountCents: { type: Number, required: true },
+    expiresAt: { type: Date, required: true },
+    pix: { type: Schema.Types.Mixed, default: null },
+    analysis: { type: Schema.Types.Mixed, default: null },
+  },
+  { collection: 'sandbox_psp_cobs', versionKey: false, minimize: false },
 );
+// A refund finds its Pix by endToEndId; a restarted adapter resumes the callbacks not acknowledged.
+ChargeSchema.index({ 'pix.endToEndId': 1 });
+ChargeSchema.index({ 'pix.notified': 1 });
+ChargeSchema.index({ 'analysis.notified': 1 });
 
-export const SandboxPixModel = mongoose.model<SandboxPixDoc>(
-  'SandboxPix',
-  new Schema<SandboxPixDoc>(
-    {
-      _id: { type: String, required: true },
-      endToEndId: { type: String, required: true, index: true },
-      amountCents: { type: Number, required: true },
-      paidAt: { type: Date, required: true },
-      held: { type: Boolean, required: true },
-      notified: { type: Boolean, required: true, index: true },
-    },
-    { collection: 'sandbox_psp_pix', versionKey: false },
-  ),
-);
+const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema);
 
-export const SandboxAnalysisModel = mongoose.model<SandboxAnalysisDoc>(
-  'SandboxAnalysis',
-  new Schema<SandboxAnalysisDoc>(
-    {
-      _id: { type: String, required: true },
-      endToEndId: { type: String, required: true },
-      outcome: { type: String, required: true },
-      decidedAt: { type: Date, required: true },
-      notified: { type: Boolean, required: true, index: true },
-    },
-    { collection: 'sandbox_psp_analyses', versionKey: false },
-  ),
-);
-
-/** Inserts a document under its `_id`, or returns the one already there (which won a race, or a retry's first try). */
-export async function insertOnce<T extends { _id: string }>(model: mongoose.Model<T>, doc: T): Promise<T> {
-  try {
-    await model.create(doc);
-    return doc;
-  } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
-    const existing = await model.findById(doc._id).lean<T>();
-    if (!existing) throw err;
-    return existing;
-  }
-}
-
-export const SandboxRefundModel = mongoose.model<SandboxRefundDoc>(
+const RefundModel = mongoose.model<SandboxRefund>(
   'SandboxRefund',
-  new Schema<SandboxRefundDoc>(
+  new Schema<SandboxRefund>(
     {
       _id: { type: String, required: true },
       endToEndId: { type: String, required: true, index: true },
@@ -116,3 +76,92 @@ export const SandboxRefundModel = mongoose.model<SandboxRefundDoc>(
     { collection: 'sandbox_psp_refunds', versionKey: false },
   ),
 );
+
+export async function syncSandboxIndexes(): Promise<void> {
+  await Promise.all([ChargeModel.syncIndexes(), RefundModel.syncIndexes()]);
+}
+
+export function findCharge(txid: string): Promise<SandboxCharge | null> {
+  return ChargeModel.findById(txid).lean<SandboxCharge>().exec();
+}
+
+/**
+ * Stores a charge under its txid unless one is there (PUT /cob is idempotent by txid): one command.
+ * Returns the charge as stored, and whether this call created it.
+ */
+export async function putCharge(
+  txid: string,
+  created: Pick<SandboxCharge, 'cob' | 'amountCents' | 'expiresAt'>,
+): Promise<{ charge: SandboxCharge; created: boolean }> {
+  const result = await ChargeModel.findOneAndUpdate(
+    { _id: txid },
+    { $setOnInsert: { ...created, pix: null, analysis: null } },
+    { upsert: true, new: true, includeResultMetadata: true, lean: true },
+  );
+  return { charge: result.value as SandboxCharge, created: !result.lastErrorObject?.updatedExisting };
+}
+
+/**
+ * Records the charge's Pix if it has none and has not expired, concluding the charge (GET /cob
+ * shows it). The charge as it stands after: with this Pix, or with the one another request recorded
+ * first; null when there is no such charge.
+ */
+export async function recordPix(txid: string, pix: SandboxPix, now: Date): Promise<SandboxCharge | null> {
+  const recorded = await ChargeModel.findOneAndUpdate(
+    { _id: txid, pix: null, expiresAt: { $gt: now } },
+    { $set: { pix, 'cob.status': 'CONCLUIDA' } },
+    { new: true, lean: true },
+  );
+  return (recorded as SandboxCharge | null) ?? findCharge(txid);
+}
+
+/** Records the end of the held Pix's analysis if none is recorded; the charge as it stands after. */
+export async function recordAnalysis(txid: string, analysis: SandboxAnalysis): Promise<SandboxCharge | null> {
+  const recorded = await ChargeModel.findOneAndUpdate(
+    { _id: txid, 'pix.held': true, analysis: null },
+    { $set: { analysis } },
+    { new: true, lean: true },
+  );
+  return (recorded as SandboxCharge | null) ?? findCharge(txid);
+}
+
+/** The receiver acknowledged the callback of the charge's Pix, or of its analysis. */
+export async function markNotified(txid: string, what: 'pix' | 'analysis'): Promise<void> {
+  await ChargeModel.updateOne({ _id: txid }, { $set: { [`${what}.notified`]: true } });
+}
+
+/** Charges with a callback the receiver has not acknowledged: of their Pix, or of its analysis. */
+export function chargesOwingCallbacks(): Promise<{ pix: SandboxCharge[]; analysis: SandboxCharge[] }> {
+  return Promise.all([
+    ChargeModel.find({ 'pix.notified': false }).lean<SandboxCharge[]>().exec(),
+    ChargeModel.find({ 'analysis.notified': false }).lean<SandboxCharge[]>().exec(),
+  ]).then(([pix, analysis]) => ({ pix, analysis }));
+}
+
+/** The charge that received the Pix `endToEndId`. */
+export function chargeOfPix(endToEndId: string): Promise<SandboxCharge | null> {
+  return ChargeModel.findOne({ 'pix.endToEndId': { $eq: endToEndId } })
+    .lean<SandboxCharge>()
+    .exec();
+}
+
+/**
+ * Stores a refund under its key unless one is there (PUT /devolucao is idempotent by id), counting
+ * the request: one command. Returns the refund as stored, and whether this call created it.
+ */
+export async function putRefund(
+  key: string,
+  created: Pick<SandboxRefund, 'endToEndId' | 'devolucao' | 'amountCents'>,
+): Promise<{ devolucao: Devolucao; created: boolean }> {
+  const result = await RefundModel.findOneAndUpdate(
+    { _id: key },
+    { $setOnInsert: created, $inc: { requests: 1 } },
+    { upsert: true, new: true, includeResultMetadata: true, lean: true },
+  );
+  return { devolucao: (result.value as SandboxRefund).devolucao, created: !result.lastErrorObject?.updatedExisting };
+}
+
+export async function findRefund(key: string): Promise<Devolucao | null> {
+  const refund = await RefundModel.findById(key).lean<SandboxRefund>().exec();
+  return refund?.devolucao ?? null;
+}
