@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@pix/observability';
 
 /**
- * How long a starting service keeps asking JetStream to set up its streams, consumers and buckets.
- * A cluster that is still forming, or electing a meta leader after losing a member, refuses for a
- * few seconds ("no suitable peers for placement", timeouts); past this the service exits and its
- * supervisor (Kubernetes, the devstack) starts it again.
+ * How long a starting service keeps asking for its setup: JetStream's streams, consumers and buckets
+ * (a cluster that is still forming, or electing a meta leader after losing a member, refuses for a
+ * few seconds: "no suitable peers for placement", timeouts), the database's indexes. Past this the
+ * service exits and its supervisor (Kubernetes, the devstack) starts it again.
  */
 const SETUP_PATIENCE_MS = 120_000;
 const FIRST_DELAY_MS = 250;
@@ -24,7 +24,7 @@ export async function retrySetup<T>(
       return await step();
     } catch (err) {
       if (Date.now() + delay > deadline) throw err;
-      logger?.warn({ err, what, retryInMs: delay }, 'JetStream setup refused, retrying');
+      logger?.warn({ err, what, retryInMs: delay }, 'setup refused, retrying');
       await sleep(delay);
     }
   }

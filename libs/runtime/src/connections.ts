@@ -5,7 +5,11 @@ import { MonitorWatchdog } from './database-watchdog';
 import { databaseReachable } from './readiness';
 import type { Service } from './service';
 
-const CLIENT_OPTIONS = { serverSelectionTimeoutMS: 10_000, monitorCommands: true };
+/**
+ * Indexes and collections come from syncIndexes (indexes.ts) only: mongoose would otherwise build
+ * them for every model as it compiles, at the same time as syncIndexes builds them too.
+ */
+const CLIENT_OPTIONS = { serverSelectionTimeoutMS: 10_000, monitorCommands: true, autoIndex: false, autoCreate: false };
 /** How often the client's checks are looked at (MonitorWatchdog). */
 const WATCHDOG_INTERVAL_MS = 5_000;
 

@@ -4,6 +4,7 @@
  */
 export { Service } from './service';
 export { connectDatabase, connectMessaging } from './connections';
+export { syncIndexes } from './indexes';
 export { MonitorWatchdog } from './database-watchdog';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';

@@ -1,7 +1,7 @@
 import './tracing';
 import type http from 'node:http';
 import mongoose from 'mongoose';
-import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Service, syncIndexes } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -14,7 +14,10 @@ async function main(): Promise<void> {
   const { logger } = service;
 
   await connectDatabase(service, config.MONGO_URL);
-  await Promise.all(['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name).syncIndexes()));
+  await syncIndexes(
+    ['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name)),
+    logger,
+  );
 
   const nc = await connectMessaging(service, config.NATS_URL);
 

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const { logger } = service;
 
   await connectDatabase(service, config.MONGO_URL);
-  await syncPaymentIndexes();
+  await syncPaymentIndexes(logger);
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);

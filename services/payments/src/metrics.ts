@@ -25,12 +25,13 @@ export const pspChargeFailures = new Counter({
 });
 
 /**
- * Set by the outbox sweep: writes whose messages were still unpublished seconds after the write
- * (a crashed writer, JetStream unreachable). Read from the last sweep, so a scrape costs nothing.
+ * Set by the outbox relay: payments whose messages were still unpublished seconds after their write
+ * (a crashed writer, JetStream unreachable), as its last pass found them (at most a pass's batch).
+ * Read from the last pass, so a scrape costs nothing.
  */
 export const outboxLeftovers = new Gauge({
   name: 'outbox_pending_events',
-  help: 'Writes whose events or schedules were still unpublished at the last outbox sweep',
+  help: 'Payments whose messages (events, schedules, counts) were still unpublished at the last outbox relay pass',
   registers: [],
 });
 

@@ -107,7 +107,7 @@ export function withFailPoint(
 ): (messages: OutboxMessage[]) => Promise<void> {
   if (!failPoint) return publish;
   const reached = (messages: OutboxMessage[]) =>
-    messages.some((m) => (m.body as Partial<PaymentEvent>).body?.event === failPoint.event);
+    messages.some((m) => (m.body as Partial<PaymentEvent> | undefined)?.body?.event === failPoint.event);
   const crash = () => {
     logger.warn({ failPoint }, 'fail point reached: exiting');
     process.exit(FAIL_POINT_EXIT_CODE);

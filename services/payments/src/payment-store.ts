@@ -1,6 +1,6 @@
 import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
-import { isDuplicateKey } from '@pix/runtime';
+import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 import { findPage, listKey, statusKey, type PageFinder } from './list-page';
 import {
   PaymentModel,
@@ -233,6 +233,6 @@ export class PaymentStore {
 }
 
 /** Creates the schema's indexes (every query above is served by one, on MongoDB and DocumentDB). */
-export async function syncPaymentIndexes(): Promise<void> {
-  await PaymentModel.syncIndexes();
+export function syncPaymentIndexes(logger?: Logger): Promise<void> {
+  return syncIndexes([PaymentModel], logger);
 }

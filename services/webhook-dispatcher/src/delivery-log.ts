@@ -6,7 +6,8 @@ import type {
   WebhookAttemptOutcome,
   WebhookDeliveryStatus,
 } from '@pix/contracts';
-import { isDuplicateKey } from '@pix/runtime';
+import type { Logger } from '@pix/observability';
+import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 
 /**
  * The delivery log in MongoDB: the one module that touches it (eslint keeps mongoose out of the
@@ -146,10 +147,13 @@ let stallAfterMs = 2 * 60 * 1000;
  * Prepares the log for this process: its settings, and the schemas' indexes (syncIndexes keeps
  * them as declared on every start).
  */
-export async function openDeliveryLog(options: { retentionMs: number; stallAfterMs: number }): Promise<void> {
+export async function openDeliveryLog(
+  options: { retentionMs: number; stallAfterMs: number },
+  logger?: Logger,
+): Promise<void> {
   retentionMs = options.retentionMs;
   stallAfterMs = options.stallAfterMs;
-  await Promise.all([DeliveryModel.syncIndexes(), AttemptModel.syncIndexes()]);
+  await syncIndexes([DeliveryModel, AttemptModel], logger);
 }
 
 function expiringFrom(now: Date): { expiresAt: Date } {

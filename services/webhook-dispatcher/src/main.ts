@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   const metrics = createMetrics(service.registry);
 
   await connectDatabase(service, config.MONGO_URL);
-  await openDeliveryLog({ retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER });
+  await openDeliveryLog(
+    { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER },
+    logger,
+  );
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);

@@ -65,7 +65,7 @@ export async function selectProvider(
       sandbox: null,
     };
   }
-  await syncSandboxIndexes();
+  await syncSandboxIndexes(logger);
   const app = sandboxPspApp({
     clientId: config.PIX_CLIENT_ID,
     clientSecret: config.PIX_CLIENT_SECRET,

@@ -1,4 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
+import type { Logger } from '@pix/observability';
+import { syncIndexes } from '@pix/runtime';
 import type { AnalysisState, Cob, Devolucao } from '../api-pix/wire';
 
 /**
@@ -77,8 +79,8 @@ const RefundModel = mongoose.model<SandboxRefund>(
   ),
 );
 
-export async function syncSandboxIndexes(): Promise<void> {
-  await Promise.all([ChargeModel.syncIndexes(), RefundModel.syncIndexes()]);
+export function syncSandboxIndexes(logger?: Logger): Promise<void> {
+  return syncIndexes([ChargeModel, RefundModel], logger);
 }
 
 export function findCharge(txid: string): Promise<SandboxCharge | null> {
