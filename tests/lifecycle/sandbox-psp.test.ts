@@ -16,19 +16,17 @@ function exited(proc: Started): Promise<number | null> {
   });
 }
 
-async function pixOf(mongoUrl: string, paymentId: string) {
+/** The sandbox PSP's charge of a payment, with the Pix it received and its analysis, as the PSP's books hold it. */
+async function chargeOf(mongoUrl: string, paymentId: string) {
   return withDb(mongoUrl, (db) =>
-    db
-      .collection('sandbox_psp_pix')
-      .find({ _id: paymentId.replace(/-/g, '') as never })
-      .toArray(),
+    db.collection('sandbox_psp_cobs').findOne({ _id: paymentId.replace(/-/g, '') as never }),
   );
 }
 
 /**
- * The sandbox PSP under retries and faults: each action is decided once per charge by a unique
- * insert (FerretDB applies conditional updates non-atomically), a retry answers what the first
- * try did, and an action cut off by a crash completes by itself when the adapter is back.
+ * The sandbox PSP under retries and faults: each action is decided once per charge by a
+ * conditional update of the charge, a retry answers what the first try did, and an action cut off
+ * by a crash completes by itself when the adapter is back.
  */
 describe('sandbox PSP under retries and faults', () => {
   describe('racing requests (shared stack)', () => {
@@ -39,10 +37,15 @@ describe('sandbox PSP under retries and faults', () => {
     });
 
     function act(id: string, action: string, body?: unknown) {
-      return api<{ endToEndId?: string; message?: string }>(stack.gatewayUrl, 'POST', `${SANDBOX}/${id}/${action}`, {
-        token: client.store.token,
-        ...(body === undefined ? {} : { body }),
-      });
+      return api<{ endToEndId?: string; amount?: number; message?: string }>(
+        stack.gatewayUrl,
+        'POST',
+        `${SANDBOX}/${id}/${action}`,
+        {
+          token: client.store.token,
+          ...(body === undefined ? {} : { body }),
+        },
+      );
     }
 
     it('pays a charge once however many pays race: one Pix, one endToEndId, one change', async () => {
@@ -52,9 +55,8 @@ describe('sandbox PSP under retries and faults', () => {
       const ids = new Set(answers.map((a) => a.body.endToEndId));
       expect(ids.size).toBe(1);
       await client.waitForStatus(payment.id, 'approved');
-      const pix = await pixOf(stack.mongoUrl, payment.id);
-      expect(pix).toHaveLength(1);
-      expect(pix[0]).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
+      const charge = await chargeOf(stack.mongoUrl, payment.id);
+      expect(charge?.pix).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
       expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
@@ -69,7 +71,8 @@ describe('sandbox PSP under retries and faults', () => {
       for (const lost of answers.filter((a) => a.status !== 200)) {
         expect(lost).toMatchObject({ status: 409, body: { message: SandboxMessages.chargePaidOtherwise } });
       }
-      expect(await pixOf(stack.mongoUrl, payment.id)).toHaveLength(1);
+      const charge = await chargeOf(stack.mongoUrl, payment.id);
+      expect(charge?.pix).toMatchObject({ amountCents: Math.round(Number(won[0]?.body.amount) * 100) });
     });
 
     it('ends an analysis once when clear and reject race', async () => {
@@ -79,14 +82,9 @@ describe('sandbox PSP under retries and faults', () => {
       const answers = await Promise.all(
         ['clear', 'reject', 'clear', 'reject'].map((action) => act(payment.id, action)),
       );
-      const outcomes = await withDb(stack.mongoUrl, (db) =>
-        db
-          .collection('sandbox_psp_analyses')
-          .find({ _id: payment.id.replace(/-/g, '') as never })
-          .toArray(),
-      );
-      expect(outcomes).toHaveLength(1);
-      const winner = outcomes[0]?.outcome === 'LIBERADO' ? 'clear' : 'reject';
+      const analysis = (await chargeOf(stack.mongoUrl, payment.id))?.analysis;
+      expect(analysis?.outcome).toMatch(/^(LIBERADO|REJEITADO)$/);
+      const winner = analysis?.outcome === 'LIBERADO' ? 'clear' : 'reject';
       answers.forEach((answer, i) => {
         const action = ['clear', 'reject', 'clear', 'reject'][i];
         if (action === winner) expect(answer.status).toBe(200);
@@ -115,7 +113,7 @@ describe('sandbox PSP under retries and faults', () => {
       const cutOff = await api(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, { token: client.store.token });
       expect(cutOff.status).toBe(503);
       expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
-      const [decided] = await pixOf(stack.mongoUrl, payment.id);
+      const decided = (await chargeOf(stack.mongoUrl, payment.id))?.pix;
       expect(decided).toMatchObject({ amountCents: 2750, notified: false });
       expect((await client.get(payment.id)).status).toBe('pending');
 
@@ -123,8 +121,8 @@ describe('sandbox PSP under retries and faults', () => {
       await stack.startService('pix-provider-adapter');
       await client.waitForStatus(payment.id, 'approved');
       await eventually(
-        () => pixOf(stack.mongoUrl, payment.id),
-        (pix) => pix[0]?.notified === true,
+        () => chargeOf(stack.mongoUrl, payment.id),
+        (charge) => charge?.pix?.notified === true,
       );
 
       const retried = await api<{ endToEndId: string }>(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, {

@@ -98,7 +98,7 @@ describe('apipix provider over mutual TLS', () => {
     expect(chargeAttempts.get(txid)).toBe(2);
     expect(String(payment.qrCopyPaste)).toContain('LOJA MTLS');
 
-    const pix = await payer().pay(txid, undefined, false);
+    const { pix } = await payer().pay(txid, undefined, false);
     await client.waitForStatus(payment.id, 'approved');
 
     // The PSP calling again with the same endToEndId changes nothing; anyone else is refused.

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { txidFor } from '@pix/contracts';
-import type { PaymentDoc } from '../../services/payments/src/model';
+import type { PaymentState } from '../../services/payments/src/model';
 
-/** A stored pending payment with a fresh id, for tests of payments' storage; `fields` change any of it. */
-export function pendingPaymentDoc(fields: Partial<PaymentDoc> = {}): PaymentDoc {
+/** A new pending payment with a fresh id, for tests of payments' storage; `fields` change any of it. */
+export function pendingPaymentDoc(fields: Partial<PaymentState> = {}): PaymentState {
   const id = fields._id ?? randomUUID();
   return {
     _id: id,

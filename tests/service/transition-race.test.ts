@@ -1,54 +1,67 @@
 import mongoose from 'mongoose';
 import type { PaymentStatus } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
-import type { OutboxMessage, PaymentDoc } from '../../services/payments/src/model';
+import type { OutboxMessage } from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { pendingPaymentDoc } from './payment-fixture';
 import { sharedStack } from '../support/stack';
 
-function pendingPayment(): PaymentDoc {
-  return pendingPaymentDoc({ storeId: 'race-store' });
-}
+const WRITERS = 100;
+const TARGETS: PaymentStatus[] = ['approved', 'review', 'not_approved', 'rejected'];
 
 /**
- * Racing triggers on one payment (as from several replicas) against the real FerretDB: exactly one
- * transition wins and exactly one event is published. FerretDB applies conditional updates
- * non-atomically, so this holds only because every write first claims its revision with a unique
- * insert (PaymentStore).
+ * A hundred writers race to move one pending payment, each through a store of its own (as many
+ * replicas would), against the real engine: every write is one update conditional on the revision
+ * it decided on, and exactly one of them changes the payment, with exactly one event and one move
+ * of the store's counters among everything the writers published.
  */
-describe('racing transitions of one payment', () => {
+describe('a hundred writers racing on one payment', () => {
   const published: OutboxMessage[] = [];
-  const store = new PaymentStore(async (messages) => void published.push(...messages), createLogger('test', 'silent'));
+  const publish = async (messages: OutboxMessage[]) => void published.push(...messages);
+  const logger = createLogger('test', 'silent');
+  const stores = Array.from({ length: WRITERS }, () => new PaymentStore(publish, async () => 0, logger));
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/transition_race'));
+    // A pool as large as the race, so every writer's update is in flight at once.
+    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/transition_race'), { maxPoolSize: WRITERS });
     await syncPaymentIndexes();
   });
   afterAll(async () => {
+    await Promise.all(stores.map((store) => store.flush()));
     await mongoose.connection.dropDatabase();
     await mongoose.disconnect();
   });
 
-  it('lets exactly one of four concurrent transitions happen, with one event', async () => {
-    const targets: PaymentStatus[] = ['approved', 'review', 'not_approved', 'rejected'];
-    for (let round = 0; round < 8; round++) {
-      const doc = pendingPayment();
-      await store.insert(doc, []);
-      published.length = 0;
-      const results = await Promise.all(targets.map((to) => transition(store, doc._id, 'pending', to)));
-      const winners = results.filter((r) => r.changed);
-      expect(winners).toHaveLength(1);
-      const stored = await store.byId(doc._id);
-      expect(stored?.status).toBe(winners[0]?.doc?.status);
-      expect(stored?.eventSeq).toBe(2);
-      expect(stored?.rev).toBe(2);
-      expect(published).toHaveLength(1);
-      expect(published[0]?.body).toMatchObject({
-        sequence: 2,
-        body: { status: stored?.status, previousStatus: 'pending' },
-      });
-      expect(await store.openIntents(10)).toEqual([]);
-    }
+  it.each([1, 2, 3])('round %i: one transition, one event, one move of the counters', async () => {
+    const [first] = stores as [PaymentStore];
+    const doc = pendingPaymentDoc({ storeId: 'race-store' });
+    expect(await first.insert(doc, [])).toBe('created');
+    await first.flush();
+    const seen = await first.byId(doc._id);
+    published.length = 0;
+
+    // Every writer decides on the same revision it read, as concurrent triggers do.
+    const results = await Promise.all(
+      stores.map((store, i) => transition(store, doc._id, 'pending', TARGETS[i % TARGETS.length]!, { seen: seen! })),
+    );
+
+    const winners = results.filter((r) => r.changed);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => !r.changed).every((r) => r.reason === 'lost_race')).toBe(true);
+    const stored = await first.byId(doc._id);
+    const won = winners[0]!.doc!.status;
+    expect(stored).toMatchObject({ status: won, eventSeq: 2, rev: 2 });
+
+    const events = published.filter((m) => m.increment === undefined);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.body).toMatchObject({ sequence: 2, body: { status: won, previousStatus: 'pending' } });
+    const increments = published.filter((m) => m.increment !== undefined);
+    expect(increments.map((m) => [m.subject.split('.').pop(), m.increment]).sort()).toEqual(
+      [
+        ['pending', -1],
+        [won, 1],
+      ].sort(),
+    );
   });
 });

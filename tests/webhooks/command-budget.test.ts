@@ -28,9 +28,9 @@ describe('database commands per delivered webhook', () => {
 
   beforeAll(async () => {
     url = await receiver.start();
-    // The outbox sweep's idle read (every few seconds) and the stall check's (every minute) are not
+    // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
     // work a delivery causes.
-    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
+    stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
     store = await createStore(stack.natsUrl, 'Budget store');
   });
   afterAll(async () => {

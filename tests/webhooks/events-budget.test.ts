@@ -23,9 +23,9 @@ describe('database commands of the Events API', () => {
 
   beforeAll(async () => {
     const url = await receiver.start();
-    // The outbox sweep's idle read (every few seconds) and the stall check's (every minute) are not
+    // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
     // work a request causes.
-    stack = await startPrivateStack({ env: { OUTBOX_SWEEP_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
+    stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
     store = await createStore(stack.natsUrl, 'Events budget store');
     for (const amount of [10, 11]) {
       const res = await api(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {

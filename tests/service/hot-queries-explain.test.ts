@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import type { CommandStartedEvent, Document } from 'mongodb';
+import mongoose from 'mongoose';
+import { createLogger } from '@pix/observability';
+import { claimPaymentId, IdempotencyKeyModel } from '../../services/gateway/src/idempotency';
+import {
+  createStore,
+  findStoreActive,
+  findToken,
+  hashToken,
+  issueToken,
+  revokeToken,
+  rotateWebhookSecret,
+  setStoreActive,
+  StoreModel,
+  TokenModel,
+  webhookSecretsOf,
+} from '../../services/gateway/src/stores';
+import { PaymentModel } from '../../services/payments/src/model';
+import { listKey, statusKey } from '../../services/payments/src/list-page';
+import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import { transition } from '../../services/payments/src/transitions';
+import {
+  chargeOfPix,
+  chargesOwingCallbacks,
+  findCharge,
+  findRefund,
+  markNotified,
+  putCharge,
+  putRefund,
+  recordAnalysis,
+  recordPix,
+  syncSandboxIndexes,
+} from '../../services/pix-provider-adapter/src/sandbox-psp/store';
+import {
+  attemptsOfEvent,
+  claimAttempt,
+  deliveriesOf,
+  deliveriesToCheck,
+  earlierDeliveries,
+  findAttempt,
+  findDelivery,
+  findStoreDelivery,
+  markDead,
+  markDelivered,
+  markRetrying,
+  openDeliveryLog,
+  postponeCheck,
+  recordAttemptResult,
+  recordDelivery,
+  startReplay,
+  storeDeliveries,
+} from '../../services/webhook-dispatcher/src/delivery-log';
+import { pendingPaymentDoc } from './payment-fixture';
+import { analyzeEngine, explain, readsOf, scannedIndexes } from '../support/explain';
+import { sharedStack } from '../support/stack';
+
+/** Enough documents per collection that the planner's choice is the one real data gets. */
+const SEEDED = 3_000;
+const STORES = 30;
+const HOUR_MS = 60 * 60 * 1000;
+const storeOf = (i: number) => `store-${i % STORES}`;
+const paymentOf = (i: number) => `pay-${i}`;
+const eventOf = (i: number) => `evt_${i.toString(16).padStart(32, '0')}`;
+
+/** What the driver sends that reads or finds documents; inserts and index builds read none. */
+const READING = new Set(['find', 'aggregate', 'count', 'update', 'delete', 'findAndModify']);
+
+/** The part of a sent command that says what it reads (not the session, the cluster time, …). */
+function readCommand(event: CommandStartedEvent): Document[] {
+  const c = event.command;
+  const given = (fields: Document) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  if (c.find) return [given({ find: c.find, filter: c.filter, sort: c.sort, skip: c.skip, limit: c.limit })];
+  if (c.aggregate) return [{ aggregate: c.aggregate, pipeline: c.pipeline, cursor: {} }];
+  if (c.count) return [given({ count: c.count, query: c.query })];
+  return readsOf(c);
+}
+
+/**
+ * Every query the storage modules send on a hot path, captured from the driver as they send it
+ * (command monitoring) and explained on the local engine (FerretDB 2 on DocumentDB, PostgreSQL's
+ * plan): each is a scan of one of its collection's indexes, the ones the schemas declare, and none
+ * reads a table sequentially. A write is explained by the read that finds its document.
+ */
+describe('every hot query is served by an index of its schema', () => {
+  const sent: CommandStartedEvent[] = [];
+  const logger = createLogger('test', 'silent');
+  /** A store of thousands, so that the list takes its windowed path. */
+  const payments = new PaymentStore(
+    async () => undefined,
+    async () => 5_000,
+    logger,
+  );
+  const smallStore = new PaymentStore(
+    async () => undefined,
+    async () => 10,
+    logger,
+  );
+
+  beforeAll(async () => {
+    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
+    mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => sent.push(event));
+    await Promise.all([
+      syncPaymentIndexes(),
+      openDeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000 }),
+      syncSandboxIndexes(),
+      StoreModel.syncIndexes(),
+      TokenModel.syncIndexes(),
+      IdempotencyKeyModel.syncIndexes(),
+    ]);
+    const now = Date.now();
+    const seeded = Array.from({ length: SEEDED }, (_, i) => i);
+    await PaymentModel.collection.insertMany(
+      seeded.map((i) => {
+        const doc = pendingPaymentDoc({
+          _id: paymentOf(i),
+          storeId: storeOf(i),
+          createdAt: new Date(now - i * 60_000),
+        });
+        return {
+          ...doc,
+          listKey: listKey(doc.storeId, doc.createdAt, doc._id),
+          statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+          outbox: [],
+        } as never;
+      }),
+    );
+    await mongoose.connection.db!.collection('webhook_deliveries').insertMany(
+      seeded.map((i) => ({
+        _id: eventOf(i),
+        paymentId: paymentOf(i >> 1),
+        storeId: storeOf(i),
+        type: i % 2 ? 'payment.status_changed' : 'payment.created',
+        sequence: (i % 2) + 1,
+        status: i % 50 ? 'delivered' : 'pending',
+        run: 1,
+        checkAt: i % 50 ? null : new Date(now + i * 1000),
+        expiresAt: i % 50 ? new Date(now + HOUR_MS) : null,
+        createdAt: new Date(now - i * 1000),
+      })) as never[],
+    );
+    await mongoose.connection.db!.collection('webhook_attempts').insertMany(
+      seeded.map((i) => ({
+        _id: `${eventOf(i)}:1:1`,
+        eventId: eventOf(i),
+        paymentId: paymentOf(i >> 1),
+        run: 1,
+        attempt: 1,
+        at: new Date(now - i * 1000),
+        expiresAt: new Date(now + HOUR_MS),
+      })) as never[],
+    );
+    await mongoose.connection.db!.collection('sandbox_psp_cobs').insertMany(
+      seeded.map((i) => ({
+        _id: `tx${i}`,
+        cob: {},
+        amountCents: 1000,
+        expiresAt: new Date(now + HOUR_MS),
+        pix: i % 2 ? { endToEndId: `E${i}`, amountCents: 1000, paidAt: new Date(), held: true, notified: true } : null,
+        analysis: null,
+      })) as never[],
+    );
+    await mongoose.connection.db!.collection('tokens').insertMany(
+      seeded.map((i) => ({
+        _id: `hash-${i}`,
+        storeId: storeOf(i),
+        createdAt: new Date(),
+        expiresAt: null,
+      })) as never[],
+    );
+    await mongoose.connection.db!.collection('stores').insertMany(
+      seeded.map((i) => ({
+        _id: `seeded-store-${i}`,
+        name: 's',
+        active: true,
+        webhookSecrets: [],
+        createdAt: new Date(),
+      })) as never[],
+    );
+    await analyzeEngine(sharedStack().postgresUrl!);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([payments.flush(), smallStore.flush()]);
+    await mongoose.connection.dropDatabase();
+    await mongoose.disconnect();
+  });
+
+  /** Runs an operation and explains every read it sent: each must scan an index of its collection. */
+  async function expectIndexServed(operation: () => Promise<unknown>): Promise<void> {
+    sent.length = 0;
+    await operation();
+    const reads = sent.filter((e) => READING.has(e.commandName)).flatMap(readCommand);
+    expect(reads.length).toBeGreaterThan(0);
+    for (const command of reads) {
+      const nodes = await explain(mongoose.connection.db!, command).catch((err: Error) => {
+        throw new Error(`explain of ${JSON.stringify(command)}: ${err.message}`);
+      });
+      const scanned = scannedIndexes(nodes);
+      if (scanned.length === 0)
+        throw new Error(`not served by an index: ${JSON.stringify(command)}\n${JSON.stringify(nodes)}`);
+    }
+  }
+
+  describe('payments', () => {
+    const target = 1_234;
+    it.each([
+      ['get within a store', () => payments.forStore(storeOf(target), paymentOf(target))],
+      ['get by id', () => payments.byId(paymentOf(target))],
+      ['the charge of a txid', async () => payments.byTxid((await payments.byId(paymentOf(target)))!.txid)],
+      ["a large store's page, windowed", () => payments.list(storeOf(target), { page: 1, limit: 50 })],
+      [
+        "a large store's page of one status",
+        () => payments.list(storeOf(target), { page: 2, limit: 20, status: 'pending' }),
+      ],
+      ["a small store's page", () => smallStore.list(storeOf(target), { page: 1, limit: 50 })],
+      ['outbox leftovers (the relay)', () => payments.leftovers(new Date(Date.now() - 5000), 100)],
+    ])('%s', async (_name, operation) => expectIndexServed(operation));
+
+    it('a change and the removal of its published messages', async () => {
+      const doc = pendingPaymentDoc({ storeId: storeOf(7) });
+      await payments.insert(doc, []);
+      await expectIndexServed(async () => {
+        await transition(payments, doc._id, 'pending', 'approved');
+        await payments.flush();
+      });
+    });
+  });
+
+  describe('webhook delivery log', () => {
+    const paymentId = `pay-log-${randomUUID()}`;
+    const event = (n: number) =>
+      ({
+        eventId: eventOf(SEEDED + n),
+        sequence: n,
+        occurredAt: new Date().toISOString(),
+        body: { id: paymentId, storeId: storeOf(3), event: n === 1 ? 'payment.created' : 'payment.status_changed' },
+      }) as never;
+    const first = { eventId: eventOf(SEEDED + 1), paymentId, run: 1, attempt: 1 };
+    const result = { outcome: 'failure' as const, statusCode: 503, latencyMs: 3, error: null };
+
+    it('takes an event in and makes its attempts', () =>
+      expectIndexServed(async () => {
+        await recordDelivery(event(1), 'https://example.com/h', new Date());
+        await recordDelivery(event(2), 'https://example.com/h', new Date());
+        await earlierDeliveries(paymentId, 2);
+        await claimAttempt(first);
+        await findAttempt(first.eventId, 1, 1);
+        await recordAttemptResult(first.eventId, 1, 1, result, new Date());
+        await markRetrying(first.eventId, 1, 1, new Date(), 'HTTP 503');
+        await markDelivered(first.eventId, 1, 2);
+        await markDead(eventOf(SEEDED + 2), 1, 8, 'exhausted', 'HTTP 503');
+      }));
+
+    it('answers the Events API and the admin commands', () =>
+      expectIndexServed(async () => {
+        await storeDeliveries(storeOf(3), { page: 1, limit: 20 });
+        await storeDeliveries(storeOf(3), { page: 1, limit: 20, type: 'payment.created' });
+        await storeDeliveries(storeOf(3), { page: 1, limit: 20, paymentId });
+        await findStoreDelivery(storeOf(3), first.eventId);
+        await attemptsOfEvent(first.eventId);
+        await deliveriesOf(paymentId);
+        const doc = await findDelivery(first.eventId);
+        await startReplay(doc!);
+      }));
+
+    it('runs the stall check', () =>
+      expectIndexServed(async () => {
+        const due = await deliveriesToCheck(new Date(), 100);
+        for (const doc of due.slice(0, 3)) await postponeCheck(doc, new Date(Date.now() + HOUR_MS));
+      }));
+  });
+
+  describe('stores, tokens and idempotency keys (gateway)', () => {
+    it('authenticates, administers and claims keys', () =>
+      expectIndexServed(async () => {
+        const store = await createStore('explained');
+        await findToken(hashToken(store.token));
+        await findStoreActive(store.storeId);
+        await webhookSecretsOf(store.storeId);
+        await setStoreActive(store.storeId, false);
+        const { token } = await issueToken(store.storeId);
+        await revokeToken(token);
+        await rotateWebhookSecret(store.storeId);
+        const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
+        await claimPaymentId(store.storeId, 'key', input);
+        await claimPaymentId(store.storeId, 'key', input);
+      }));
+  });
+
+  describe('sandbox PSP', () => {
+    it('takes charges, Pix, analyses and refunds', () =>
+      expectIndexServed(async () => {
+        const now = new Date();
+        await putCharge('tx-new', {
+          cob: {} as never,
+          amountCents: 1000,
+          expiresAt: new Date(now.getTime() + HOUR_MS),
+        });
+        await findCharge('tx-new');
+        await recordPix(
+          'tx-new',
+          { endToEndId: 'E-new', amountCents: 1000, paidAt: now, held: true, notified: false },
+          now,
+        );
+        await markNotified('tx-new', 'pix');
+        await recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
+        await chargesOwingCallbacks();
+        await chargeOfPix('E-new');
+        await putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
+        await findRefund('E-new/dev1');
+      }));
+  });
+});

@@ -1,0 +1,108 @@
+import { MongoNetworkError } from 'mongodb';
+import mongoose from 'mongoose';
+import { createLogger } from '@pix/observability';
+import { PaymentModel, type OutboxMessage } from '../../services/payments/src/model';
+import { OutboxRelay } from '../../services/payments/src/outbox';
+import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import { transition } from '../../services/payments/src/transitions';
+import { pendingPaymentDoc } from './payment-fixture';
+import { eventually } from '../support/api';
+import { sharedStack } from '../support/stack';
+
+const created = (id: string): OutboxMessage => ({
+  subject: 'payments.events.created',
+  msgId: `evt_${id}`,
+  body: { id },
+});
+const ids = (messages: OutboxMessage[]) => messages.map((m) => m.msgId);
+
+/**
+ * The outbox inside each payment, against the real engine: a write stores what it owes in the same
+ * command, so whatever happens after the write (its answer lost, JetStream away, the writer dead),
+ * the messages are in the payment until they are published, and the relay publishes them.
+ */
+describe('the outbox of a payment', () => {
+  const published: OutboxMessage[] = [];
+  let failing = false;
+  const publish = async (messages: OutboxMessage[]) => {
+    if (failing) throw new Error('JetStream unreachable');
+    published.push(...messages);
+  };
+  const logger = createLogger('test', 'silent');
+  const store = new PaymentStore(publish, async () => 0, logger);
+  const outboxOf = async (id: string) => (await PaymentModel.findById(id).lean())?.outbox ?? [];
+
+  beforeAll(async () => {
+    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/outbox_relay'));
+    await syncPaymentIndexes();
+  });
+  beforeEach(() => {
+    published.length = 0;
+    failing = false;
+  });
+  afterEach(() => jest.restoreAllMocks());
+  afterAll(async () => {
+    await mongoose.connection.dropDatabase();
+    await mongoose.disconnect();
+  });
+
+  it('is emptied once the writer has published it', async () => {
+    const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
+    expect(await store.insert(doc, [created(doc._id)])).toBe('created');
+    expect(ids(published)).toEqual([`evt_${doc._id}`, `count:${doc._id}:1:all`, `count:${doc._id}:1:pending`]);
+    await store.flush();
+    expect(await outboxOf(doc._id)).toEqual([]);
+  });
+
+  it('keeps what an insert owes when its answer is lost, and the relay publishes it', async () => {
+    const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
+    const collection = PaymentModel.collection;
+    const insertOne = collection.insertOne.bind(collection);
+    // The database stored the payment and the answer never came (a database killed as it committed).
+    jest.spyOn(collection, 'insertOne').mockImplementationOnce((async (...args: Parameters<typeof insertOne>) => {
+      await insertOne(...args);
+      throw new MongoNetworkError('connection 7 to 127.0.0.1:27017 closed');
+    }) as never);
+
+    await expect(store.insert(doc, [created(doc._id)])).rejects.toThrow(MongoNetworkError);
+    expect(published).toEqual([]);
+    expect(ids(await outboxOf(doc._id))).toContain(`evt_${doc._id}`);
+
+    const relay = new OutboxRelay(store, logger, 500);
+    // Messages are left to their writer for a few seconds before the relay takes them.
+    relay.start();
+    await eventually(
+      async () => published.length,
+      (n) => n > 0,
+      15_000,
+    );
+    await relay.stop();
+    await store.flush();
+    expect(ids(published)).toContain(`evt_${doc._id}`);
+    expect(await outboxOf(doc._id)).toEqual([]);
+  });
+
+  it('keeps what a change owes while JetStream is away, and the next write publishes it first', async () => {
+    const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
+    await store.insert(doc, [created(doc._id)]);
+    await store.flush();
+    failing = true;
+    const approved = await transition(store, doc._id, 'pending', 'approved');
+    expect(approved.changed).toBe(true);
+    const owed = await outboxOf(doc._id);
+    expect(owed.map((m) => m.subject)).toEqual([
+      'payments.events.status_changed',
+      'payments.counts.outbox-store.pending',
+      'payments.counts.outbox-store.approved',
+    ]);
+
+    failing = false;
+    published.length = 0;
+    await transition(store, doc._id, 'approved', 'paid');
+    // The earlier change's messages go before this one's: a payment's events stay in order.
+    const events = published.filter((m) => m.increment === undefined);
+    expect(events.map((m) => (m.body as { body: { status: string } }).body.status)).toEqual(['approved', 'paid']);
+    await store.flush();
+    expect(await outboxOf(doc._id)).toEqual([]);
+  });
+});
