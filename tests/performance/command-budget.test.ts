@@ -97,7 +97,7 @@ describe('database commands per operation', () => {
     expect([...list]).toEqual([['payments find payments', 1]]);
   });
 
-  it("costs at most 11 commands from the PSP's confirmation to the merchant's webhook answered 2xx", async () => {
+  it("costs at most 8 commands from the PSP's confirmation to the merchant's webhook answered 2xx", async () => {
     const { body } = await create({ amount: 30, webhookUrl });
     await eventually(
       async () => receiver.events(body.id, 'payment.created').length,
@@ -110,6 +110,6 @@ describe('database commands per operation', () => {
         (n) => n === 1,
       );
     });
-    expect(total(counts)).toBeLessThanOrEqual(11);
+    expect(total(counts)).toBeLessThanOrEqual(8);
   });
 });
