@@ -19,10 +19,14 @@ export function baselineRef(): string | null {
   return dirty ? 'HEAD' : 'HEAD~1';
 }
 
-/** This checkout's infrastructure binaries (.tools: nats-server, ferretdb), for the baseline's stack. */
-function linkTools(dir: string): void {
-  const tools = path.join(ROOT, '.tools');
-  if (fs.existsSync(tools)) fs.symlinkSync(tools, path.join(dir, '.tools'));
+/**
+ * The baseline's own infrastructure binaries (nats-server, its FerretDB), built by its own install
+ * script: an older checkout may run another engine than this one (FerretDB 1.24 before issue 17),
+ * so this checkout's .tools would start the wrong server. Builds are cached by Go or by version.
+ */
+function installInfra(dir: string): void {
+  const script = path.join(dir, 'scripts', 'install-infra.sh');
+  if (fs.existsSync(script)) execFileSync('bash', [script], { cwd: dir, stdio: 'inherit' });
 }
 
 /**
@@ -65,7 +69,7 @@ export function prepareBaseline(ref: string): { dir: string; commit: string } {
   if (fs.existsSync(dir)) removeBaseline(dir);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   git('worktree', 'add', '--detach', dir, commit);
-  linkTools(dir);
+  installInfra(dir);
   const installed = thirdPartyPackages(ROOT);
   if ([...thirdPartyPackages(dir)].every((entry) => installed.has(entry))) linkDependencies(dir);
   else execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'inherit' });

@@ -23,18 +23,22 @@ export function rawFindOne(
   });
 }
 
-/** A store's first page as the list asks for it (newest first, limit 50) and its total, together. */
+/**
+ * A store's first page as the list asks for it (newest first, limit 50) and its total, together,
+ * read through the index the checkout's list uses: its list key (`<store>|<time>|<id>`, issue 17
+ * on) or, before it, storeId with createdAt.
+ */
 export function rawFindAndCount(
   payments: Collection<Document>,
   storeId: string,
+  byListKey: boolean,
   concurrency: number,
   seconds: number,
 ): Promise<Throughput> {
+  const filter = byListKey ? { listKey: { $gte: `${storeId}|`, $lt: `${storeId}|\u{10FFFF}` } } : { storeId };
+  const sort: Record<string, -1> = byListKey ? { listKey: -1 } : { createdAt: -1, _id: -1 };
   return closedLoop(concurrency, seconds, async () => {
-    await Promise.all([
-      payments.find({ storeId }).sort({ createdAt: -1, _id: -1 }).limit(50).toArray(),
-      payments.countDocuments({ storeId }),
-    ]);
+    await Promise.all([payments.find(filter).sort(sort).limit(50).toArray(), payments.countDocuments(filter)]);
   });
 }
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -50,4 +51,37 @@ export function shapeDocument(
       throw new Error(`the payments model requires "${field}": teach tools/bench/src/seed.ts its value`);
   }
   return doc;
+}
+
+/** The keys a checkout's list reads payments by (issue 17 on), so seeded payments are listed too. */
+export interface ListKeys {
+  listKey(storeId: string, createdAt: Date, id: string): string;
+  statusKey(storeId: string, status: string, createdAt: Date, id: string): string;
+}
+
+/** The checkout's list keys, from its compiled list-page module (types only, no I/O); null before them. */
+export function loadListKeys(root: string): ListKeys | null {
+  const file = path.join(root, 'services', 'payments', 'dist', 'list-page.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the measured checkout's build, chosen at run time
+  return fs.existsSync(file) ? (require(file) as ListKeys) : null;
+}
+
+/**
+ * Where the checkout keeps a store's payment counts, which the list's total reads (a JetStream
+ * counter per store and status, issue 17 on); null for a checkout that counts in the database.
+ */
+export interface PaymentCounters {
+  stream: string;
+  subject(storeId: string, key: string): string;
+}
+
+export function loadPaymentCounters(root: string): PaymentCounters | null {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the measured checkout's build, chosen at run time
+  const contracts = require(path.join(root, 'libs', 'contracts', 'dist', 'index.js')) as {
+    Streams: Record<string, { name: string }>;
+    Subjects: { paymentCount?: (storeId: string, key: string) => string };
+  };
+  const stream = contracts.Streams.paymentCounts;
+  const subject = contracts.Subjects.paymentCount;
+  return stream && subject ? { stream: stream.name, subject } : null;
 }

@@ -1,13 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Collection } from 'mongodb';
 import { bareHttp, rawFindAndCount, rawFindOne, rawInsertOne } from './ceilings';
-import { loadDevstack, paymentShape, shapeDocument, type Devstack } from './checkout';
+import {
+  loadDevstack,
+  loadListKeys,
+  loadPaymentCounters,
+  paymentShape,
+  shapeDocument,
+  type Devstack,
+} from './checkout';
 import { confirmAtFixedRate, createWebhookPayments, type ConfirmationLatency } from './confirmations';
 import { databaseCommands } from './db-commands';
 import { runLoad, type Target } from './load';
-import { createStores, historicPayment, seedPayments, type BenchStore } from './seed';
+import { countSeeded, createStores, historicPayment, seedPayments, type BenchStore } from './seed';
 import { confirmation, throughput } from './report';
 import type { Throughput } from './stats';
 import { CpuMeter, peakRssMiB } from './usage';
@@ -70,6 +78,8 @@ async function withServicesPaused<T>(processes: readonly { name: string; pid: nu
 
 export interface ProcessCpu {
   name: string;
+  /** CPU seconds over the figure's run, children included. */
+  seconds: number;
   percent: number;
 }
 
@@ -88,6 +98,8 @@ export interface SizeResult {
   create: ApiFigure;
   get: ApiFigure;
   list: ApiFigure;
+  /** One client listing the largest store (all but the list store's payments). */
+  listLargeStore: ApiFigure & { storeHolds: number };
   rawInsertOne: Throughput;
   rawFindOne: Throughput;
   rawFindAndCount: Throughput;
@@ -158,16 +170,19 @@ export async function runVariant(
     nc = await connect({ servers: stack.natsUrl.split(',') });
     const payments = client.db().collection('payments');
     const stores = await createStores(nc, STORES);
-    const [listStore, ...others] = stores as [BenchStore, ...BenchStore[]];
+    const [listStore, largeStore, ...others] = stores as [BenchStore, BenchStore, ...BenchStore[]];
     const createStore = others[others.length - 1] as BenchStore;
     const webhookStore = others[others.length - 2] as BenchStore;
     const insertStore = others[others.length - 3] as BenchStore;
-    const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl));
+    const keys = loadListKeys(root);
+    const counters = loadPaymentCounters(root);
+    const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl, keys));
 
     log(label, 'bare Node HTTP');
     const bare = await bareHttp(options.connections, options.seconds);
     const seeded: { id: string; store: BenchStore }[] = [];
     let listStoreHolds = 0;
+    let largeStoreHolds = 0;
     const sizes: SizeResult[] = [];
 
     /** Payments the bench knows it wrote (seeded, and answered 2xx or acknowledged). */
@@ -178,16 +193,26 @@ export async function runVariant(
       const forOthers = Math.max(0, size - before - forList);
       log(label, `seeding ${forList + forOthers} payments (${before} stored), services paused`);
       const seedStarted = performance.now();
-      await withServicesPaused(stack.processes, async () => {
-        seeded.push(...(await seedPayments(payments, shape, [listStore], forList, stack.gatewayUrl)));
-        seeded.push(...(await seedPayments(payments, shape, others, forOthers, stack.gatewayUrl)));
-      });
+      const step = await withServicesPaused(stack.processes, async () => [
+        ...(await seedPayments(payments, shape, keys, [listStore], forList, stack.gatewayUrl)),
+        // The rest in one store: the list's cost must not grow with the store (issue 17).
+        ...(await seedPayments(payments, shape, keys, [largeStore], forOthers, stack.gatewayUrl)),
+      ]);
+      if (counters) await countSeeded(jetstream(nc), counters, step, `${size}`);
+      seeded.push(...step);
       listStoreHolds += forList;
+      largeStoreHolds += forOthers;
       written = before + forList + forOthers;
       const seedSeconds = (performance.now() - seedStarted) / 1000;
       const stored = await storedPayments(payments, written);
 
-      const measureApi = async (what: string, method: 'GET' | 'POST', targets: Target[], body?: string) => {
+      const measureApi = async (
+        what: string,
+        method: 'GET' | 'POST',
+        targets: Target[],
+        body?: string,
+        connections = options.connections,
+      ) => {
         log(label, `${what} at ${stored.count} stored`);
         const commandsBefore = await databaseCommands(stack.opsUrls);
         const cpu = new CpuMeter(stack.processes);
@@ -196,7 +221,7 @@ export async function runVariant(
           method,
           targets,
           body,
-          connections: options.connections,
+          connections,
           seconds: options.seconds,
         });
         const usage = cpu.read();
@@ -245,8 +270,18 @@ export async function runVariant(
         { path: '/public-api/v1/payments?limit=50', token: listStore.token },
       ]);
       const findAndCount = await raw('find + count', () =>
-        rawFindAndCount(payments, listStore.storeId, options.connections, options.seconds),
+        rawFindAndCount(payments, listStore.storeId, keys !== null, options.connections, options.seconds),
       );
+      const listLargeStore = {
+        ...(await measureApi(
+          `list, one client, a store of ${largeStoreHolds}`,
+          'GET',
+          [{ path: '/public-api/v1/payments?limit=50', token: largeStore.token }],
+          undefined,
+          1,
+        )),
+        storeHolds: largeStoreHolds,
+      };
       written += create.ok + insertOne.ok + confirmation.sent;
       const storedAfter = await storedPayments(payments, written);
       sizes.push({
@@ -257,6 +292,7 @@ export async function runVariant(
         create,
         get,
         list,
+        listLargeStore,
         rawInsertOne: insertOne,
         rawFindOne: findOne,
         rawFindAndCount: findAndCount,

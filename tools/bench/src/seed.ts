@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GatewayRpc, txidFor } from '@pix/contracts';
-import { callRpc, RpcUnavailable } from '@pix/messaging';
+import { callRpc, incrementCounter, RpcUnavailable } from '@pix/messaging';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Collection, Document } from 'mongodb';
-import { shapeDocument, type FieldShape } from './checkout';
+import { shapeDocument, type FieldShape, type ListKeys, type PaymentCounters } from './checkout';
 
 export interface BenchStore {
   storeId: string;
@@ -42,16 +43,17 @@ function alphanumerics(length: number): string {
  * A payment that has run its course (paid, or expired unpaid) at some time in the last 30 days:
  * history that costs nothing unless something scans it. Fields as the services write them.
  */
-export function historicPayment(storeId: string, gatewayUrl: string): Record<string, unknown> {
+export function historicPayment(storeId: string, gatewayUrl: string, keys: ListKeys | null): Record<string, unknown> {
   const id = randomUUID();
   const createdAt = new Date(Date.now() - Math.random() * 30 * DAY_MS);
   const paid = Math.random() < 0.8;
+  const status = paid ? 'approved' : 'not_approved';
   const amountCents = 500 + Math.floor(Math.random() * 100_000);
   const txid = txidFor(id);
   return {
     _id: id,
     storeId,
-    status: paid ? 'approved' : 'not_approved',
+    status,
     amountCents,
     email: 'customer@example.com',
     observation: 'order 1234',
@@ -75,8 +77,10 @@ export function historicPayment(storeId: string, gatewayUrl: string): Record<str
     eventSeq: 2,
     // Written twice (created, then its status change): the revision a payment's next writer claims.
     rev: 2,
-    outbox: {},
-    outboxPending: 0,
+    ...(keys && {
+      listKey: keys.listKey(storeId, createdAt, id),
+      statusKey: keys.statusKey(storeId, status, createdAt, id),
+    }),
   };
 }
 
@@ -88,19 +92,20 @@ export function historicPayment(storeId: string, gatewayUrl: string): Record<str
 export async function seedPayments(
   payments: Collection<Document>,
   shape: Record<string, FieldShape>,
+  keys: ListKeys | null,
   stores: readonly BenchStore[],
   count: number,
   gatewayUrl: string,
-): Promise<{ id: string; store: BenchStore }[]> {
-  const seeded: { id: string; store: BenchStore }[] = [];
+): Promise<{ id: string; store: BenchStore; status: string }[]> {
+  const seeded: { id: string; store: BenchStore; status: string }[] = [];
   let pending: Promise<unknown>[] = [];
   for (let start = 0; start < count; start += BATCH) {
     const batch: Document[] = [];
     for (let i = start; i < Math.min(count, start + BATCH); i++) {
       const store = stores[i % stores.length] as BenchStore;
-      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl));
+      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl, keys));
       batch.push(doc);
-      seeded.push({ id: doc._id as string, store });
+      seeded.push({ id: doc._id as string, store, status: doc.status as string });
     }
     pending.push(payments.insertMany(batch, { ordered: false }));
     if (pending.length === 2) {
@@ -110,4 +115,25 @@ export async function seedPayments(
   }
   await Promise.all(pending);
   return seeded;
+}
+
+/**
+ * Adds seeded payments to the checkout's per-store counts (the list's total), as the payments
+ * service does for each payment it writes: one increment per store and key, counted once by its
+ * message id. Payments inserted behind the service's back would otherwise be listed but not counted.
+ */
+export async function countSeeded(
+  js: JetStreamClient,
+  counters: PaymentCounters,
+  seeded: readonly { store: BenchStore; status: string }[],
+  step: string,
+): Promise<void> {
+  const totals = new Map<string, number>();
+  for (const { store, status } of seeded) {
+    for (const key of ['all', status]) {
+      const subject = counters.subject(store.storeId, key);
+      totals.set(subject, (totals.get(subject) ?? 0) + 1);
+    }
+  }
+  for (const [subject, by] of totals) await incrementCounter(js, subject, by, `bench-seed:${step}:${subject}`);
 }

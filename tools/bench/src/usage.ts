@@ -33,7 +33,7 @@ export function peakRssMiB(root: number): number | null {
   return peak;
 }
 
-/** CPU used by each named process over a span of time, in % of one core. */
+/** CPU used by each named process over a span of time: seconds of CPU, and % of one core. */
 export class CpuMeter {
   private readonly start: Map<string, number>;
   private readonly startedAt = performance.now();
@@ -42,11 +42,11 @@ export class CpuMeter {
     this.start = new Map(processes.map((p) => [p.name, cpuSeconds(p.pid)]));
   }
 
-  read(): { name: string; percent: number }[] {
+  read(): { name: string; seconds: number; percent: number }[] {
     const elapsed = (performance.now() - this.startedAt) / 1000;
-    return this.processes.map((p) => ({
-      name: p.name,
-      percent: ((cpuSeconds(p.pid) - (this.start.get(p.name) ?? 0)) / elapsed) * 100,
-    }));
+    return this.processes.map((p) => {
+      const seconds = cpuSeconds(p.pid) - (this.start.get(p.name) ?? 0);
+      return { name: p.name, seconds, percent: (seconds / elapsed) * 100 };
+    });
   }
 }
