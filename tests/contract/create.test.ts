@@ -52,6 +52,16 @@ describe.each(PATH_FORMS)('POST %s (spec 4.1, 7, 8)', (base) => {
     expect(list.body.items[0]).toEqual(created.body);
   });
 
+  // FerretDB 1.24 kept documents as PostgreSQL jsonb, which holds no NUL, and answered 500 (issue
+  // 17). MongoDB stores any UTF-8 string, and so does DocumentDB's BSON: kept exactly.
+  it('stores an observation with a NUL character exactly, and reads it back', async () => {
+    const observation = 'a\u0000b';
+    const created = await post({ amount: 10, observation });
+    expect(created).toMatchObject({ status: 200, body: { observation } });
+    const read = await call('GET', `${base}/${String(created.body.id)}`, { token: store.token });
+    expect(read).toMatchObject({ status: 200, body: { observation } });
+  });
+
   it.each([4.99, 0, -10, 0.01])('refuses amount %p with the minimum message', async (amount) => {
     await refused({ amount }, ErrorMessages.amountMin);
     const res = await post({ amount });
