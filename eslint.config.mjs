@@ -27,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    // Payments' storage lives behind one module: the write protocol (intents as claims, the outbox)
+    // Payments' storage lives behind one module: the write protocol (a conditional write and its outbox)
     // is its concern, not a convention each caller must remember.
     files: ['services/payments/src/**/*.ts'],
     ignores: ['services/payments/src/payment-store.ts', 'services/payments/src/model.ts'],
