@@ -18,7 +18,10 @@ const MISNAMED_DEFAULT_METRICS = [
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  // The event-loop lag histogram samples at each tick of a timer: every 10 ms by default, which
+  // alone cost an idle service 0.33 % of a core (measured: 0.75 % against 0.42 % without it). At
+  // 100 ms it costs 0.03 % and still sees any stall longer than that.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   for (const name of MISNAMED_DEFAULT_METRICS) registry.removeSingleMetric(name);
   for (const metric of libraryMetrics) registry.registerMetric(metric);
   registries.push(registry);

@@ -41,6 +41,9 @@ const SERVER_SETTINGS = [
   'shared_preload_libraries=pg_cron,pg_documentdb_core,pg_documentdb',
   `cron.database_name=${ENGINE_DATABASE}`,
   'cron.host=127.0.0.1',
+  // DocumentDB's jobs run every few seconds (its background index builds every 2 s): not worth a
+  // log line each.
+  'cron.log_run=off',
   'documentdb.enableLetAndCollationForQueryMatch=on',
   'documentdb.enableNowSystemVariable=on',
   'documentdb.enableSortbyIdPushDownToPrimaryKey=on',
