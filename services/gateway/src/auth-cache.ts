@@ -79,7 +79,15 @@ export class AuthCache {
   }
 
   async authenticate(token: string, now = Date.now()): Promise<AuthResult> {
-    const tokenHash = hashToken(token);
+    return this.authenticateHash(hashToken(token), now);
+  }
+
+  /**
+   * The same check by the token's hash: what a dashboard session holds instead of the token, so a
+   * revocation or a deactivation ends a session exactly when it ends the token's API access.
+   */
+  async authenticateHash(tokenHash: string, now = Date.now()): Promise<AuthResult> {
+    if (!/^[0-9a-f]{64}$/.test(tokenHash)) return { ok: false, reason: 'token_invalid' };
     const cached = this.tokens.get(tokenHash) ?? (await this.loadToken(tokenHash));
     // The map is keyed by a SHA-256 digest, whose timing reveals nothing about the token; the final
     // equality is still checked in constant time.

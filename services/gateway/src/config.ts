@@ -16,6 +16,10 @@ export const config = loadConfig(
     RATE_LIMIT_WINDOW: duration('1m'),
     /** The adapter's PSP (the same variable): the public sandbox routes exist only with `sandbox`. */
     PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
+    /** Live streams (payment pages and dashboards) one replica keeps open at once. */
+    SSE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
+    /** Live streams of one store (its customers' payment pages and its dashboards) on one replica. */
+    SSE_MAX_CONNECTIONS_PER_STORE: z.coerce.number().int().positive().default(1_000),
   }),
 );
 export type Config = typeof config;

@@ -8,6 +8,7 @@ import { AuthCache } from './auth-cache';
 import { config } from './config';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
+import { StreamLimiter } from './sse-limits';
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
@@ -41,6 +42,10 @@ async function main(): Promise<void> {
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
     feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',
+    streams: new StreamLimiter(
+      { perReplica: config.SSE_MAX_CONNECTIONS, perStore: config.SSE_MAX_CONNECTIONS_PER_STORE },
+      service.registry,
+    ),
   });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
