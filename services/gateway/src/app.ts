@@ -3,6 +3,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { observeHttp, type Logger } from '@pix/observability';
 import { requireStore, TokenRateLimiter, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
+import { dashboardRouter } from './dashboard/routes';
+import type { SessionSigner } from './dashboard/session';
 import { EVENT_PATHS, eventsRouter } from './events-routes';
 import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
@@ -28,12 +30,15 @@ export function createApp(options: {
   sandbox: boolean;
   /** The caps on live streams, shared by the payment pages and the dashboards. */
   streams: StreamLimiter;
+  /** The merchant's dashboard: its session signer, and where browsers reach the gateway. */
+  dashboard: { signer: SessionSigner; publicBaseUrl: string };
 }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(observeHttp(options.logger));
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // One limiter for the API and the dashboard: a store's dashboard requests count against its token's limit.
   const rateLimiter = new TokenRateLimiter(options.rateLimit);
   const auth = requireStore(options.authCache, rateLimiter);
   const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
@@ -51,6 +56,21 @@ export function createApp(options: {
       rpcTimeoutMs: options.rpcTimeoutMs,
       feed: options.feed,
       streams: options.streams,
+    }),
+  );
+  app.use(
+    '/dashboard',
+    dashboardRouter({
+      nc: options.nc,
+      logger: options.logger,
+      rpcTimeoutMs: options.rpcTimeoutMs,
+      authCache: options.authCache,
+      rateLimiter,
+      feed: options.feed,
+      streams: options.streams,
+      signer: options.dashboard.signer,
+      publicBaseUrl: options.dashboard.publicBaseUrl,
+      sandbox: options.sandbox,
     }),
   );
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
