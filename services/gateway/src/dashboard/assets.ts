@@ -3,7 +3,7 @@ import { DashboardTexts } from '@pix/contracts';
 /**
  * The dashboard's styles. Text meets WCAG AA (4.5:1) on its background, focus is always visible,
  * and below 40rem the tables turn into one card per row so nothing needs sideways scrolling at
- * 320 px (each cell shows its column's name from its data-label).
+ * 320 px (each cell shows its column's name from its data-label, class `cards`).
  */
 export const DASHBOARD_STYLE = `*, *::before, *::after { box-sizing: border-box; }
 [hidden] { display: none !important; }
@@ -111,11 +111,12 @@ tr.fresh { background: #fff8d6; }
   .content { padding: 0.75rem; }
   .grid { grid-template-columns: minmax(0, 1fr); }
   .fields div { grid-template-columns: minmax(0, 1fr); }
-  .payments thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  .payments, .payments tbody, .payments tr, .payments td { display: block; width: 100%; }
-  .payments tr { border-bottom: 2px solid #d5d7de; padding: 0.25rem 0; }
-  .payments td { display: grid; grid-template-columns: 6.5rem minmax(0, 1fr); gap: 0.5rem; border: 0; padding: 0.25rem 0.75rem; }
-  .payments td::before { content: attr(data-label); color: #44464f; font-size: 0.875rem; }
+  .cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .cards, .cards tbody, .cards tr, .cards td { display: block; width: 100%; }
+  .cards tr { border-bottom: 2px solid #d5d7de; padding: 0.25rem 0; }
+  .cards td, .cards td.num { display: grid; grid-template-columns: 6.5rem minmax(0, 1fr); gap: 0.5rem; border: 0; padding: 0.25rem 0.75rem; text-align: left; }
+  .cards td > * { justify-self: start; }
+  .cards td::before { content: attr(data-label); color: #44464f; font-size: 0.875rem; }
 }
 `;
 

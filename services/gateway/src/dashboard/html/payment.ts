@@ -33,10 +33,10 @@ function attemptRows(event: PublicEventDetail): string {
         a.outcome === null
           ? `<span class="muted">${P.inFlight}</span>`
           : a.statusCode !== null
-            ? `<span class="http http-${a.outcome}">HTTP ${a.statusCode}</span>${a.error && a.outcome !== 'success' ? ` <span class="muted">${escapeHtml(a.error)}</span>` : ''}`
+            ? `<span><span class="http http-${a.outcome}">HTTP ${a.statusCode}</span>${a.error && a.outcome !== 'success' && a.error !== `HTTP ${a.statusCode}` ? ` <span class="muted">${escapeHtml(a.error)}</span>` : ''}</span>`
             : `<span class="http http-${a.outcome}">${escapeHtml(a.error ?? a.outcome)}</span>`;
       const which = a.run > 1 ? `${a.attempt} · ${P.rerun(a.run - 1)}` : String(a.attempt);
-      return `<tr data-outcome="${a.outcome ?? 'in_flight'}" data-run="${a.run}"><td>${which}</td><td>${timeTag(a.at)}</td><td class="answer">${answer}</td><td class="num">${duration(a.latencyMs)}</td></tr>`;
+      return `<tr data-outcome="${a.outcome ?? 'in_flight'}" data-run="${a.run}"><td data-label="${P.attempt}">${which}</td><td data-label="${P.attemptAt}">${timeTag(a.at)}</td><td data-label="${P.httpStatus}" class="answer">${answer}</td><td data-label="${P.duration}" class="num">${duration(a.latencyMs)}</td></tr>`;
     })
     .join('\n');
 }
@@ -61,7 +61,7 @@ function eventItem(event: PublicEventDetail): string {
 </div>
 ${
   event.attempts.length > 0
-    ? `<div class="scroll"><table class="attempts">
+    ? `<div class="scroll"><table class="attempts cards">
 <thead><tr><th scope="col">${P.attempt}</th><th scope="col">${P.attemptAt}</th><th scope="col">${P.httpStatus}</th><th scope="col" class="num">${P.duration}</th></tr></thead>
 <tbody>
 ${attemptRows(event)}

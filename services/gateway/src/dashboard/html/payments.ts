@@ -89,7 +89,7 @@ ${view.page < pages ? `<a href="${pageLink(view, view.page + 1)}" rel="next">${T
 <button type="submit">${T.payments.filterSubmit}</button>
 </form>
 <p class="hint">${T.timezoneNote}</p>
-<table class="payments" id="payments">
+<table class="payments cards" id="payments">
 <caption class="visually-hidden">${T.payments.title}</caption>
 <thead><tr><th scope="col" class="num">${T.payments.columns.amount}</th><th scope="col">${T.payments.columns.status}</th><th scope="col">${T.payments.columns.createdAt}</th><th scope="col">${T.payments.columns.email}</th><th scope="col">${T.payments.columns.webhook}</th></tr></thead>
 <tbody id="rows">
