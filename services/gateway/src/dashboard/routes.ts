@@ -4,7 +4,6 @@ import {
   DashboardTexts as T,
   DispatcherRpc,
   DomainError,
-  DomainErrorAnswers,
   ErrorMessages,
   isEventId,
   PaymentsRpc,
@@ -12,26 +11,28 @@ import {
   SandboxRpc,
   type ErrorBody,
   type Payment,
-  type PaymentEvent,
   type PaymentWebhookState,
   type PublicEventDetail,
   type PublicStatus,
 } from '@pix/contracts';
-import { callRpc, isTransient, RpcFailure } from '@pix/messaging';
+import { callRpc, RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { sandboxAct, validateSandboxPayBody } from '../sandbox-routes';
-import { refusalAnswer, type StreamLimiter } from '../sse-limits';
+import type { StreamLimiter } from '../sse-limits';
 import { hashToken, StoreModel, webhookSecretsOf } from '../stores';
 import { isPaymentId } from '../validation';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
+import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
-import { DASHBOARD_CSP, messagePage, statusBadge } from './html/layout';
+import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
+import { storeStream } from './stream';
+import { messagePage, statusBadge } from './html/layout';
 import { loginPage } from './html/login';
 import { paymentPage, timeline } from './html/payment';
-import { paymentRow, paymentsPage, type PaymentRow } from './html/payments';
+import { paymentsPage, type PaymentRow } from './html/payments';
 import { webhooksPage } from './html/webhooks';
 import type { Session, SessionSigner } from './session';
 
@@ -39,9 +40,6 @@ import type { Session, SessionSigner } from './session';
 const PAGE_SIZE = 20;
 /** Events of one payment read for its timeline (a payment has a handful). */
 const TIMELINE_EVENTS = 50;
-/** How often an open stream checks that its session still stands (revoked token, inactive store). */
-const SESSION_CHECK_MS = 1000;
-const KEEPALIVE_MS = 20_000;
 /** How long the login form's nonce cookie lives. */
 const LOGIN_NONCE_MS = 30 * 60 * 1000;
 
@@ -72,46 +70,10 @@ const NOTICES: Record<string, string> = {
   inativa: T.login.storeInactive,
 };
 
-function parseCookies(header: string | undefined): Map<string, string> {
-  const cookies = new Map<string, string>();
-  for (const part of (header ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0) cookies.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
-  }
-  return cookies;
-}
-
-function sendHtml(res: Response, status: number, html: string): void {
-  res
-    .status(status)
-    .set({
-      'Content-Security-Policy': DASHBOARD_CSP,
-      'Cache-Control': 'no-store',
-      // Same-origin requests keep their Referer (the CSRF check's fallback); no other site gets one.
-      'Referrer-Policy': 'same-origin',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Frame-Options': 'DENY',
-    })
-    .type('html')
-    .send(html);
-}
-
-function sendJson(res: Response, status: number, body: unknown): void {
-  res.status(status).set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }).json(body);
-}
-
 /** A list page number from `?pagina=`: 1 unless a whole number within the API's bounds. */
 function pageNumber(value: unknown): number {
   const n = typeof value === 'string' && /^\d{1,7}$/.test(value) ? Number(value) : 1;
   return n >= 1 && n <= 1_000_000 ? n : 1;
-}
-
-/** A pt-BR amount typed by the merchant (`40,00`, `1.234,50`, `40.5`) as a number; null when it is none. */
-export function parseBrlInput(text: string): number | null {
-  const trimmed = text.trim().replace(/^R\$\s*/, '');
-  if (!/^\d{1,3}(\.\d{3})*(,\d{1,2})?$|^\d+([.,]\d{1,2})?$/.test(trimmed)) return null;
-  const normalized = trimmed.includes(',') ? trimmed.replace(/\./g, '').replace(',', '.') : trimmed;
-  return Number(normalized);
 }
 
 /**
@@ -421,98 +383,29 @@ export function dashboardRouter(options: DashboardOptions): Router {
     res.status(204).set('Cache-Control', 'no-store').end();
   });
 
-  /**
-   * The store's payments, live: every PAYMENTS event of the store as this replica's feed follows
-   * the stream (no database read), each with the row and badge the pages show. The stream ends
-   * when the session does (checked every second against the auth cache, as each request is).
-   */
-  router.get('/stream', (req, res) => {
-    const { session } = res.locals as SessionLocals;
-    const slot = streams.acquire('dashboard', session.storeId);
-    if (!slot.ok) {
-      const { status, retryAfterSeconds } = refusalAnswer(slot.reason);
-      res.set('Retry-After', String(retryAfterSeconds));
-      return sendJson(res, status, { statusCode: status, message: T.errors.streamsFull });
-    }
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Accel-Buffering': 'no',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.flushHeaders();
-    res.write('retry: 2000\n\nevent: ready\ndata: {}\n\n');
-    const unsubscribe = feed.subscribeStore(session.storeId, {
-      event: (event: PaymentEvent) => res.write(`event: payment\ndata: ${JSON.stringify(liveUpdate(event))}\n\n`),
-      end: () => res.end(),
-    });
-    const check = setInterval(() => {
-      void currentSession(req).then((current) => {
-        if (current.ok) return;
-        res.write('event: ended\ndata: {}\n\n');
-        res.end();
-      });
-    }, SESSION_CHECK_MS);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
-    check.unref();
-    keepAlive.unref();
-    res.on('close', () => {
-      clearInterval(check);
-      clearInterval(keepAlive);
-      unsubscribe();
-      slot.release();
-    });
-  });
+  router.get(
+    '/stream',
+    storeStream({
+      feed,
+      streams,
+      storeOf,
+      stillValid: async (req) => (await currentSession(req)).ok,
+    }),
+  );
 
-  router.use((req: Request, res: Response) => {
+  router.use((_req: Request, res: Response) => {
     sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, navOf(res, null)));
   });
 
   // Pages answer errors as pages; the JSON actions answered theirs already.
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const { status, message } = errorAnswer(err, logger);
     const title =
-      status === 404 ? T.errors.notFoundTitle : status === 503 ? T.errors.unavailableTitle : T.errors.unavailableTitle;
+      status === 404 ? T.errors.notFoundTitle : status === 429 ? T.errors.rateLimitedTitle : T.errors.unavailableTitle;
     const locals = res.locals as Partial<SessionLocals>;
     sendHtml(res, status, messagePage(title, message, locals.session ? navOf(res, null) : undefined));
   });
 
   return router;
-}
-
-/** What the list and the payment page need of an event to follow it without a reload. */
-function liveUpdate(event: PaymentEvent) {
-  const { body, sequence } = event;
-  return {
-    id: body.id,
-    event: body.event,
-    status: body.status,
-    sequence,
-    badge: statusBadge(body.status, 'status'),
-    row: paymentRow({
-      id: body.id,
-      status: body.status,
-      amount: body.amount,
-      createdAt: body.createdAt,
-      email: body.email,
-      // Its first delivery is on its way as the row appears; the list shows the log's word on reload.
-      webhook: body.webhookUrl ? 'pending' : null,
-    }),
-  };
-}
-
-/** An error as the merchant is told it: a refusal's status and message, 503 for an outage, 500 (logged) for a bug. */
-function errorAnswer(err: unknown, logger: Logger): { status: number; message: string } {
-  if (err instanceof DomainError) return DomainErrorAnswers[err.code](err.params);
-  if (err instanceof RpcFailure) return { status: err.status, message: err.message };
-  if (isTransient(err)) {
-    logger.warn({ err }, 'a backend is away for now');
-    return { status: 503, message: ErrorMessages.unavailable };
-  }
-  const type = (err as { type?: string }).type;
-  if (typeof type === 'string' && type.startsWith('entity.'))
-    return { status: 400, message: ErrorMessages.malformedJson };
-  logger.error({ err }, 'unhandled dashboard error');
-  return { status: 500, message: ErrorMessages.internal };
 }
