@@ -328,7 +328,13 @@ describe('merchant dashboard in a real browser', () => {
 
   it('logs out, and the session is refused afterwards', async () => {
     const before = (await context.cookies()).find((c) => c.name === 'pix_dashboard');
-    expect(before).toBeDefined();
+    if (!before) throw new Error('no session cookie before logging out');
+    const withCopiedCookie = () =>
+      fetch(url('/dashboard/pagamentos'), {
+        headers: { cookie: `pix_dashboard=${before.value}` },
+        redirect: 'manual',
+      });
+    expect((await withCopiedCookie()).status).toBe(200);
     await page.goto(url('/dashboard/pagamentos'));
     await page.getByRole('button', { name: DashboardTexts.nav.logout }).click();
     await page.waitForURL(url('/dashboard/entrar?motivo=saiu'));
@@ -345,6 +351,10 @@ describe('merchant dashboard in a real browser', () => {
       ),
     );
     expect(redeliver).toBe(401);
+    // A copy of the cookie taken before Sair is refused as well: the session ended on the server.
+    const copied = await withCopiedCookie();
+    expect(copied.status).toBe(303);
+    expect(copied.headers.get('location')).toBe('/dashboard/entrar?motivo=sessao');
   });
 
   it('ends an open session within a second or two of the token being revoked', async () => {

@@ -97,5 +97,5 @@ export {
   type WebhookDelivery,
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
-export { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
+export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
 export { txidFor, refundIdFor, PIX_PROVIDERS } from './pix';

@@ -155,3 +155,21 @@ describe('AuthCache.authenticateHash (dashboard sessions hold the hash, not the 
     expect(findTokenMock).not.toHaveBeenCalled();
   });
 });
+
+describe('AuthCache ended dashboard sessions', () => {
+  it('ends a session here at once and in the bucket, and learns one ended elsewhere from the watch', async () => {
+    const until = Date.now() + 60_000;
+    expect(cache.isSessionEnded('here')).toBe(false);
+    await cache.sessionEnded('here', until);
+    expect(cache.isSessionEnded('here')).toBe(true);
+    expect(kv.put).toHaveBeenCalledWith(AuthBucket.sessionKey('here'), JSON.stringify({ endedUntil: until }));
+
+    watch.put(AuthBucket.sessionKey('elsewhere'), { endedUntil: until });
+    await tick();
+    expect(cache.isSessionEnded('elsewhere')).toBe(true);
+    // A session past its expiry is refused by its signature check: the fact is not kept.
+    watch.put(AuthBucket.sessionKey('long-gone'), { endedUntil: Date.now() - 1 });
+    await tick();
+    expect(cache.isSessionEnded('long-gone')).toBe(false);
+  });
+});

@@ -120,7 +120,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const value = parseCookies(req.get('cookie')).get(SESSION_COOKIE);
     if (value === undefined) return { ok: false, reason: 'none' };
     const session = signer.read(value);
-    if (!session) return { ok: false, reason: 'ended' };
+    if (!session || authCache.isSessionEnded(session.id)) return { ok: false, reason: 'ended' };
     const auth = await authCache.authenticateHash(session.tokenHash);
     if (!auth.ok) return { ok: false, reason: auth.reason === 'store_inactive' ? 'inactive' : 'ended' };
     if (auth.storeId !== session.storeId) return { ok: false, reason: 'ended' };
@@ -209,10 +209,13 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   router.use(requireSession);
 
-  router.post('/sair', form, (req, res) => {
+  router.post('/sair', form, async (req, res) => {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
       return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, null)));
     }
+    // Ended for every replica, so a copy of the cookie is refused too, not only this browser's.
+    const { session } = res.locals as SessionLocals;
+    await authCache.sessionEnded(session.id, session.expiresAt);
     res.clearCookie(SESSION_COOKIE, cookieOptions);
     res.redirect(303, '/dashboard/entrar?motivo=saiu');
   });
