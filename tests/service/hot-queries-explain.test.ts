@@ -36,6 +36,7 @@ import {
   attemptsOfEvent,
   claimAttempt,
   deliveriesOf,
+  deliveriesOfPayments,
   deliveriesToCheck,
   earlierDeliveries,
   findAttempt,
@@ -50,6 +51,7 @@ import {
   recordDelivery,
   startReplay,
   storeDeliveries,
+  storeDeliveriesSince,
 } from '../../services/webhook-dispatcher/src/delivery-log';
 import { pendingPaymentDoc } from './payment-fixture';
 import { analyzeEngine, explain, readsOf, scannedIndexes } from '../support/explain';
@@ -262,6 +264,12 @@ describe('every hot query is served by an index of its schema', () => {
         await deliveriesOf(paymentId);
         const doc = await findDelivery(first.eventId);
         await startReplay(doc!);
+      }));
+
+    it("answers the dashboard's webhook column and failure rates", () =>
+      expectIndexServed(async () => {
+        await deliveriesOfPayments(storeOf(3), [paymentId, `pay-${randomUUID()}`]);
+        await storeDeliveriesSince(storeOf(3), new Date(Date.now() - 24 * HOUR_MS), 10_000);
       }));
 
     it('runs the stall check', () =>

@@ -9,9 +9,16 @@ export const AuthBucket = {
   name: 'AUTH',
   tokenKey: (tokenHash: string) => `token.${tokenHash}`,
   storeKey: (storeId: string) => `store.${storeId}`,
+  sessionKey: (sessionId: string) => `session.${sessionId}`,
 } as const;
 
 /** Value under token.<sha256>: the token was revoked (revocation is final). */
 export const AuthTokenStateSchema = z.object({ revoked: z.literal(true) });
 /** Value under store.<storeId>: whether the store may use the API. */
 export const AuthStoreStateSchema = z.object({ active: z.boolean() });
+/**
+ * Value under session.<id>: a dashboard session was ended (Sair) before its expiry, so a copy of
+ * its cookie is refused too; `endedUntil` (epoch ms) is when the cookie would have expired anyway,
+ * after which the fact is no longer needed.
+ */
+export const AuthSessionStateSchema = z.object({ endedUntil: z.number().int() });

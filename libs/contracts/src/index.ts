@@ -53,6 +53,7 @@ export {
 } from './events-api';
 export { WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookDeliveryStatus } from './webhooks';
 export { PaymentPageTexts, pagePhase, formatBrl, type PagePhase, type PaymentPageUpdate } from './payment-page';
+export { DashboardTexts, StatusLabels, PAYMENT_WEBHOOK_STATES, type PaymentWebhookState } from './dashboard';
 export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, DomainErrorAnswers } from './errors';
 
 // ---- Internal surface: what the services say to each other over NATS, and what they store ----
@@ -68,7 +69,13 @@ export { PaymentsRpc, type CreatePaymentRequest } from './rpc/payments';
 export { AdapterRpc, type CreateChargeReply, type CreateRefundReply } from './rpc/adapter';
 export { SandboxRpc, SandboxPayReplySchema, SandboxAnalysisReplySchema } from './rpc/sandbox';
 export { GatewayRpc } from './rpc/gateway';
-export { DispatcherRpc, WebhooksListReplySchema } from './rpc/dispatcher';
+export {
+  DispatcherRpc,
+  WebhooksListReplySchema,
+  MAX_PAYMENT_IDS,
+  type EndpointStats,
+  type EndpointStatsReply,
+} from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
 export { DomainError } from './domain-errors';
 export { Subjects, type PaymentDueKind, type PaymentCountKey } from './subjects';
@@ -90,5 +97,5 @@ export {
   type WebhookDelivery,
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
-export { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
+export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
 export { txidFor, refundIdFor, PIX_PROVIDERS } from './pix';

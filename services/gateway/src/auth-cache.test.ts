@@ -130,3 +130,46 @@ describe('AuthCache', () => {
     expect(findTokenMock).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('AuthCache.authenticateHash (dashboard sessions hold the hash, not the token)', () => {
+  it('answers by the hash as it answers by the token, and follows a revocation and a deactivation', async () => {
+    const tokenHash = hashToken(token);
+    expect(await cache.authenticateHash(tokenHash)).toEqual({ ok: true, storeId: 'store-1' });
+
+    watch.put(AuthBucket.storeKey('store-1'), { active: false });
+    await tick();
+    expect(await cache.authenticateHash(tokenHash)).toEqual({ ok: false, reason: 'store_inactive' });
+
+    watch.put(AuthBucket.storeKey('store-1'), { active: true });
+    await tick();
+    expect((await cache.authenticateHash(tokenHash)).ok).toBe(true);
+    watch.put(AuthBucket.tokenKey(tokenHash), { revoked: true });
+    await tick();
+    expect(await cache.authenticateHash(tokenHash)).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('refuses what is not a SHA-256 hex digest without asking the database', async () => {
+    for (const bad of ['', token, 'AB'.repeat(32), `${hashToken(token)}0`]) {
+      expect(await cache.authenticateHash(bad)).toEqual({ ok: false, reason: 'token_invalid' });
+    }
+    expect(findTokenMock).not.toHaveBeenCalled();
+  });
+});
+
+describe('AuthCache ended dashboard sessions', () => {
+  it('ends a session here at once and in the bucket, and learns one ended elsewhere from the watch', async () => {
+    const until = Date.now() + 60_000;
+    expect(cache.isSessionEnded('here')).toBe(false);
+    await cache.sessionEnded('here', until);
+    expect(cache.isSessionEnded('here')).toBe(true);
+    expect(kv.put).toHaveBeenCalledWith(AuthBucket.sessionKey('here'), JSON.stringify({ endedUntil: until }));
+
+    watch.put(AuthBucket.sessionKey('elsewhere'), { endedUntil: until });
+    await tick();
+    expect(cache.isSessionEnded('elsewhere')).toBe(true);
+    // A session past its expiry is refused by its signature check: the fact is not kept.
+    watch.put(AuthBucket.sessionKey('long-gone'), { endedUntil: Date.now() - 1 });
+    await tick();
+    expect(cache.isSessionEnded('long-gone')).toBe(false);
+  });
+});

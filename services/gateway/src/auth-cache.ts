@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
-import { AuthBucket, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
+import { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
 import { retrySetup } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { findStoreActive, findToken, hashToken } from './stores';
@@ -27,6 +27,8 @@ export class AuthCache {
   private readonly tokens = new Map<string, CachedToken>();
   private readonly revoked = new Set<string>();
   private readonly storeActive = new Map<string, boolean>();
+  /** Dashboard sessions ended before their expiry, with that expiry (they matter only until then). */
+  private readonly endedSessions = new Map<string, number>();
   private watcher: QueuedIterator<KvWatchEntry> | undefined;
   private lastRevision = 0;
   private stopped = false;
@@ -78,8 +80,38 @@ export class AuthCache {
     await this.kv.put(AuthBucket.storeKey(storeId), JSON.stringify({ active }));
   }
 
+  /**
+   * Ends a dashboard session everywhere (Sair): a copy of its cookie is refused by every replica
+   * within the same second as a revocation. Kept in memory until the session would have expired.
+   */
+  async sessionEnded(sessionId: string, expiresAt: number): Promise<void> {
+    this.rememberEndedSession(sessionId, expiresAt);
+    await this.kv.put(AuthBucket.sessionKey(sessionId), JSON.stringify({ endedUntil: expiresAt }));
+  }
+
+  isSessionEnded(sessionId: string): boolean {
+    return this.endedSessions.has(sessionId);
+  }
+
+  /** Past its expiry a session's cookie is refused by its signature check alone: the fact can go. */
+  private rememberEndedSession(sessionId: string, expiresAt: number, now = Date.now()): void {
+    if (expiresAt <= now) return;
+    this.endedSessions.set(sessionId, expiresAt);
+    if (this.endedSessions.size % 1000 === 0) {
+      for (const [id, until] of this.endedSessions) if (until <= now) this.endedSessions.delete(id);
+    }
+  }
+
   async authenticate(token: string, now = Date.now()): Promise<AuthResult> {
-    const tokenHash = hashToken(token);
+    return this.authenticateHash(hashToken(token), now);
+  }
+
+  /**
+   * The same check by the token's hash: what a dashboard session holds instead of the token, so a
+   * revocation or a deactivation ends a session exactly when it ends the token's API access.
+   */
+  async authenticateHash(tokenHash: string, now = Date.now()): Promise<AuthResult> {
+    if (!/^[0-9a-f]{64}$/.test(tokenHash)) return { ok: false, reason: 'token_invalid' };
     const cached = this.tokens.get(tokenHash) ?? (await this.loadToken(tokenHash));
     // The map is keyed by a SHA-256 digest, whose timing reveals nothing about the token; the final
     // equality is still checked in constant time.
@@ -137,6 +169,10 @@ export class AuthCache {
       if (kind === 'store') {
         const state = AuthStoreStateSchema.safeParse(entry.json());
         if (state.success) this.storeActive.set(id, state.data.active);
+      }
+      if (kind === 'session') {
+        const state = AuthSessionStateSchema.safeParse(entry.json());
+        if (state.success) this.rememberEndedSession(id, state.data.endedUntil);
       }
     } catch (err) {
       this.logger.warn({ err, key: entry.key }, 'unreadable auth bucket entry ignored');

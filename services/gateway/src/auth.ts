@@ -17,15 +17,38 @@ export interface RateLimit {
 }
 
 /**
- * Bearer auth (spec 5): 401 without a usable token, 403 for a deactivated store; then the rate
- * limit per token (429 with Retry-After). The limiter lives in this replica's memory: with N
- * replicas behind a balancer a token may make up to N times the configured rate.
+ * The rate limit per token, counted by the token's hash. One instance serves the API's bearer auth
+ * and the dashboard's sessions, so a merchant's dashboard requests count against the same limit.
+ * It lives in this replica's memory: with N replicas behind a balancer a token may make up to N
+ * times the configured rate.
  */
-export function requireStore(cache: AuthCache, rateLimit: RateLimit): RequestHandler {
-  const limiter = new RateLimiterMemory({
-    points: rateLimit.requests,
-    duration: Math.max(1, Math.round(rateLimit.windowMs / 1000)),
-  });
+export class TokenRateLimiter {
+  private readonly limiter: RateLimiterMemory;
+
+  constructor(rateLimit: RateLimit) {
+    this.limiter = new RateLimiterMemory({
+      points: rateLimit.requests,
+      duration: Math.max(1, Math.round(rateLimit.windowMs / 1000)),
+    });
+  }
+
+  /** Counts one request; when over the limit, the seconds to wait before the next one. */
+  async consume(tokenHash: string): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+    try {
+      await this.limiter.consume(tokenHash);
+      return { ok: true };
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)) };
+    }
+  }
+}
+
+/**
+ * Bearer auth (spec 5): 401 without a usable token, 403 for a deactivated store; then the rate
+ * limit per token (429 with Retry-After).
+ */
+export function requireStore(cache: AuthCache, limiter: TokenRateLimiter): RequestHandler {
   return async (req, res, next) => {
     const header = (req.get('authorization') ?? '').trim();
     const match = /^Bearer(?:[ \t]+(.*))?$/i.exec(header);
@@ -38,11 +61,9 @@ export function requireStore(cache: AuthCache, rateLimit: RateLimit): RequestHan
         ? sendError(res, 403, ErrorMessages.storeInactive)
         : sendError(res, 401, ErrorMessages.tokenInvalid);
     }
-    try {
-      await limiter.consume(hashToken(token));
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      res.set('Retry-After', String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))));
+    const allowed = await limiter.consume(hashToken(token));
+    if (!allowed.ok) {
+      res.set('Retry-After', String(allowed.retryAfterSeconds));
       return sendError(res, 429, ErrorMessages.rateLimited);
     }
     (res.locals as AuthedLocals).storeId = result.storeId;

@@ -6,8 +6,10 @@ import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
 import { config } from './config';
+import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
+import { StreamLimiter } from './sse-limits';
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
@@ -41,7 +43,18 @@ async function main(): Promise<void> {
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
     feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',
+    streams: new StreamLimiter(
+      { perReplica: config.SSE_MAX_CONNECTIONS, perStore: config.SSE_MAX_CONNECTIONS_PER_STORE },
+      service.registry,
+    ),
+    dashboard: {
+      signer: new SessionSigner(config.DASHBOARD_SESSION_SECRET, config.DASHBOARD_SESSION_TTL),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+    },
   });
+  if (config.dashboardSecretDerived && config.PUBLIC_BASE_URL.startsWith('https:')) {
+    logger.warn('DASHBOARD_SESSION_SECRET is not set: dashboard sessions are signed with a key derived from MONGO_URL');
+  }
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
     answerParserErrors(s);

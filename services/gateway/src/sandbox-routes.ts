@@ -37,6 +37,29 @@ export function validateSandboxPayBody(body: unknown): Validated<number | undefi
 }
 
 /**
+ * One sandbox action on a store's payment, as the public routes and the dashboard's buttons take
+ * it: the store must own the payment (payments answers 404 otherwise); then the adapter's sandbox
+ * PSP acts and calls the adapter back exactly as a PSP does.
+ */
+export async function sandboxAct<D extends RpcDefinition>(
+  nc: NatsConnection,
+  rpcTimeoutMs: number,
+  storeId: string,
+  id: string,
+  action: D,
+  payload: RpcRequest<D>,
+): Promise<RpcReply<D>> {
+  await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
+  try {
+    return await callRpc(nc, action, payload, rpcTimeoutMs);
+  } catch (err) {
+    // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
+    if (err instanceof DomainError && err.code === 'charge_not_found') throw new DomainError('charge_missing');
+    throw err;
+  }
+}
+
+/**
  * The sandbox PSP over the public API, for a merchant's own code to drive a payment as a customer
  * would: pay (optionally another amount), review (paid and held for analysis), clear and reject
  * (the analysis ends). Mounted behind requireStore only when the adapter runs the sandbox PSP.
@@ -57,21 +80,8 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
   };
   const json = express.json({ limit: '64kb', strict: false, type: () => true });
 
-  async function act<D extends RpcDefinition>(
-    storeId: string,
-    id: string,
-    action: D,
-    payload: RpcRequest<D>,
-  ): Promise<RpcReply<D>> {
-    await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
-    try {
-      return await callRpc(nc, action, payload, rpcTimeoutMs);
-    } catch (err) {
-      // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
-      if (err instanceof DomainError && err.code === 'charge_not_found') throw new DomainError('charge_missing');
-      throw err;
-    }
-  }
+  const act = <D extends RpcDefinition>(storeId: string, id: string, action: D, payload: RpcRequest<D>) =>
+    sandboxAct(nc, rpcTimeoutMs, storeId, id, action, payload);
 
   router.post('/:id/pay', optionalJson, json, async (req, res) => {
     const { storeId } = res.locals as AuthedLocals;

@@ -423,3 +423,36 @@ export async function postponeCheck(doc: DeliveryDoc, checkAt: Date): Promise<bo
   );
   return result.modifiedCount === 1;
 }
+
+/** A delivery's fields the dashboard's summaries read. */
+export type DeliverySummary = Pick<
+  DeliveryDoc,
+  'paymentId' | 'url' | 'status' | 'runAttempts' | 'earlierRunsAttempts' | 'lastError'
+>;
+const SUMMARY_FIELDS = { paymentId: 1, url: 1, status: 1, runAttempts: 1, earlierRunsAttempts: 1, lastError: 1 };
+
+/**
+ * The deliveries of some of a store's payments (one page of the dashboard's list, at most a few
+ * hundred ids): an `$in` on the payment index, each payment having a few deliveries.
+ */
+export function deliveriesOfPayments(storeId: string, paymentIds: string[]): Promise<DeliverySummary[]> {
+  if (paymentIds.length === 0) return Promise.resolve([]);
+  return DeliveryModel.find({ paymentId: { $in: paymentIds }, storeId })
+    .select(SUMMARY_FIELDS)
+    .lean<DeliverySummary[]>()
+    .exec();
+}
+
+/**
+ * A store's deliveries recorded since `since`, newest first, at most `limit` (the dashboard's
+ * failure rates over 24 h): a range on `{storeId, createdAt, _id}`, bounded, so a busy store costs
+ * one read of at most `limit` small documents.
+ */
+export function storeDeliveriesSince(storeId: string, since: Date, limit: number): Promise<DeliverySummary[]> {
+  return DeliveryModel.find({ storeId, createdAt: { $gte: since } })
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit)
+    .select(SUMMARY_FIELDS)
+    .lean<DeliverySummary[]>()
+    .exec();
+}

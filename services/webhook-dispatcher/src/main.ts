@@ -6,6 +6,7 @@ import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_MARGIN_MS } from './attempts';
 import { config } from './config';
+import { serveDashboardRpcs } from './dashboard-rpc';
 import { serveEventRpcs } from './events-rpc';
 import { openDeliveryLog } from './delivery-log';
 import { takeEvent } from './intake';
@@ -92,7 +93,11 @@ async function main(): Promise<void> {
   stallSweep.start();
   service.onShutdown('stall check', () => stallSweep.stop());
 
-  const subscriptions = [...serveWebhookRpcs(nc, logger), ...serveEventRpcs(nc, logger)];
+  const subscriptions = [
+    ...serveWebhookRpcs(nc, logger),
+    ...serveEventRpcs(nc, logger),
+    ...serveDashboardRpcs(nc, logger),
+  ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });

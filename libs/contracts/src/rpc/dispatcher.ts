@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventDetailSchema, EventListQuerySchema, EventListSchema, EventRedeliverySchema } from '../events-api';
+import { PAYMENT_WEBHOOK_STATES } from '../dashboard';
 import { WebhookDeliverySchema } from '../webhooks';
 import { defineRpc } from './define-rpc';
 
@@ -16,10 +17,52 @@ export const WebhooksListReplySchema = z.object({
   deliveries: z.array(WebhookDeliverySchema),
 });
 
+/** The most payments the dashboard asks about at once: one page of its list. */
+export const MAX_PAYMENT_IDS = 200;
+
+/** How each asked payment's webhooks stand; a payment without deliveries is left out. */
+export const PaymentWebhookStatesReplySchema = z.object({
+  states: z.array(z.object({ paymentId: z.string(), state: z.enum(PAYMENT_WEBHOOK_STATES) })),
+});
+
+/** One endpoint (a webhookUrl) and how the deliveries to it stand, for events recorded since `since`. */
+export const EndpointStatsSchema = z.object({
+  url: z.string(),
+  deliveries: z.number().int(),
+  delivered: z.number().int(),
+  pending: z.number().int(),
+  /** Pending after at least one failed attempt: being retried. */
+  failing: z.number().int(),
+  dead: z.number().int(),
+  attempts: z.number().int(),
+});
+export type EndpointStats = z.infer<typeof EndpointStatsSchema>;
+
+export const EndpointStatsReplySchema = z.object({
+  since: z.string(),
+  endpoints: z.array(EndpointStatsSchema),
+  /** The deliveries read were cut at the bound: the stats cover the newest ones only. */
+  truncated: z.boolean(),
+  read: z.number().int(),
+});
+export type EndpointStatsReply = z.infer<typeof EndpointStatsReplySchema>;
+
 export const DispatcherRpc = {
   eventsList: defineRpc('events.list', z.object({ storeId: z.string(), query: EventListQuerySchema }), EventListSchema),
   eventsGet: defineRpc('events.get', EventRequestSchema, EventDetailSchema),
   eventsRedeliver: defineRpc('events.redeliver', EventRequestSchema, EventRedeliverySchema),
+  /** The dashboard's list: whether each payment of a page has a webhook pending, failing or dead. */
+  paymentWebhookStates: defineRpc(
+    'events.payment-states',
+    z.object({ storeId: z.string(), paymentIds: z.array(z.string()).max(MAX_PAYMENT_IDS) }),
+    PaymentWebhookStatesReplySchema,
+  ),
+  /** The dashboard's webhooks page: the store's deliveries per endpoint since an instant (24 h ago). */
+  endpointStats: defineRpc(
+    'events.endpoint-stats',
+    z.object({ storeId: z.string(), since: z.iso.datetime({ precision: 3 }) }),
+    EndpointStatsReplySchema,
+  ),
   webhooksList: defineRpc('admin.webhooks.list', z.object({ paymentId: z.string().min(1) }), WebhooksListReplySchema),
   webhooksReplay: defineRpc(
     'admin.webhooks.replay',

@@ -10,6 +10,7 @@ import {
 } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
+import { refusalAnswer, type StreamLimiter } from '../sse-limits';
 import { StoreModel } from '../stores';
 import { isPaymentId } from '../validation';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
@@ -45,8 +46,10 @@ export function paymentPageRouter(options: {
   nc: NatsConnection;
   rpcTimeoutMs: number;
   feed: PaymentStatusFeed;
+  /** Open streams count against the replica's and the payment's store's caps. */
+  streams: StreamLimiter;
 }): Router {
-  const { nc, rpcTimeoutMs, feed } = options;
+  const { nc, rpcTimeoutMs, feed, streams } = options;
   const router = express.Router();
 
   /** The payment as the page may show it; null when there is no such payment. */
@@ -122,6 +125,18 @@ export function paymentPageRouter(options: {
     }
     // The page closed, or the gateway began stopping, while the payment was read.
     if (res.destroyed || res.writableEnded) return;
+    const slot = streams.acquire('payment_page', view.storeId);
+    if (!slot.ok) {
+      unsubscribe();
+      // The page's script retries a refused stream after a pause; the page itself still works.
+      const { status, retryAfterSeconds } = refusalAnswer(slot.reason);
+      return res
+        .status(status)
+        .set('Retry-After', String(retryAfterSeconds))
+        .type('text/plain')
+        .send(T.unavailableTitle);
+    }
+    res.on('close', slot.release);
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',

@@ -1,0 +1,138 @@
+import type { PaymentStatus } from './statuses';
+
+/**
+ * The merchant's dashboard (`/dashboard` on the gateway): every text it shows, in Portuguese, in
+ * one table, so the gateway's views and the browser test read the same words.
+ */
+export const DashboardTexts = {
+  product: 'Painel Pix',
+  nav: { payments: 'Pagamentos', webhooks: 'Webhooks', logout: 'Sair' },
+  login: {
+    title: 'Entrar no painel',
+    intro:
+      'Cole o token de API da sua loja (pxt_…). Ele é conferido uma vez e não fica guardado no navegador: a sessão usa um cookie assinado.',
+    tokenLabel: 'Token de API da loja',
+    submit: 'Entrar',
+    invalid: 'Token inválido ou expirado.',
+    storeInactive: 'Esta loja está inativa.',
+    sessionEnded: 'Sua sessão terminou. Entre novamente com o token da loja.',
+    loggedOut: 'Você saiu do painel.',
+  },
+  payments: {
+    title: 'Pagamentos',
+    filterLabel: 'Situação',
+    filterAll: 'Todas',
+    filterSubmit: 'Filtrar',
+    total: (n: number) => (n === 1 ? '1 pagamento' : `${n.toLocaleString('pt-BR')} pagamentos`),
+    empty: 'Nenhum pagamento encontrado.',
+    columns: { amount: 'Valor', status: 'Situação', createdAt: 'Criado em', email: 'E-mail', webhook: 'Webhook' },
+    previous: 'Anterior',
+    next: 'Próxima',
+    page: (page: number, pages: number) => `Página ${page} de ${pages}`,
+  },
+  live: { on: 'Atualização ao vivo', off: 'Reconectando…' },
+  webhookStates: {
+    none: '—',
+    delivered: 'Entregue',
+    pending: 'Pendente',
+    failing: 'Falhando',
+    dead: 'Falhou',
+  },
+  payment: {
+    back: 'Voltar aos pagamentos',
+    title: 'Pagamento',
+    fields: {
+      id: 'ID',
+      amount: 'Valor',
+      status: 'Situação',
+      createdAt: 'Criado em',
+      email: 'E-mail',
+      observation: 'Observação',
+      webhookUrl: 'URL do webhook',
+      page: 'Página de pagamento',
+    },
+    openPage: 'Abrir a página de pagamento',
+    qrAlt: 'QR Code Pix deste pagamento',
+    code: 'Código Pix copia e cola',
+    codePending: 'O código Pix ainda não foi gerado.',
+    timeline: 'Linha do tempo',
+    created: 'Pagamento criado',
+    statusChange: (from: string, to: string) => `Situação: ${from} → ${to}`,
+    noEvents: 'Sem eventos de webhook: este pagamento foi criado sem webhookUrl.',
+    attempt: 'Tentativa',
+    rerun: (n: number) => `reenvio ${n}`,
+    attemptAt: 'Quando',
+    httpStatus: 'Resposta',
+    duration: 'Duração',
+    inFlight: 'em andamento',
+    nextRetry: 'Próxima tentativa',
+    deliveryStatus: { pending: 'Entrega pendente', delivered: 'Entregue', dead: 'Falhou (sem novas tentativas)' },
+    redeliver: 'Reenviar',
+    redelivered: (run: number) => `Reenvio iniciado (execução ${run}), com o mesmo webhook-id.`,
+    sandbox: 'Sandbox: agir como o cliente e o PSP',
+    sandboxIntro: 'Estas ações existem só no sandbox e chamam o PSP de testes como um cliente real faria.',
+    sandboxActions: {
+      pay: 'Pagar',
+      payAmount: 'Pagar outro valor',
+      review: 'Pagar e reter para análise',
+      clear: 'Liberar análise',
+      reject: 'Rejeitar análise',
+    },
+    amountLabel: 'Outro valor (R$)',
+    answer: 'Resposta',
+  },
+  webhooks: {
+    title: 'Webhooks',
+    verifyTitle: 'Como verificar as assinaturas',
+    verifyIntro:
+      'Cada entrega é assinada no padrão Standard Webhooks com o segredo da sua loja. Verifique o corpo bruto antes de interpretá-lo e descarte repetições pelo webhook-id.',
+    headers: { name: 'Cabeçalho', meaning: 'Conteúdo' },
+    headerMeanings: {
+      'webhook-id': 'ID do evento (evt_…), igual em toda tentativa e reenvio',
+      'webhook-timestamp': 'Segundos Unix desta tentativa',
+      'webhook-signature': 'v1,<HMAC-SHA256 em base64 de id.timestamp.corpo>, um por segredo vigente',
+    },
+    secretTitle: 'Segredo de assinatura',
+    secretHidden: 'O segredo fica oculto até você pedir para vê-lo.',
+    reveal: 'Mostrar segredo',
+    secretLabel: 'Segredo (whsec_…)',
+    sdkTitle: 'Com o SDK',
+    ratesTitle: 'Falhas de entrega por endpoint (últimas 24 h)',
+    ratesColumns: {
+      url: 'Endpoint',
+      deliveries: 'Eventos',
+      delivered: 'Entregues',
+      failing: 'Em retentativa',
+      dead: 'Falharam',
+      attempts: 'Tentativas',
+      rate: 'Taxa de falha',
+    },
+    ratesEmpty: 'Nenhum evento enviado nas últimas 24 horas.',
+    ratesTruncated: (n: number) => `Calculado sobre os ${n.toLocaleString('pt-BR')} eventos mais recentes.`,
+  },
+  errors: {
+    notFoundTitle: 'Não encontrado',
+    paymentNotFound: 'Pagamento não encontrado.',
+    unavailableTitle: 'Indisponível no momento',
+    rateLimitedTitle: 'Muitas requisições',
+    forbidden: 'Requisição recusada: recarregue a página e tente novamente.',
+    streamsFull: 'Muitas conexões ao vivo abertas; tente novamente em instantes.',
+  },
+  timezoneNote: 'Horários de Brasília (America/Sao_Paulo); passe o mouse para ver em UTC.',
+} as const;
+
+/** A status as the merchant reads it. */
+export const StatusLabels: Record<PaymentStatus, string> = {
+  pending: 'Pendente',
+  approved: 'Aprovado',
+  review: 'Em análise',
+  not_approved: 'Não aprovado',
+  paid: 'Pago',
+  withdrawal_processing: 'Saque em processamento',
+  receipt_sent: 'Comprovante enviado',
+  rejected: 'Rejeitado',
+};
+
+/** How a payment's webhooks stand, from its deliveries (worst first): what the list's column shows. */
+export const PAYMENT_WEBHOOK_STATES = ['failing', 'dead', 'pending', 'delivered'] as const;
+export type PaymentWebhookState = (typeof PAYMENT_WEBHOOK_STATES)[number];

@@ -1,0 +1,108 @@
+import { DashboardTexts as T, formatBrl, StatusLabels, type PaymentStatus } from '@pix/contracts';
+import { escapeHtml } from '../../payment-page/html';
+
+export { escapeHtml, formatBrl };
+
+/** Where the dashboard's own script and styles live: the same origin, nothing from elsewhere. */
+export const DASHBOARD_ASSETS = {
+  script: '/dashboard/assets/dashboard.js',
+  style: '/dashboard/assets/dashboard.css',
+} as const;
+
+/**
+ * As the payment page's: only the gateway's own script, styles, images and event stream; no inline
+ * script or style, no frames. Forms may post only to the gateway itself.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const SAO_PAULO = new Intl.DateTimeFormat('pt-BR', {
+  timeZone: 'America/Sao_Paulo',
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** An instant as a Brazilian merchant reads it: São Paulo's time, `24/11/2026, 16:45:03`. */
+export function saoPauloTime(iso: string): string {
+  return SAO_PAULO.format(new Date(iso));
+}
+
+/** The UTC time shown on hover. */
+export function utcTime(iso: string): string {
+  return `${new Date(iso)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
+}
+
+/** A `<time>` in São Paulo's time with the UTC one as its title. */
+export function timeTag(iso: string): string {
+  return `<time datetime="${escapeHtml(iso)}" title="${utcTime(iso)}">${saoPauloTime(iso)}</time>`;
+}
+
+export function statusBadge(status: PaymentStatus, id?: string): string {
+  const idAttr = id ? ` id="${id}"` : '';
+  return `<span${idAttr} class="badge badge-${status}" data-status="${status}">${StatusLabels[status]}</span>`;
+}
+
+export interface LayoutOptions {
+  title: string;
+  /** The signed-in store, when there is one: the navigation and the logout form. */
+  store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null };
+  /** The page follows the store's events live: it shows whether the stream is connected. */
+  live?: boolean;
+  /** Attributes of <body> the script reads (page kind, ids). */
+  data?: Record<string, string>;
+}
+
+function nav(store: NonNullable<LayoutOptions['store']>, live: boolean): string {
+  const link = (href: string, text: string, key: 'payments' | 'webhooks') =>
+    `<a href="${href}"${store.active === key ? ' aria-current="page"' : ''}>${text}</a>`;
+  return `<header class="top">
+<div class="brand"><span class="product">${T.product}</span> <span class="store" id="store-name">${escapeHtml(store.name)}</span></div>
+<nav aria-label="Painel">
+${link('/dashboard/pagamentos', T.nav.payments, 'payments')}
+${link('/dashboard/webhooks', T.nav.webhooks, 'webhooks')}
+<form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${escapeHtml(store.csrf)}"><button type="submit" id="logout">${T.nav.logout}</button></form>
+</nav>
+${live ? `<p class="live" id="live" role="status" data-live="off">${T.live.off}</p>\n` : ''}</header>`;
+}
+
+/** A whole dashboard page: its shell, the navigation when signed in, and the content. */
+export function layout(options: LayoutOptions, content: string): string {
+  const data = Object.entries(options.data ?? {})
+    .map(([key, value]) => ` data-${key}="${escapeHtml(value)}"`)
+    .join('');
+  const csrf = options.store ? `<meta name="csrf-token" content="${escapeHtml(options.store.csrf)}">\n` : '';
+  return `<!doctype html>
+<html lang="pt-BR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+${csrf}<title>${escapeHtml(options.title)} · ${T.product}</title>
+<link rel="stylesheet" href="${DASHBOARD_ASSETS.style}">
+<script src="${DASHBOARD_ASSETS.script}" defer></script>
+</head>
+<body${data}>
+${options.store ? nav(options.store, options.live === true) : ''}
+<main id="main" class="content">
+${content}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A page that only says what went wrong (not found, unavailable, too many requests). */
+export function messagePage(title: string, detail: string, store?: LayoutOptions['store']): string {
+  return layout(
+    { title, store },
+    `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>\n<p><a href="/dashboard/pagamentos">${T.payment.back}</a></p>`,
+  );
+}

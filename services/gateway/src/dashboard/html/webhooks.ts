@@ -1,0 +1,86 @@
+import { DashboardTexts as T, type EndpointStats, type EndpointStatsReply } from '@pix/contracts';
+import type { LayoutOptions } from './layout';
+import { escapeHtml, layout, timeTag } from './layout';
+
+const W = T.webhooks;
+
+export interface WebhooksView {
+  store: NonNullable<LayoutOptions['store']>;
+  stats: EndpointStatsReply;
+  /** The store's current signing secrets, only after the merchant asked to see them. */
+  secrets: string[] | null;
+}
+
+/** What a receiver does with a delivery, with the platform's SDK (as the README shows it). */
+const SDK_SNIPPET = `import { webhooks } from '@pix-payments/client';
+
+// corpo bruto (Buffer) e cabeçalhos da requisição recebida
+const evento = webhooks.verify(corpo, req.headers, process.env.PIX_WEBHOOK_SECRET);
+// lança um erro se a assinatura não for válida: responda 400
+// depois, responda 2xx rápido e processe sem repetir o mesmo webhook-id`;
+
+function percent(stats: EndpointStats): string {
+  const rate = (stats.failing + stats.dead) / stats.deliveries;
+  return `${(rate * 100).toLocaleString('pt-BR', { maximumFractionDigits: 1 })}%`;
+}
+
+function ratesTable(stats: EndpointStatsReply): string {
+  if (stats.endpoints.length === 0) return `<p class="muted" id="rates-empty">${W.ratesEmpty}</p>`;
+  const C = W.ratesColumns;
+  const rows = stats.endpoints
+    .map(
+      (e) =>
+        `<tr data-url="${escapeHtml(e.url)}"><th scope="row" class="url"><code>${escapeHtml(e.url)}</code></th><td class="num">${e.deliveries}</td><td class="num">${e.delivered}</td><td class="num">${e.failing}</td><td class="num">${e.dead}</td><td class="num">${e.attempts}</td><td class="num rate${e.failing + e.dead > 0 ? ' bad' : ''}">${percent(e)}</td></tr>`,
+    )
+    .join('\n');
+  return `<div class="scroll"><table class="rates" id="rates">
+<thead><tr><th scope="col">${C.url}</th><th scope="col" class="num">${C.deliveries}</th><th scope="col" class="num">${C.delivered}</th><th scope="col" class="num">${C.failing}</th><th scope="col" class="num">${C.dead}</th><th scope="col" class="num">${C.attempts}</th><th scope="col" class="num">${C.rate}</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>
+${stats.truncated ? `<p class="hint">${W.ratesTruncated(stats.read)}</p>` : ''}`;
+}
+
+/** How to verify signatures (the secret shown on request), and the failure rates per endpoint. */
+export function webhooksPage(view: WebhooksView): string {
+  const headers = Object.entries(W.headerMeanings)
+    .map(([name, meaning]) => `<tr><th scope="row"><code>${name}</code></th><td>${escapeHtml(meaning)}</td></tr>`)
+    .join('\n');
+  const secret =
+    view.secrets === null
+      ? `<p>${W.secretHidden}</p>
+<form method="post" action="/dashboard/webhooks/segredo">
+<input type="hidden" name="csrf" value="${escapeHtml(view.store.csrf)}">
+<button type="submit" id="reveal">${W.reveal}</button>
+</form>`
+      : view.secrets
+          .map(
+            (s, i) =>
+              `<label for="secret-${i}">${W.secretLabel}${i > 0 ? ` (${i + 1})` : ''}</label>\n<input id="secret-${i}" class="code secret" readonly value="${escapeHtml(s)}" spellcheck="false" autocomplete="off">`,
+          )
+          .join('\n');
+  return layout(
+    { title: W.title, store: view.store, data: { page: 'webhooks' } },
+    `<h1>${W.title}</h1>
+<section class="card" aria-labelledby="rates-title">
+<h2 id="rates-title">${W.ratesTitle}</h2>
+<p class="hint">Desde ${timeTag(view.stats.since)}.</p>
+${ratesTable(view.stats)}
+</section>
+<section class="card" aria-labelledby="verify-title">
+<h2 id="verify-title">${W.verifyTitle}</h2>
+<p>${W.verifyIntro}</p>
+<div class="scroll"><table class="headers">
+<thead><tr><th scope="col">${W.headers.name}</th><th scope="col">${W.headers.meaning}</th></tr></thead>
+<tbody>
+${headers}
+</tbody>
+</table></div>
+<h3>${W.secretTitle}</h3>
+${secret}
+<h3>${W.sdkTitle}</h3>
+<pre class="snippet"><code>${escapeHtml(SDK_SNIPPET)}</code></pre>
+</section>`,
+  );
+}

@@ -1,0 +1,414 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  DashboardTexts as T,
+  DispatcherRpc,
+  DomainError,
+  ErrorMessages,
+  isEventId,
+  PaymentsRpc,
+  PUBLIC_STATUSES,
+  SandboxRpc,
+  type ErrorBody,
+  type Payment,
+  type PaymentWebhookState,
+  type PublicEventDetail,
+  type PublicStatus,
+} from '@pix/contracts';
+import { callRpc, RpcFailure } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+import type { TokenRateLimiter } from '../auth';
+import type { AuthCache } from '../auth-cache';
+import type { PaymentStatusFeed } from '../payment-page/status-feed';
+import { sandboxAct, validateSandboxPayBody } from '../sandbox-routes';
+import type { StreamLimiter } from '../sse-limits';
+import { hashToken, StoreModel, webhookSecretsOf } from '../stores';
+import { isPaymentId } from '../validation';
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
+import { parseBrlInput } from './brl-input';
+import { csrfAccepted } from './csrf';
+import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
+import { storeStream } from './stream';
+import { messagePage, statusBadge } from './html/layout';
+import { loginPage } from './html/login';
+import { paymentPage, timeline } from './html/payment';
+import { paymentsPage, type PaymentRow } from './html/payments';
+import { webhooksPage } from './html/webhooks';
+import type { Session, SessionSigner } from './session';
+
+/** Payments per page of the list. */
+const PAGE_SIZE = 20;
+/** Events of one payment read for its timeline (a payment has a handful). */
+const TIMELINE_EVENTS = 50;
+/** How long the login form's nonce cookie lives. */
+const LOGIN_NONCE_MS = 30 * 60 * 1000;
+
+export interface DashboardOptions {
+  nc: NatsConnection;
+  logger: Logger;
+  rpcTimeoutMs: number;
+  authCache: AuthCache;
+  rateLimiter: TokenRateLimiter;
+  feed: PaymentStatusFeed;
+  streams: StreamLimiter;
+  signer: SessionSigner;
+  /** Where browsers reach the gateway: the only origin state-changing requests may come from. */
+  publicBaseUrl: string;
+  sandbox: boolean;
+}
+
+interface SessionLocals {
+  session: Session;
+  storeName: string;
+  csrf: string;
+}
+
+/** Why the login page is shown again (`?motivo=`), as the merchant reads it. */
+const NOTICES: Record<string, string> = {
+  sessao: T.login.sessionEnded,
+  saiu: T.login.loggedOut,
+  inativa: T.login.storeInactive,
+};
+
+/** A list page number from `?pagina=`: 1 unless a whole number within the API's bounds. */
+function pageNumber(value: unknown): number {
+  const n = typeof value === 'string' && /^\d{1,7}$/.test(value) ? Number(value) : 1;
+  return n >= 1 && n <= 1_000_000 ? n : 1;
+}
+
+/**
+ * The merchant's dashboard, mounted at /dashboard: server-rendered pages in Portuguese, one small
+ * script of its own, and the same RPCs the public API calls (payments, the Events API, the sandbox)
+ * with the store taken from the session, never from the request. Every request after the login is
+ * checked like a bearer request (the auth cache, then the token's rate limit).
+ */
+export function dashboardRouter(options: DashboardOptions): Router {
+  const { nc, rpcTimeoutMs, authCache, rateLimiter, feed, streams, signer, logger } = options;
+  const origin = new URL(options.publicBaseUrl).origin;
+  const secure = origin.startsWith('https:');
+  // The __Host- prefix pins an https cookie to this host and path /, out of reach of subdomains.
+  const SESSION_COOKIE = secure ? '__Host-pix_dashboard' : 'pix_dashboard';
+  const LOGIN_COOKIE = secure ? '__Host-pix_dashboard_login' : 'pix_dashboard_login';
+  const cookieOptions = { httpOnly: true, sameSite: 'strict' as const, secure, path: '/' };
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const json = express.json({ limit: '4kb' });
+
+  // Store names never change once created; a page view should not cost a database read for one.
+  const names = new Map<string, string>();
+  async function storeName(storeId: string): Promise<string> {
+    const known = names.get(storeId);
+    if (known !== undefined) return known;
+    const store = await StoreModel.findById(storeId).select({ name: 1 }).lean<{ name: string }>();
+    const name = store?.name ?? '';
+    if (names.size >= 10_000) names.clear();
+    names.set(storeId, name);
+    return name;
+  }
+
+  router.get('/assets/dashboard.js', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(DASHBOARD_SCRIPT);
+  });
+  router.get('/assets/dashboard.css', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').type('text/css').send(DASHBOARD_STYLE);
+  });
+
+  /** The request's session, if its cookie holds a valid one that the auth cache still accepts. */
+  async function currentSession(
+    req: Request,
+  ): Promise<{ ok: true; session: Session } | { ok: false; reason: 'none' | 'ended' | 'inactive' }> {
+    const value = parseCookies(req.get('cookie')).get(SESSION_COOKIE);
+    if (value === undefined) return { ok: false, reason: 'none' };
+    const session = signer.read(value);
+    if (!session || authCache.isSessionEnded(session.id)) return { ok: false, reason: 'ended' };
+    const auth = await authCache.authenticateHash(session.tokenHash);
+    if (!auth.ok) return { ok: false, reason: auth.reason === 'store_inactive' ? 'inactive' : 'ended' };
+    if (auth.storeId !== session.storeId) return { ok: false, reason: 'ended' };
+    return { ok: true, session };
+  }
+
+  function showLogin(res: Response, status: number, notice?: string, error?: string): void {
+    const { nonce, csrf } = signer.loginNonce();
+    res.cookie(LOGIN_COOKIE, nonce, { ...cookieOptions, maxAge: LOGIN_NONCE_MS });
+    sendHtml(res, status, loginPage({ csrf, notice, error }));
+  }
+
+  router.get('/', (_req, res) => res.redirect(303, '/dashboard/pagamentos'));
+
+  router.get('/entrar', async (req, res) => {
+    if ((await currentSession(req)).ok) return res.redirect(303, '/dashboard/pagamentos');
+    const reason = typeof req.query.motivo === 'string' ? NOTICES[req.query.motivo] : undefined;
+    showLogin(res, 200, reason);
+  });
+
+  router.post('/entrar', form, async (req, res) => {
+    const nonce = parseCookies(req.get('cookie')).get(LOGIN_COOKIE) ?? '';
+    if (nonce === '' || !csrfAccepted(req, origin, signer.loginCsrf(nonce))) {
+      return showLogin(res, 403, undefined, T.errors.forbidden);
+    }
+    const body = req.body as Record<string, unknown>;
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    const auth = token === '' ? null : await authCache.authenticate(token);
+    if (!auth?.ok) {
+      const inactive = auth?.reason === 'store_inactive';
+      return showLogin(res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);
+    }
+    const tokenHash = hashToken(token);
+    const allowed = await rateLimiter.consume(tokenHash);
+    if (!allowed.ok) {
+      res.set('Retry-After', String(allowed.retryAfterSeconds));
+      return showLogin(res, 429, undefined, ErrorMessages.rateLimited);
+    }
+    const { session, value } = signer.issue(auth.storeId, tokenHash);
+    res.clearCookie(LOGIN_COOKIE, cookieOptions);
+    res.cookie(SESSION_COOKIE, value, { ...cookieOptions, maxAge: session.expiresAt - Date.now() });
+    res.redirect(303, '/dashboard/pagamentos');
+  });
+
+  // Pages are redirected to the login; what the script fetches (the stream, the timeline, the
+  // session probe, the actions) is answered 401 and the script goes to the login itself.
+  const wantsHtml = (req: Request) => req.method === 'GET' && !/^\/(stream|sessao)$|\/linha-do-tempo$/.test(req.path);
+
+  /** Every route below: a live session, its rate limit, and for a change, the CSRF defence. */
+  const requireSession: RequestHandler = async (req, res, next) => {
+    const current = await currentSession(req);
+    if (!current.ok) {
+      if (current.reason !== 'none') res.clearCookie(SESSION_COOKIE, cookieOptions);
+      if (wantsHtml(req)) {
+        const motivo = current.reason === 'inactive' ? 'inativa' : current.reason === 'ended' ? 'sessao' : '';
+        return res.redirect(303, `/dashboard/entrar${motivo ? `?motivo=${motivo}` : ''}`);
+      }
+      const body: ErrorBody = { statusCode: 401, message: T.login.sessionEnded };
+      return sendJson(res, 401, body);
+    }
+    const allowed = await rateLimiter.consume(current.session.tokenHash);
+    if (!allowed.ok) {
+      res.set('Retry-After', String(allowed.retryAfterSeconds));
+      return wantsHtml(req)
+        ? sendHtml(res, 429, messagePage(T.errors.rateLimitedTitle, ErrorMessages.rateLimited))
+        : sendJson(res, 429, { statusCode: 429, message: ErrorMessages.rateLimited });
+    }
+    const locals = res.locals as SessionLocals;
+    locals.session = current.session;
+    locals.csrf = signer.csrfToken(current.session);
+    locals.storeName = await storeName(current.session.storeId);
+    next();
+  };
+
+  const requireCsrf: RequestHandler = (req, res, next) => {
+    const { csrf } = res.locals as SessionLocals;
+    if (!csrfAccepted(req, origin, csrf)) return sendJson(res, 403, { statusCode: 403, message: T.errors.forbidden });
+    next();
+  };
+
+  const navOf = (res: Response, active: 'payments' | 'webhooks' | null) => {
+    const { storeName: name, csrf } = res.locals as SessionLocals;
+    return { name, csrf, active };
+  };
+  const storeOf = (res: Response) => (res.locals as SessionLocals).session.storeId;
+
+  router.use(requireSession);
+
+  router.post('/sair', form, async (req, res) => {
+    if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, null)));
+    }
+    // Ended for every replica, so a copy of the cookie is refused too, not only this browser's.
+    const { session } = res.locals as SessionLocals;
+    await authCache.sessionEnded(session.id, session.expiresAt);
+    res.clearCookie(SESSION_COOKIE, cookieOptions);
+    res.redirect(303, '/dashboard/entrar?motivo=saiu');
+  });
+
+  /** Whether each payment's webhooks are pending or failing; unknown (not shown) if the dispatcher is away. */
+  async function webhookStates(storeId: string, ids: string[]): Promise<Map<string, PaymentWebhookState>> {
+    try {
+      const { states } = await callRpc(
+        nc,
+        DispatcherRpc.paymentWebhookStates,
+        { storeId, paymentIds: ids },
+        rpcTimeoutMs,
+      );
+      return new Map(states.map((s) => [s.paymentId, s.state]));
+    } catch (err) {
+      logger.warn({ err }, 'webhook states of the dashboard list unavailable');
+      return new Map();
+    }
+  }
+
+  router.get('/pagamentos', async (req, res) => {
+    const storeId = storeOf(res);
+    const status = PUBLIC_STATUSES.includes(req.query.status as PublicStatus)
+      ? (req.query.status as PublicStatus)
+      : null;
+    const page = pageNumber(req.query.pagina);
+    const list = await callRpc(
+      nc,
+      PaymentsRpc.list,
+      { storeId, query: { page, limit: PAGE_SIZE, ...(status ? { status } : {}) } },
+      rpcTimeoutMs,
+    );
+    const states = await webhookStates(
+      storeId,
+      list.items.map((p) => p.id),
+    );
+    const rows: PaymentRow[] = list.items.map((p) => ({ ...p, webhook: states.get(p.id) ?? null }));
+    sendHtml(
+      res,
+      200,
+      paymentsPage({ store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
+    );
+  });
+
+  /** The payment (404 as another store's) and its events with every attempt. */
+  async function paymentWithEvents(
+    storeId: string,
+    id: string,
+  ): Promise<{ payment: Payment; events: PublicEventDetail[] }> {
+    if (!isPaymentId(id)) throw new DomainError('payment_not_found');
+    const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
+    const list = await callRpc(
+      nc,
+      DispatcherRpc.eventsList,
+      { storeId, query: { page: 1, limit: TIMELINE_EVENTS, paymentId: id } },
+      rpcTimeoutMs,
+    );
+    const events = await Promise.all(
+      list.items.map((e) => callRpc(nc, DispatcherRpc.eventsGet, { storeId, eventId: e.id }, rpcTimeoutMs)),
+    );
+    return { payment, events };
+  }
+
+  router.get('/pagamentos/:id', async (req, res) => {
+    const { payment, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    sendHtml(
+      res,
+      200,
+      paymentPage({
+        store: navOf(res, 'payments'),
+        payment,
+        events,
+        pageUrl: `${options.publicBaseUrl.replace(/\/$/, '')}/pay/${payment.id}`,
+        sandbox: options.sandbox,
+      }),
+    );
+  });
+
+  // The timeline alone, for the page's script to refresh it after an event, an action or a retry.
+  router.get('/pagamentos/:id/linha-do-tempo', async (req, res) => {
+    const { payment, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    sendHtml(
+      res,
+      200,
+      `${timeline(payment, events)}\n<template id="status-now">${statusBadge(payment.status, 'status')}</template>`,
+    );
+  });
+
+  /** Runs a JSON action: its answer, or the error body the public API would answer. */
+  const action =
+    (handler: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
+    async (req, res) => {
+      try {
+        sendJson(res, 200, await handler(req, res));
+      } catch (err) {
+        const { status, message } = errorAnswer(err, logger);
+        sendJson(res, status, { statusCode: status, message });
+      }
+    };
+
+  const SANDBOX_ACTIONS = {
+    review: SandboxRpc.review,
+    clear: SandboxRpc.clear,
+    reject: SandboxRpc.reject,
+  } as const;
+
+  if (options.sandbox) {
+    router.post(
+      '/pagamentos/:id/sandbox/:action',
+      json,
+      requireCsrf,
+      action(async (req, res) => {
+        const storeId = storeOf(res);
+        const { id, action: name } = req.params as { id: string; action: string };
+        if (!isPaymentId(id)) throw new DomainError('payment_not_found');
+        if (name === 'pay' || name === 'pay-amount') {
+          let amountCents: number | undefined;
+          if (name === 'pay-amount') {
+            const typed = (req.body as { amount?: unknown } | undefined)?.amount;
+            const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
+            const validated = validateSandboxPayBody({ amount: amount ?? -1 });
+            if (!validated.ok) throw new RpcFailure(400, validated.message);
+            amountCents = validated.value;
+          }
+          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, { paymentId: id, amountCents });
+        }
+        const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
+        if (!definition) throw new RpcFailure(404, ErrorMessages.routeNotFound);
+        return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, { paymentId: id });
+      }),
+    );
+  }
+
+  router.post(
+    '/eventos/:eventId/reenviar',
+    requireCsrf,
+    action(async (req, res) => {
+      const { eventId } = req.params as { eventId: string };
+      if (!isEventId(eventId)) throw new DomainError('event_not_found');
+      const started = await callRpc(
+        nc,
+        DispatcherRpc.eventsRedeliver,
+        { storeId: storeOf(res), eventId },
+        rpcTimeoutMs,
+      );
+      return { ...started, message: T.payment.redelivered(started.run) };
+    }),
+  );
+
+  async function showWebhooks(res: Response, secrets: string[] | null): Promise<void> {
+    const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();
+    const stats = await callRpc(nc, DispatcherRpc.endpointStats, { storeId: storeOf(res), since }, rpcTimeoutMs);
+    sendHtml(res, 200, webhooksPage({ store: navOf(res, 'webhooks'), stats, secrets }));
+  }
+
+  router.get('/webhooks', (_req, res) => showWebhooks(res, null));
+
+  // The secret is shown only on this explicit request (a POST, so no link, prefetch or cache holds it).
+  router.post('/webhooks/segredo', form, async (req, res) => {
+    if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, 'webhooks')));
+    }
+    await showWebhooks(res, await webhookSecretsOf(storeOf(res)));
+  });
+
+  // Whether the session still stands: the script asks when its stream was refused.
+  router.get('/sessao', (_req, res) => {
+    res.status(204).set('Cache-Control', 'no-store').end();
+  });
+
+  router.get(
+    '/stream',
+    storeStream({
+      feed,
+      streams,
+      storeOf,
+      stillValid: async (req) => (await currentSession(req)).ok,
+    }),
+  );
+
+  router.use((_req: Request, res: Response) => {
+    sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, navOf(res, null)));
+  });
+
+  // Pages answer errors as pages; the JSON actions answered theirs already.
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const { status, message } = errorAnswer(err, logger);
+    const title =
+      status === 404 ? T.errors.notFoundTitle : status === 429 ? T.errors.rateLimitedTitle : T.errors.unavailableTitle;
+    const locals = res.locals as Partial<SessionLocals>;
+    sendHtml(res, status, messagePage(title, message, locals.session ? navOf(res, null) : undefined));
+  });
+
+  return router;
+}

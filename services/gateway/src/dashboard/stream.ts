@@ -1,0 +1,86 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { PaymentEvent } from '@pix/contracts';
+import { DashboardTexts as T } from '@pix/contracts';
+import type { PaymentStatusFeed } from '../payment-page/status-feed';
+import { refusalAnswer, type StreamLimiter } from '../sse-limits';
+import { statusBadge } from './html/layout';
+import { paymentRow } from './html/payments';
+import { sendJson } from './respond';
+
+/** How often an open stream checks that its session still stands (revoked token, inactive store). */
+const SESSION_CHECK_MS = 1000;
+/** A comment line now and then keeps proxies from closing a quiet stream. */
+const KEEPALIVE_MS = 20_000;
+
+/** What the list and the payment page need of an event to follow it without a reload. */
+function liveUpdate(event: PaymentEvent) {
+  const { body, sequence } = event;
+  return {
+    id: body.id,
+    event: body.event,
+    status: body.status,
+    sequence,
+    badge: statusBadge(body.status, 'status'),
+    row: paymentRow({
+      id: body.id,
+      status: body.status,
+      amount: body.amount,
+      createdAt: body.createdAt,
+      email: body.email,
+      // Its first delivery is on its way as the row appears; the list shows the log's word on reload.
+      webhook: body.webhookUrl ? 'pending' : null,
+    }),
+  };
+}
+
+/**
+ * The store's payments, live (`GET /dashboard/stream`): every PAYMENTS event of the store as this
+ * replica's feed follows the stream (no database read), each with the row and badge the pages
+ * show. It takes a slot of the replica's and the store's stream caps, and ends (telling the page)
+ * when the session does: checked every second, as each request checks it.
+ */
+export function storeStream(options: {
+  feed: PaymentStatusFeed;
+  streams: StreamLimiter;
+  storeOf: (res: Response) => string;
+  stillValid: (req: Request) => Promise<boolean>;
+}): RequestHandler {
+  const { feed, streams } = options;
+  return (req, res) => {
+    const storeId = options.storeOf(res);
+    const slot = streams.acquire('dashboard', storeId);
+    if (!slot.ok) {
+      const { status, retryAfterSeconds } = refusalAnswer(slot.reason);
+      res.set('Retry-After', String(retryAfterSeconds));
+      return sendJson(res, status, { statusCode: status, message: T.errors.streamsFull });
+    }
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.flushHeaders();
+    res.write('retry: 2000\n\nevent: ready\ndata: {}\n\n');
+    const unsubscribe = feed.subscribeStore(storeId, {
+      event: (event: PaymentEvent) => res.write(`event: payment\ndata: ${JSON.stringify(liveUpdate(event))}\n\n`),
+      end: () => res.end(),
+    });
+    const check = setInterval(() => {
+      void options.stillValid(req).then((valid) => {
+        if (valid) return;
+        res.write('event: ended\ndata: {}\n\n');
+        res.end();
+      });
+    }, SESSION_CHECK_MS);
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    check.unref();
+    keepAlive.unref();
+    res.on('close', () => {
+      clearInterval(check);
+      clearInterval(keepAlive);
+      unsubscribe();
+      slot.release();
+    });
+  };
+}

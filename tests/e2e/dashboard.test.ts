@@ -1,0 +1,414 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from '@pix/devstack';
+import { DashboardTexts, StatusLabels } from '@pix/contracts';
+import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { api } from '../support/api';
+import { startPrivateStack, type PrivateStack } from '../support/stack';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/** Debian's chromium (scripts/install-system-packages.sh); playwright-core downloads no browser. */
+const CHROMIUM = '/usr/bin/chromium';
+/** Screenshots of every run; `UPDATE_DOCS_SCREENSHOTS=1` writes the README's copies in docs/ instead. */
+const ARTIFACTS = path.join(ROOT, '.run', 'artifacts', 'dashboard');
+const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS ? path.join(ROOT, 'docs') : ARTIFACTS;
+/** Three attempts a second apart: a failing endpoint's delivery is dead within seconds. */
+const RETRY_SCHEDULE = '0s,1s,1s';
+/** Live streams per store on the replica (payment pages and dashboards together); the test fills it. */
+const STREAMS_PER_STORE = 3;
+
+interface Payment {
+  id: string;
+  status: string;
+  amount: number;
+}
+
+/** WCAG contrast of each element's text against the first opaque background behind it. */
+const CONTRAST = `(selectors) => {
+  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  return selectors.map((selector) => {
+    const element = document.querySelector(selector);
+    if (!element) return { selector, ratio: 0 };
+    let behind = element;
+    let background = [255, 255, 255, 1];
+    while (behind) {
+      const color = rgba(getComputedStyle(behind).backgroundColor);
+      if (color.length === 3 || color[3] > 0) { background = color; break; }
+      behind = behind.parentElement;
+    }
+    const [a, b] = [luminance(rgba(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
+    return { selector, ratio: (a + 0.05) / (b + 0.05) };
+  });
+}`;
+
+/**
+ * The merchant's dashboard in headless Chromium against a stack of its own, as the issue lists it:
+ * log in with the store's token; another store's payment is not reachable; filter by status; a
+ * payment made through the API appears without a reload; paid from its page in the sandbox it is
+ * approved within 2 s; its deliveries show their HTTP status; a failing endpoint's attempts show,
+ * and once fixed Reenviar delivers again with the same webhook-id; logging out is refused after.
+ * The steps run in order on one browser context, as one merchant's session.
+ */
+describe('merchant dashboard in a real browser', () => {
+  let stack: PrivateStack;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let store: StoreCredentials;
+  let other: StoreCredentials;
+  const receiver = new WebhookReceiver();
+  let webhookUrl: string;
+  const payments = {} as Record<'big' | 'paid' | 'plain' | 'others' | 'fresh', Payment>;
+  const requests: string[] = [];
+
+  const url = (p: string) => `${stack.gatewayUrl}${p}`;
+  const sameDocument = () => page.evaluate('window.__sameDocument === true');
+  const markDocument = () => page.evaluate('window.__sameDocument = true');
+
+  /** The page at 320 px: nothing wider than the screen (wide tables scroll inside their box). */
+  async function fitsNarrowScreen(shot: string): Promise<void> {
+    await page.setViewportSize({ width: 320, height: 800 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320);
+    await page.screenshot({ path: path.join(ARTIFACTS, shot), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  async function createPayment(owner: StoreCredentials, body: Record<string, unknown>): Promise<Payment> {
+    const res = await api<Payment>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', { token: owner.token, body });
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: make install adds Debian's chromium`);
+    }
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    [stack, browser, webhookUrl] = await Promise.all([
+      startPrivateStack({
+        env: { WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE, SSE_MAX_CONNECTIONS_PER_STORE: String(STREAMS_PER_STORE) },
+      }),
+      chromium.launch({ executablePath: CHROMIUM, timeout: 30_000 }),
+      receiver.start(),
+    ]);
+    [store, other] = await Promise.all([
+      createStore(stack.natsUrl, 'Loja da Ana'),
+      createStore(stack.natsUrl, 'Outra loja'),
+    ]);
+    payments.big = await createPayment(store, { amount: 1234.5, email: 'maria@example.com', webhookUrl });
+    payments.paid = await createPayment(store, { amount: 89.9, email: 'joao@example.com', webhookUrl });
+    payments.plain = await createPayment(store, { amount: 12, observation: 'Balcão' });
+    const paid = await api(stack.gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${payments.paid.id}/pay`, {
+      token: store.token,
+    });
+    expect(paid.status).toBe(200);
+    payments.others = await createPayment(other, { amount: 50, email: 'segredo@example.com' });
+
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'pt-BR' });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    page.on('request', (request) => requests.push(request.url()));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver.stop();
+    await stack?.stop();
+  });
+
+  it('logs in with the store token, by keyboard, into a session cookie that holds no token', async () => {
+    const res = await page.goto(url('/dashboard'));
+    expect(res?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/entrar');
+    expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+
+    // A wrong token is refused with the message, and no session.
+    await page.getByLabel(DashboardTexts.login.tokenLabel).fill('pxt_not-a-token');
+    await page.getByRole('button', { name: DashboardTexts.login.submit }).click();
+    await page.getByText(DashboardTexts.login.invalid).waitFor();
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('pix_dashboard');
+
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'token'; i++) {
+      await page.keyboard.press('Tab');
+      focused = String(await page.evaluate('document.activeElement && document.activeElement.id'));
+    }
+    expect(focused).toBe('token');
+    await page.keyboard.type(store.token);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url('/dashboard/pagamentos'));
+
+    const cookie = (await context.cookies()).find((c) => c.name === 'pix_dashboard');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie?.value).not.toContain(store.token);
+    expect(cookie?.value).not.toContain(store.token.slice(4, 20));
+    expect(await page.evaluate('document.cookie')).toBe('');
+
+    expect(await page.locator('#store-name').textContent()).toBe('Loja da Ana');
+    expect(await page.locator('#total').textContent()).toBe(DashboardTexts.payments.total(3));
+    const big = page.locator(`#p-${payments.big.id}`);
+    expect(await big.locator('td').first().textContent()).toBe('R$ 1.234,50');
+    expect(await big.locator('.badge').textContent()).toBe(StatusLabels.pending);
+    expect(await big.locator('.email').textContent()).toBe('maria@example.com');
+    // São Paulo's time on the cell, UTC on hover.
+    const time = big.locator('time');
+    const iso = (await time.getAttribute('datetime')) ?? '';
+    const sp = new Date(Date.parse(iso) - 3 * 3600 * 1000).toISOString();
+    expect(await time.textContent()).toBe(
+      `${sp.slice(8, 10)}/${sp.slice(5, 7)}/${sp.slice(0, 4)}, ${sp.slice(11, 19)}`,
+    );
+    expect(await time.getAttribute('title')).toBe(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`);
+    // The webhook column: the paid payment's two deliveries arrived; the one without webhookUrl has none.
+    await page.reload();
+    expect(await page.locator(`#p-${payments.plain.id} .hook-cell`).textContent()).toBe('—');
+    expect(['Entregue', 'Pendente']).toContain(await page.locator(`#p-${payments.paid.id} .hook`).textContent());
+
+    const contrast = (await page.evaluate(
+      `(${CONTRAST})(${JSON.stringify(['#total', 'thead th', '.badge-pending', '.badge-approved', '.hint', '.email', '.top a', '#live'])})`,
+    )) as { selector: string; ratio: number }[];
+    for (const { selector, ratio } of contrast) expect({ selector, aa: ratio >= 4.5 }).toEqual({ selector, aa: true });
+
+    await fitsNarrowScreen('payments-320.png');
+  }, 60_000);
+
+  it("does not reach another store's payment by its URL", async () => {
+    for (const id of [payments.others.id, randomUUID(), 'not-a-payment']) {
+      const res = await page.goto(url(`/dashboard/pagamentos/${id}`));
+      expect(res?.status()).toBe(404);
+      expect(await page.locator('main').textContent()).toContain(DashboardTexts.errors.paymentNotFound);
+      expect(await page.content()).not.toContain('segredo@example.com');
+    }
+  });
+
+  it('filters by status', async () => {
+    await page.goto(url('/dashboard/pagamentos'));
+    await page.getByLabel(DashboardTexts.payments.filterLabel).selectOption('approved');
+    await page.getByRole('button', { name: DashboardTexts.payments.filterSubmit }).click();
+    await page.waitForURL(url('/dashboard/pagamentos?status=approved'));
+    expect(await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual([
+      payments.paid.id,
+    ]);
+    expect(await page.locator('#total').textContent()).toBe(DashboardTexts.payments.total(1));
+
+    await page.getByLabel(DashboardTexts.payments.filterLabel).selectOption('pending');
+    await page.getByRole('button', { name: DashboardTexts.payments.filterSubmit }).click();
+    await page.waitForURL(url('/dashboard/pagamentos?status=pending'));
+    expect(
+      await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))),
+    ).toEqual(['pending', 'pending']);
+
+    await page.getByLabel(DashboardTexts.payments.filterLabel).selectOption('not_approved');
+    await page.getByRole('button', { name: DashboardTexts.payments.filterSubmit }).click();
+    await page.waitForURL(url('/dashboard/pagamentos?status=not_approved'));
+    expect(await page.locator('#rows tr').count()).toBe(0);
+    expect(await page.locator('#empty').isVisible()).toBe(true);
+  });
+
+  it('shows a payment created through the API without a reload', async () => {
+    await page.goto(url('/dashboard/pagamentos'));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await markDocument();
+    payments.fresh = await createPayment(store, { amount: 25.5, email: 'cliente@example.com', webhookUrl });
+    const row = page.locator(`#p-${payments.fresh.id}`);
+    await row.waitFor({ timeout: 5000 });
+    expect(await page.locator('#rows tr').first().getAttribute('data-id')).toBe(payments.fresh.id);
+    expect(await row.locator('td').first().textContent()).toBe('R$ 25,50');
+    expect(await row.locator('.badge').textContent()).toBe(StatusLabels.pending);
+    expect(await page.locator('#total').textContent()).toBe(DashboardTexts.payments.total(4));
+    expect(await sameDocument()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-payments.png'), fullPage: true });
+  }, 30_000);
+
+  it('pays it in the sandbox from its page and shows approved within 2 s, with both deliveries and their HTTP status', async () => {
+    const id = payments.fresh.id;
+    await page.locator(`#p-${id} a`).click();
+    await page.waitForURL(url(`/dashboard/pagamentos/${id}`));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await markDocument();
+    expect(await page.locator('#status').getAttribute('data-status')).toBe('pending');
+    expect(await page.getByLabel(DashboardTexts.payment.code).inputValue()).toMatch(/^000201/);
+    expect(
+      await page
+        .getByRole('img', { name: DashboardTexts.payment.qrAlt })
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
+    expect(await page.locator('#hosted-page').getAttribute('href')).toBe(url(`/pay/${id}`));
+
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.pay, exact: true }).click();
+    const clicked = Date.now();
+    await page.locator('#status[data-status="approved"]').waitFor({ timeout: 2000 });
+    expect(Date.now() - clicked).toBeLessThan(2000);
+    expect(await page.locator('#status').textContent()).toBe(StatusLabels.approved);
+    await page.locator('#sandbox-answer[data-ok="true"]').waitFor();
+    expect(await page.locator('#sandbox-answer').textContent()).toContain('"endToEndId"');
+
+    for (const type of ['payment.created', 'payment.status_changed']) {
+      const event = page.locator(`li.event[data-type="${type}"]`);
+      await event.locator('tr[data-outcome="success"]').first().waitFor({ timeout: 10_000 });
+      expect(await event.getAttribute('data-delivery')).toBe('delivered');
+      expect(await event.locator('tr[data-outcome="success"] .answer').first().textContent()).toBe('HTTP 200');
+      const eventId = (await event.getAttribute('data-event-id')) ?? '';
+      expect(receiver.events(id, type).map((h) => h.headers['webhook-id'])).toEqual([eventId]);
+    }
+    expect(await page.locator('li.event[data-type="payment.status_changed"] h3').textContent()).toBe(
+      DashboardTexts.payment.statusChange(StatusLabels.pending, StatusLabels.approved),
+    );
+    expect(await sameDocument()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-payment.png'), fullPage: true });
+    await fitsNarrowScreen('payment-320.png');
+  }, 30_000);
+
+  it('shows the failing attempts of a broken endpoint, and Reenviar delivers again with the same webhook-id once it is fixed', async () => {
+    receiver.respond = () => 500;
+    const broken = await createPayment(store, { amount: 40, email: 'falha@example.com', webhookUrl });
+    await page.goto(url(`/dashboard/pagamentos/${broken.id}`));
+    const created = page.locator('li.event[data-type="payment.created"]');
+    // Three attempts, each answered 500, then no more: the page follows each retry as it falls due.
+    await page.locator('li.event[data-type="payment.created"][data-delivery="dead"]').waitFor({ timeout: 15_000 });
+    const failures = created.locator('tr[data-outcome="failure"] .answer');
+    expect(await failures.count()).toBe(3);
+    for (const text of await failures.allTextContents()) expect(text).toMatch(/^HTTP 500/);
+    const eventId = (await created.getAttribute('data-event-id')) ?? '';
+    expect(eventId).toMatch(/^evt_[0-9a-f]{32}$/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'payment-failing.png'), fullPage: true });
+
+    // The webhooks page counts the failure against the endpoint.
+    await page.goto(url('/dashboard/webhooks'));
+    const endpoint = page.locator(`#rates tr[data-url="${webhookUrl}"]`);
+    expect(await endpoint.locator('td').nth(3).textContent()).toBe('1');
+    expect(await endpoint.locator('.rate').textContent()).not.toBe('0%');
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-webhooks.png'), fullPage: true });
+    await fitsNarrowScreen('webhooks-320.png');
+    expect(await page.content()).not.toContain(store.webhookSecret);
+    await page.getByRole('button', { name: DashboardTexts.webhooks.reveal }).click();
+    expect(await page.getByLabel(DashboardTexts.webhooks.secretLabel).inputValue()).toBe(store.webhookSecret);
+    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+      expect(await page.locator('table.headers').textContent()).toContain(header);
+    }
+
+    receiver.respond = () => 200;
+    await page.goto(url(`/dashboard/pagamentos/${broken.id}`));
+    await markDocument();
+    await created.getByRole('button', { name: DashboardTexts.payment.redeliver }).click();
+    await page.getByText(DashboardTexts.payment.redelivered(2)).waitFor();
+    await page.locator('li.event[data-type="payment.created"][data-delivery="delivered"]').waitFor({ timeout: 10_000 });
+    expect(await created.locator('tr[data-outcome="success"]').getAttribute('data-run')).toBe('2');
+    expect(await created.locator('tr[data-outcome="success"] td').first().textContent()).toBe(
+      `1 · ${DashboardTexts.payment.rerun(1)}`,
+    );
+    expect(await created.locator('tr[data-outcome="success"] .answer').textContent()).toBe('HTTP 200');
+    const hooks = receiver.events(broken.id, 'payment.created');
+    expect(hooks.length).toBe(4);
+    expect(new Set(hooks.map((h) => h.headers['webhook-id']))).toEqual(new Set([eventId]));
+    expect(await sameDocument()).toBe(true);
+  }, 60_000);
+
+  it('pays another amount from the sandbox buttons: the answer shows, and the payment goes to review live', async () => {
+    const other = await createPayment(store, { amount: 30 });
+    await page.goto(url(`/dashboard/pagamentos/${other.id}`));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await page.getByLabel(DashboardTexts.payment.amountLabel).fill('abc');
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.payAmount }).click();
+    await page.locator('#sandbox-answer[data-ok="false"]').waitFor();
+    expect(await page.locator('#sandbox-answer').textContent()).toContain('HTTP 400');
+
+    await page.getByLabel(DashboardTexts.payment.amountLabel).fill('40,00');
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.payAmount }).click();
+    await page.locator('#status[data-status="review"]').waitFor({ timeout: 5000 });
+    expect(await page.locator('#sandbox-answer').textContent()).toContain('"amount": 40');
+    // Nothing is held for analysis after a Pix of another amount: the refusal is shown as it is.
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.clear }).click();
+    await page.locator('#sandbox-answer[data-ok="false"]').waitFor();
+    expect(await page.locator('#sandbox-answer').textContent()).toMatch(/^HTTP 409/);
+  }, 30_000);
+
+  it('logs out, and the session is refused afterwards', async () => {
+    const before = (await context.cookies()).find((c) => c.name === 'pix_dashboard');
+    if (!before) throw new Error('no session cookie before logging out');
+    const withCopiedCookie = () =>
+      fetch(url('/dashboard/pagamentos'), {
+        headers: { cookie: `pix_dashboard=${before.value}` },
+        redirect: 'manual',
+      });
+    expect((await withCopiedCookie()).status).toBe(200);
+    await page.goto(url('/dashboard/pagamentos'));
+    await page.getByRole('button', { name: DashboardTexts.nav.logout }).click();
+    await page.waitForURL(url('/dashboard/entrar?motivo=saiu'));
+    expect(await page.getByText(DashboardTexts.login.loggedOut).isVisible()).toBe(true);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('pix_dashboard');
+    const res = await page.goto(url('/dashboard/pagamentos'));
+    expect(new URL(page.url()).pathname).toBe('/dashboard/entrar');
+    expect(res?.status()).toBe(200);
+    const stream = await page.evaluate(() => fetch('/dashboard/stream').then((r) => r.status));
+    expect(stream).toBe(401);
+    const redeliver = await page.evaluate(() =>
+      fetch('/dashboard/eventos/evt_00000000000000000000000000000000/reenviar', { method: 'POST' }).then(
+        (r) => r.status,
+      ),
+    );
+    expect(redeliver).toBe(401);
+    // A copy of the cookie taken before Sair is refused as well: the session ended on the server.
+    const copied = await withCopiedCookie();
+    expect(copied.status).toBe(303);
+    expect(copied.headers.get('location')).toBe('/dashboard/entrar?motivo=sessao');
+  });
+
+  it('ends an open session within a second or two of the token being revoked', async () => {
+    await page.getByLabel(DashboardTexts.login.tokenLabel).fill(store.token);
+    await page.getByRole('button', { name: DashboardTexts.login.submit }).click();
+    await page.waitForURL(url('/dashboard/pagamentos'));
+    await page.locator('#live[data-live="on"]').waitFor();
+    // A state-changing request without the CSRF token is refused even with the session.
+    const forged = await page.evaluate(() =>
+      fetch('/dashboard/eventos/evt_00000000000000000000000000000000/reenviar', { method: 'POST' }).then(
+        (r) => r.status,
+      ),
+    );
+    expect(forged).toBe(403);
+
+    await admin(stack.natsUrl, 'token', 'revoke', store.token);
+    const revoked = Date.now();
+    // The open stream checks its session every second and sends the page to the login.
+    await page.waitForURL(url('/dashboard/entrar?motivo=sessao'), { timeout: 5000 });
+    expect(Date.now() - revoked).toBeLessThan(3000);
+    expect(await page.getByText(DashboardTexts.login.sessionEnded).isVisible()).toBe(true);
+
+    const origin = new URL(stack.gatewayUrl).origin;
+    expect(requests.filter((r) => new URL(r).origin !== origin)).toEqual([]);
+  }, 30_000);
+
+  it("caps a store's live streams, the payment pages' too, with a 429, a metric, and room again once one closes", async () => {
+    const aborts: AbortController[] = [];
+    const open = async () => {
+      const abort = new AbortController();
+      const res = await fetch(url(`/pay/${payments.others.id}/events`), { signal: abort.signal });
+      if (res.status === 200) aborts.push(abort);
+      else abort.abort();
+      return res;
+    };
+    try {
+      for (let i = 0; i < STREAMS_PER_STORE; i++) expect((await open()).status).toBe(200);
+      const refused = await open();
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      const metrics = await (await fetch(`${stack.opsUrls.gateway}/metrics`)).text();
+      expect(metrics).toMatch(/sse_connections\{kind="payment_page"[^}]*\} 3/);
+      expect(metrics).toMatch(/sse_connections_refused_total\{kind="payment_page",reason="store_full"[^}]*\} 1/);
+
+      aborts.pop()?.abort();
+      // The gateway sees the close a moment later, and the slot is free again.
+      let again = 0;
+      for (let i = 0; i < 20 && again !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        again = (await open()).status;
+      }
+      expect(again).toBe(200);
+    } finally {
+      for (const abort of aborts) abort.abort();
+    }
+  }, 30_000);
+});
