@@ -50,6 +50,7 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
   const config = platformConfig(chart, settings);
   const mongoSecret = kplus.Secret.fromSecretName(chart, 'mongodb-secret', 'pix-mongodb');
   const pspSecret = kplus.Secret.fromSecretName(chart, 'psp-secret', 'pix-psp');
+  const dashboardSecret = kplus.Secret.fromSecretName(chart, 'dashboard-secret', 'pix-dashboard');
   const exposed = new Map<string, kplus.Service>();
 
   for (const spec of SERVICES) {
@@ -57,6 +58,10 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     if (spec.httpPort) env[spec.httpPort.env] = kplus.EnvValue.fromValue(String(spec.httpPort.port));
     if (spec.usesMongo && !settings.mongodb.inCluster) {
       env.MONGO_URL = kplus.EnvValue.fromSecretValue({ secret: mongoSecret, key: 'url' });
+    }
+    if (spec.name === 'gateway') {
+      // Signs the dashboard's session cookies: the same on every replica, required behind https.
+      env.DASHBOARD_SESSION_SECRET = kplus.EnvValue.fromSecretValue({ secret: dashboardSecret, key: 'session-secret' });
     }
     if (spec.name === 'pix-provider-adapter') {
       env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });

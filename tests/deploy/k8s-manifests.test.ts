@@ -134,6 +134,11 @@ describe('k8s/dist', () => {
       name: 'PSP_CALLBACK_SECRET',
       valueFrom: { secretKeyRef: { name: 'pix-psp', key: 'callback-secret' } },
     });
+    const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
+    expect(gateway.spec!.template.spec.containers[0].env).toContainEqual({
+      name: 'DASHBOARD_SESSION_SECRET',
+      valueFrom: { secretKeyRef: { name: 'pix-dashboard', key: 'session-secret' } },
+    });
   });
 
   it('lets ingress reach only the gateway, and the dispatcher only the public internet', () => {

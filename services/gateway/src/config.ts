@@ -32,19 +32,23 @@ export const config = loadConfig(
       /** Live streams of one store (its customers' payment pages and its dashboards) on one replica. */
       SSE_MAX_CONNECTIONS_PER_STORE: z.coerce.number().int().positive().default(1_000),
     })
+    // Behind https the gateway is a deployment merchants use: a key derived from a MONGO_URL that
+    // may carry no password would make sessions forgeable, so the secret must be given.
+    .refine((env) => env.DASHBOARD_SESSION_SECRET !== undefined || !env.PUBLIC_BASE_URL?.startsWith('https:'), {
+      message: 'DASHBOARD_SESSION_SECRET is required when PUBLIC_BASE_URL is https',
+      path: ['DASHBOARD_SESSION_SECRET'],
+    })
     .transform((env) => ({
       ...env,
       PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${env.GATEWAY_PORT}`,
       DASHBOARD_SESSION_SECRET: env.DASHBOARD_SESSION_SECRET ?? developmentSessionSecret(env.MONGO_URL),
-      dashboardSecretDerived: env.DASHBOARD_SESSION_SECRET === undefined,
     })),
 );
 export type Config = typeof config;
 
 /**
- * Without DASHBOARD_SESSION_SECRET the key is derived from MONGO_URL: every replica of one
- * deployment agrees on it with nothing more to configure, and it is as secret as that URL's
- * password. A URL without one (development) makes forgeable sessions: production sets the secret.
+ * Without DASHBOARD_SESSION_SECRET (only on http: development, compose) the key is derived from
+ * MONGO_URL, so that every replica of one stack agrees on it with nothing more to configure.
  */
 function developmentSessionSecret(mongoUrl: string): string {
   return createHmac('sha256', mongoUrl).update('pix-payments/dashboard-session/v1').digest('base64url');

@@ -52,9 +52,6 @@ async function main(): Promise<void> {
       publicBaseUrl: config.PUBLIC_BASE_URL,
     },
   });
-  if (config.dashboardSecretDerived && config.PUBLIC_BASE_URL.startsWith('https:')) {
-    logger.warn('DASHBOARD_SESSION_SECRET is not set: dashboard sessions are signed with a key derived from MONGO_URL');
-  }
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
     answerParserErrors(s);
