@@ -6,7 +6,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOffSampler, BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /** Paths of the ops port: scrapes and probes are not requests anybody wants to trace. */
@@ -33,17 +33,20 @@ export function tracingExportConfigured(env: NodeJS.ProcessEnv = process.env): b
  * src/tracing.ts calls it and is the first import of its main.ts.
  *
  * The provider is always registered, so trace context flows through HTTP and NATS and every log
- * line carries trace_id/span_id; spans leave the process only when OTEL_EXPORTER_OTLP_ENDPOINT (or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Exporter, batching (OTEL_BSP_*) and sampling
+ * line carries trace_id/span_id; spans are recorded, and leave the process, only when
+ * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Exporter, batching (OTEL_BSP_*) and sampling
  * (OTEL_TRACES_SAMPLER) read the standard OTEL_* variables; OTEL_SERVICE_NAME overrides the name;
  * OTEL_SDK_DISABLED=true leaves tracing out altogether.
  */
 export function startTracing(serviceName: string): void {
   if (provider || sdkDisabled(process.env)) return;
-  const spanProcessors = tracingExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
+  const exporting = tracingExportConfigured();
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || serviceName }),
-    spanProcessors,
+    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    // With nowhere to send them, spans are not recorded: each still has its ids (logs carry them,
+    // traceparent carries them on), but no attributes or events are built for nobody.
+    ...(!exporting && { sampler: new AlwaysOffSampler() }),
   });
   provider.register();
   registerInstrumentations({
