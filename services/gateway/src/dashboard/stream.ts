@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { PaymentEvent } from '@pix/contracts';
 import { DashboardTexts as T } from '@pix/contracts';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
+import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
 import { statusBadge } from './html/layout';
 import { paymentRow } from './html/payments';
@@ -9,8 +10,8 @@ import { sendJson } from './respond';
 
 /** How often an open stream checks that its session still stands (revoked token, inactive store). */
 const SESSION_CHECK_MS = 1000;
-/** A comment line now and then keeps proxies from closing a quiet stream. */
-const KEEPALIVE_MS = 20_000;
+/** The browser's wait before it reconnects a dropped stream. */
+const RECONNECT_MS = 2000;
 
 /** What the list and the payment page need of an event to follow it without a reload. */
 function liveUpdate(event: PaymentEvent) {
@@ -54,14 +55,8 @@ export function storeStream(options: {
       res.set('Retry-After', String(retryAfterSeconds));
       return sendJson(res, status, { statusCode: status, message: T.errors.streamsFull });
     }
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Accel-Buffering': 'no',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.flushHeaders();
-    res.write('retry: 2000\n\nevent: ready\ndata: {}\n\n');
+    openEventStream(res, RECONNECT_MS);
+    res.write('event: ready\ndata: {}\n\n');
     const unsubscribe = feed.subscribeStore(storeId, {
       event: (event: PaymentEvent) => res.write(`event: payment\ndata: ${JSON.stringify(liveUpdate(event))}\n\n`),
       end: () => res.end(),
@@ -73,12 +68,9 @@ export function storeStream(options: {
         res.end();
       });
     }, SESSION_CHECK_MS);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     check.unref();
-    keepAlive.unref();
     res.on('close', () => {
       clearInterval(check);
-      clearInterval(keepAlive);
       unsubscribe();
       slot.release();
     });

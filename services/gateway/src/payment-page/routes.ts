@@ -10,6 +10,7 @@ import {
 } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
+import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
 import { StoreModel } from '../stores';
 import { isPaymentId } from '../validation';
@@ -17,8 +18,6 @@ import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
 import { errorPage, PAGE_CSP, paymentPage } from './html';
 import type { PaymentStatusFeed } from './status-feed';
 
-/** A comment line now and then keeps proxies and load balancers from closing a quiet stream. */
-const KEEPALIVE_MS = 20_000;
 /** What the browser's EventSource waits before reconnecting after the stream ends. */
 const RECONNECT_MS = 1000;
 
@@ -137,20 +136,10 @@ export function paymentPageRouter(options: {
         .send(T.unavailableTitle);
     }
     res.on('close', slot.release);
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Accel-Buffering': 'no',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.flushHeaders();
-    res.write(`retry: ${RECONNECT_MS}\n\n`);
+    openEventStream(res, RECONNECT_MS);
     send({ phase: pagePhase(view.status, view.pixReceived), sequence: view.sequence });
     streaming = true;
     for (const update of early) send(update);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
-    keepAlive.unref();
-    res.on('close', () => clearInterval(keepAlive));
   });
 
   for (const served of ['/assets/payment-page.js', '/assets/payment-page.css', '/:id', '/:id/events']) {
