@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '@pix/devstack';
 import { DashboardTexts, StatusLabels } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api } from '../support/api';
+import { contrastRatios, launchChromium } from '../support/browser';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** Debian's chromium (scripts/install-system-packages.sh); playwright-core downloads no browser. */
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of every run; `UPDATE_DOCS_SCREENSHOTS=1` writes the README's copies in docs/ instead. */
 const ARTIFACTS = path.join(ROOT, '.run', 'artifacts', 'dashboard');
 const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS ? path.join(ROOT, 'docs') : ARTIFACTS;
@@ -24,26 +24,6 @@ interface Payment {
   status: string;
   amount: number;
 }
-
-/** WCAG contrast of each element's text against the first opaque background behind it. */
-const CONTRAST = `(selectors) => {
-  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
-  const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
-  return selectors.map((selector) => {
-    const element = document.querySelector(selector);
-    if (!element) return { selector, ratio: 0 };
-    let behind = element;
-    let background = [255, 255, 255, 1];
-    while (behind) {
-      const color = rgba(getComputedStyle(behind).backgroundColor);
-      if (color.length === 3 || color[3] > 0) { background = color; break; }
-      behind = behind.parentElement;
-    }
-    const [a, b] = [luminance(rgba(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
-    return { selector, ratio: (a + 0.05) / (b + 0.05) };
-  });
-}`;
 
 /**
  * The merchant's dashboard in headless Chromium against a stack of its own, as the issue lists it:
@@ -84,15 +64,12 @@ describe('merchant dashboard in a real browser', () => {
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: make install adds Debian's chromium`);
-    }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     [stack, browser, webhookUrl] = await Promise.all([
       startPrivateStack({
         env: { WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE, SSE_MAX_CONNECTIONS_PER_STORE: String(STREAMS_PER_STORE) },
       }),
-      chromium.launch({ executablePath: CHROMIUM, timeout: 30_000 }),
+      launchChromium(),
       receiver.start(),
     ]);
     [store, other] = await Promise.all([
@@ -167,9 +144,16 @@ describe('merchant dashboard in a real browser', () => {
     expect(await page.locator(`#p-${payments.plain.id} .hook-cell`).textContent()).toBe('—');
     expect(['Entregue', 'Pendente']).toContain(await page.locator(`#p-${payments.paid.id} .hook`).textContent());
 
-    const contrast = (await page.evaluate(
-      `(${CONTRAST})(${JSON.stringify(['#total', 'thead th', '.badge-pending', '.badge-approved', '.hint', '.email', '.top a', '#live'])})`,
-    )) as { selector: string; ratio: number }[];
+    const contrast = await contrastRatios(page, [
+      '#total',
+      'thead th',
+      '.badge-pending',
+      '.badge-approved',
+      '.hint',
+      '.email',
+      '.top a',
+      '#live',
+    ]);
     for (const { selector, ratio } of contrast) expect({ selector, aa: ratio >= 4.5 }).toEqual({ selector, aa: true });
 
     await fitsNarrowScreen('payments-320.png');

@@ -3,16 +3,16 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '@pix/devstack';
 import { PaymentPageTexts, SandboxMessages } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { commandCounts, commandsBetween } from '../support/db-commands';
+import { contrastRatios, launchChromium } from '../support/browser';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 /** Debian's chromium (scripts/install-system-packages.sh); playwright-core downloads no browser. */
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of each state, kept after the run (.run/ is not committed). */
 const ARTIFACTS = path.join(ROOT, '.run', 'artifacts', 'payment-page');
 /** Short enough to watch a charge expire, long enough to pay one on a loaded machine. */
@@ -23,25 +23,6 @@ interface Payment {
   qrCopyPaste: string;
   storeId: string;
 }
-
-/** WCAG contrast of each element's text against the first opaque background behind it. */
-const CONTRAST = `(selectors) => {
-  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
-  const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
-  return selectors.map((selector) => {
-    const element = document.querySelector(selector);
-    let behind = element;
-    let background = [255, 255, 255, 1];
-    while (behind) {
-      const color = rgba(getComputedStyle(behind).backgroundColor);
-      if (color.length === 3 || color[3] > 0) { background = color; break; }
-      behind = behind.parentElement;
-    }
-    const [a, b] = [luminance(rgba(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
-    return { selector, ratio: (a + 0.05) / (b + 0.05) };
-  });
-}`;
 
 /**
  * The hosted payment page in headless Chromium, as a customer uses it: the store, the amount, the
@@ -54,15 +35,10 @@ describe('hosted payment page in a real browser', () => {
   let store: StoreCredentials;
 
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: make install adds Debian's chromium (scripts/install-system-packages.sh)`,
-      );
-    }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     [stack, browser] = await Promise.all([
       startPrivateStack({ env: { PIX_CHARGE_TTL: `${CHARGE_TTL_SECONDS}s` } }),
-      chromium.launch({ executablePath: CHROMIUM, timeout: 30_000 }),
+      launchChromium(),
     ]);
     store = await createStore(stack.natsUrl, 'Loja da Ana');
   }, 120_000);
@@ -136,9 +112,19 @@ describe('hosted payment page in a real browser', () => {
     await page.getByText(PaymentPageTexts.copied).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(payment.qrCopyPaste);
 
-    const contrast = (await page.evaluate(
-      `(${CONTRAST})(${JSON.stringify(['#store', '#amount', 'dt', '#phase', '#detail', '.time-left', 'label', '#code', '#copy', '#copy-result', '.live'])})`,
-    )) as { selector: string; ratio: number }[];
+    const contrast = await contrastRatios(page, [
+      '#store',
+      '#amount',
+      'dt',
+      '#phase',
+      '#detail',
+      '.time-left',
+      'label',
+      '#code',
+      '#copy',
+      '#copy-result',
+      '.live',
+    ]);
     for (const { selector, ratio } of contrast) expect({ selector, aa: ratio >= 4.5 }).toEqual({ selector, aa: true });
     await page.locator('main').screenshot({ path: path.join(ARTIFACTS, 'pending.png') });
 
