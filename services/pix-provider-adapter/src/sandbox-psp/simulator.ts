@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { centsToBrl, DomainError } from '@pix/contracts';
 import { got } from '@pix/http';
 import type { Logger } from '@pix/observability';
@@ -48,6 +50,8 @@ type Paid = SandboxCharge & { pix: SandboxPix };
  */
 export class SandboxPayer {
   private readonly redeliveries = new Set<NodeJS.Timeout>();
+  /** One connection reused for every callback, as a PSP keeps its connections to a receiver. */
+  private readonly agent = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   private stopped = false;
 
   constructor(
@@ -148,6 +152,7 @@ export class SandboxPayer {
     await got.post(`${this.webhook.url.replace(/\/$/, '')}/pix`, {
       json: { pix: [pix] } satisfies PixCallback,
       headers: this.webhook.headers,
+      agent: this.agent,
       https: this.webhook.tls ?? {},
       timeout: { request: 5000 },
       retry: { limit: 3, methods: ['POST'] },
