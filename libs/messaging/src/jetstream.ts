@@ -27,6 +27,20 @@ const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
 const PENDING_REFRESH_MS = 5000;
+/**
+ * How long the server waits for a delivered message's ack before it delivers it again, to another
+ * replica: the time a replica that died leaves its messages unhandled. Short, because a handler
+ * still at work says so (see WORKING_EVERY_MS), however long it takes.
+ */
+export const ACK_WAIT_MS = 5000;
+/** How often a message still in a handler's hands is reported in progress, well within ACK_WAIT_MS. */
+const WORKING_EVERY_MS = 1500;
+/**
+ * How long one pull waits on the server. Its heartbeats come at half of it, and two missed ones
+ * make the client pull again: after a stream's leader moves (a NATS member lost), a consumer resumes
+ * within this, not within the client's default of 30 s.
+ */
+const PULL_EXPIRES_MS = 5000;
 
 /**
  * Creates the platform's streams, or updates them to this configuration. Safe on every start, and
@@ -64,7 +78,7 @@ async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
 
 /**
  * Creates a definition's durable, explicitly acked pull consumer, or updates it to this
- * configuration (`config` adds to the defaults, e.g. a longer ack_wait); patiently, as ensureStreams.
+ * configuration (`config` adds to the defaults); patiently, as ensureStreams.
  */
 export async function ensureConsumer(
   nc: NatsConnection,
@@ -83,7 +97,7 @@ async function putConsumer(
   const full: Partial<ConsumerConfig> = {
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(30_000),
+    ack_wait: nanos(ACK_WAIT_MS),
     max_deliver: -1,
     ...config,
     durable_name: consumer.durable,
@@ -147,7 +161,9 @@ export type HandlerOutcome = { ack: true } | { ack: false; retryInMs: number };
  * Consumes a durable consumer until stopped. Each message is handled in a CONSUMER span, child of
  * the publisher's; the handler decides ack or a delayed redelivery. A handler that throws is
  * logged and redelivered after `retryOnErrorMs`, so nothing is dropped on a bug or an outage.
- * `isBound` tells readiness whether the server still has the consumer and answers for it.
+ * While a message is in hand (handled, or waiting behind another of its key) it is reported in
+ * progress every WORKING_EVERY_MS, so the consumer's short ack wait only ever expires for a replica
+ * that is gone. `isBound` tells readiness whether the server still has the consumer and answers for it.
  */
 export async function startConsumer(
   nc: NatsConnection,
@@ -181,7 +197,7 @@ export async function startConsumer(
 ): Promise<{ stop: () => Promise<void>; isBound: () => Promise<boolean> }> {
   const js = jetstream(nc);
   const bound = await js.consumers.get(consumer.stream, consumer.durable);
-  const messages = await bound.consume({ max_messages: options.maxMessages ?? 64 });
+  const messages = await bound.consume({ max_messages: options.maxMessages ?? 64, expires: PULL_EXPIRES_MS });
   const retryOnErrorMs = options.retryOnErrorMs ?? 1000;
   const labels = { stream: consumer.stream, consumer: consumer.durable };
   let stopped = false;
@@ -197,6 +213,11 @@ export async function startConsumer(
 
   const inHand = new Set<Promise<void>>();
   const chains = new Map<string, Promise<void>>();
+  const held = new Set<JsMsg>();
+  const working = setInterval(() => {
+    for (const msg of held) msg.working();
+  }, WORKING_EVERY_MS);
+  working.unref();
   const parentContext = (msg: JsMsg) => {
     const carrier = msg.headers?.has('traceparent') ? undefined : options.traceOf?.(msg);
     return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : contextFromHeaders(msg.headers);
@@ -223,6 +244,7 @@ export async function startConsumer(
           failSpan(span, err);
           msg.nak(retryOnErrorMs);
         } finally {
+          held.delete(msg);
           span.end();
         }
       },
@@ -236,6 +258,7 @@ export async function startConsumer(
         continue;
       }
       if (msg.info.redelivered) consumerRedeliveries.inc(labels);
+      held.add(msg);
       if (!options.parallel) {
         await handle(msg);
         continue;
@@ -261,6 +284,7 @@ export async function startConsumer(
       clearInterval(refresh);
       await messages.close();
       await done;
+      clearInterval(working);
     },
     isBound,
   };
