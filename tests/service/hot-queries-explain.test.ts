@@ -33,23 +33,11 @@ import {
   syncSandboxIndexes,
 } from '../../services/pix-provider-adapter/src/sandbox-psp/store';
 import {
-  attemptsOfEvent,
-  claimAttempt,
+  DeliveryLog,
   deliveriesOf,
   deliveriesOfPayments,
-  deliveriesToCheck,
-  earlierDeliveries,
-  findAttempt,
   findDelivery,
   findStoreDelivery,
-  markDead,
-  markDelivered,
-  markRetrying,
-  openDeliveryLog,
-  postponeCheck,
-  recordAttemptResult,
-  recordDelivery,
-  startReplay,
   storeDeliveries,
   storeDeliveriesSince,
 } from '../../services/webhook-dispatcher/src/delivery-log';
@@ -98,13 +86,14 @@ describe('every hot query is served by an index of its schema', () => {
     async () => 10,
     logger,
   );
+  const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
     await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
     mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => sent.push(event));
     await Promise.all([
       syncPaymentIndexes(),
-      openDeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000 }),
+      DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       syncSandboxIndexes(),
       StoreModel.syncIndexes(),
       TokenModel.syncIndexes(),
@@ -136,20 +125,14 @@ describe('every hot query is served by an index of its schema', () => {
         sequence: (i % 2) + 1,
         status: i % 50 ? 'delivered' : 'pending',
         run: 1,
+        claimed: 1,
+        runAttempts: 1,
+        earlierRunsAttempts: 0,
+        attempts: [{ run: 1, attempt: 1, key: '1:1', at: new Date(now - i * 1000), outcome: 'success' }],
         checkAt: i % 50 ? null : new Date(now + i * 1000),
+        stallChecks: 0,
         expiresAt: i % 50 ? new Date(now + HOUR_MS) : null,
         createdAt: new Date(now - i * 1000),
-      })) as never[],
-    );
-    await mongoose.connection.db!.collection('webhook_attempts').insertMany(
-      seeded.map((i) => ({
-        _id: `${eventOf(i)}:1:1`,
-        eventId: eventOf(i),
-        paymentId: paymentOf(i >> 1),
-        run: 1,
-        attempt: 1,
-        at: new Date(now - i * 1000),
-        expiresAt: new Date(now + HOUR_MS),
       })) as never[],
     );
     await mongoose.connection.db!.collection('sandbox_psp_cobs').insertMany(
@@ -239,19 +222,24 @@ describe('every hot query is served by an index of its schema', () => {
         body: { id: paymentId, storeId: storeOf(3), event: n === 1 ? 'payment.created' : 'payment.status_changed' },
       }) as never;
     const first = { eventId: eventOf(SEEDED + 1), paymentId, run: 1, attempt: 1 };
-    const result = { outcome: 'failure' as const, statusCode: 503, latencyMs: 3, error: null };
+    const result = { outcome: 'failure' as const, statusCode: 503, latencyMs: 3, error: 'HTTP 503' };
 
     it('takes an event in and makes its attempts', () =>
       expectIndexServed(async () => {
-        await recordDelivery(event(1), 'https://example.com/h', new Date());
-        await recordDelivery(event(2), 'https://example.com/h', new Date());
-        await earlierDeliveries(paymentId, 2);
-        await claimAttempt(first);
-        await findAttempt(first.eventId, 1, 1);
-        await recordAttemptResult(first.eventId, 1, 1, result, new Date());
-        await markRetrying(first.eventId, 1, 1, new Date(), 'HTTP 503');
-        await markDelivered(first.eventId, 1, 2);
-        await markDead(eventOf(SEEDED + 2), 1, 8, 'exhausted', 'HTTP 503');
+        await deliveryLog.record(event(1), 'https://example.com/h', new Date(), true);
+        await deliveryLog.record(event(2), 'https://example.com/h', new Date(), false);
+        await deliveryLog.earlierDeliveries(paymentId, 2);
+        await deliveryLog.waitBehind(paymentId, 2);
+        await deliveryLog.findClaim(first.eventId, 1, 1);
+        await deliveryLog.extendLease(first.eventId, 1, 1, new Date());
+        await deliveryLog.conclude(first, result, { next: 'retry', at: new Date() });
+        await deliveryLog.claim({ ...first, attempt: 2 });
+        await deliveryLog.conclude({ ...first, attempt: 2 }, { ...result, outcome: 'success' }, { next: 'delivered' });
+        await deliveryLog.claim({ eventId: eventOf(SEEDED + 2), run: 1, attempt: 1 });
+        await deliveryLog.conclude({ eventId: eventOf(SEEDED + 2), run: 1, attempt: 1 }, result, {
+          next: 'dead',
+          reason: 'exhausted',
+        });
       }));
 
     it('answers the Events API and the admin commands', () =>
@@ -260,10 +248,9 @@ describe('every hot query is served by an index of its schema', () => {
         await storeDeliveries(storeOf(3), { page: 1, limit: 20, type: 'payment.created' });
         await storeDeliveries(storeOf(3), { page: 1, limit: 20, paymentId });
         await findStoreDelivery(storeOf(3), first.eventId);
-        await attemptsOfEvent(first.eventId);
         await deliveriesOf(paymentId);
         const doc = await findDelivery(first.eventId);
-        await startReplay(doc!);
+        await deliveryLog.startReplay(doc!);
       }));
 
     it("answers the dashboard's webhook column and failure rates", () =>
@@ -274,8 +261,8 @@ describe('every hot query is served by an index of its schema', () => {
 
     it('runs the stall check', () =>
       expectIndexServed(async () => {
-        const due = await deliveriesToCheck(new Date(), 100);
-        for (const doc of due.slice(0, 3)) await postponeCheck(doc, new Date(Date.now() + HOUR_MS));
+        const due = await deliveryLog.dueForCheck(new Date(), 100);
+        for (const doc of due.slice(0, 3)) await deliveryLog.postponeCheck(doc, new Date(Date.now() + HOUR_MS));
       }));
   });
 

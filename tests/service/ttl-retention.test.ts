@@ -1,13 +1,7 @@
 import mongoose from 'mongoose';
 import type { PaymentEvent } from '@pix/contracts';
 import { claimPaymentId, IDEMPOTENCY_WINDOW_MS, IdempotencyKeyModel } from '../../services/gateway/src/idempotency';
-import {
-  claimAttempt,
-  deliveriesOf,
-  markDelivered,
-  openDeliveryLog,
-  recordDelivery,
-} from '../../services/webhook-dispatcher/src/delivery-log';
+import { DeliveryLog, deliveriesOf } from '../../services/webhook-dispatcher/src/delivery-log';
 import { useOwnDatabase } from '../webhooks/helpers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,21 +18,22 @@ function event(eventId: string, sequence: number): PaymentEvent {
 
 /**
  * What expires leaves through the TTL indexes the schemas declare, deleted by the engine itself:
- * finished webhook deliveries and their attempts after the log's retention, Idempotency-Keys after
+ * finished webhook deliveries (their attempts inside them) after the log's retention, Idempotency-Keys after
  * their window; a pending delivery and a fresh key stay. Against the real engine, whose TTL task is
  * seen removing them (a database of the test's own).
  */
 describe('retention by TTL indexes', () => {
   useOwnDatabase('ttl_retention_test');
+  let log: DeliveryLog;
 
   beforeAll(async () => {
     // A retention of one hour, with entries finished three days ago: long expired.
-    await openDeliveryLog({ retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000 });
+    log = await DeliveryLog.open({ retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000, leaseMs: 5000 });
     await IdempotencyKeyModel.syncIndexes();
   });
 
   it('declares a TTL index on expiresAt for each expiring collection', async () => {
-    for (const collection of ['webhook_deliveries', 'webhook_attempts', 'idempotency_keys']) {
+    for (const collection of ['webhook_deliveries', 'idempotency_keys']) {
       const indexes = await mongoose.connection.db!.collection(collection).indexes();
       expect(indexes).toContainEqual(expect.objectContaining({ key: { expiresAt: 1 }, expireAfterSeconds: 0 }));
     }
@@ -48,11 +43,11 @@ describe('retention by TTL indexes', () => {
     'sees the engine remove what expired, and keep the rest',
     async () => {
       const finishedAt = new Date(Date.now() - 3 * DAY_MS);
-      await recordDelivery(event('evt_done', 1), 'https://example.com/h', finishedAt, finishedAt);
-      await claimAttempt({ eventId: 'evt_done', paymentId: 'pay_retention', run: 1, attempt: 1 }, finishedAt);
-      await markDelivered('evt_done', 1, 1, finishedAt);
-      await recordDelivery(event('evt_pending', 2), 'https://example.com/h', finishedAt, finishedAt);
-      await claimAttempt({ eventId: 'evt_pending', paymentId: 'pay_retention', run: 1, attempt: 1 });
+      const done = { eventId: 'evt_done', run: 1, attempt: 1 };
+      const success = { outcome: 'success' as const, statusCode: 200, latencyMs: 3, error: null };
+      await log.record(event('evt_done', 1), 'https://example.com/h', finishedAt, true, finishedAt);
+      await log.conclude(done, success, { next: 'delivered' }, finishedAt);
+      await log.record(event('evt_pending', 2), 'https://example.com/h', finishedAt, true, finishedAt);
       const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
       await claimPaymentId('store_retention', 'old', input, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - DAY_MS));
       const fresh = await claimPaymentId('store_retention', 'fresh', input);
@@ -65,7 +60,7 @@ describe('retention by TTL indexes', () => {
         await new Promise((resolve) => setTimeout(resolve, 1000));
         left = await deliveriesOf('pay_retention');
       }
-      expect(left.map((d) => [d._id, d.attempts.map((a) => a._id)])).toEqual([['evt_pending', ['evt_pending:1:1']]]);
+      expect(left.map((d) => [d._id, d.attempts.map((a) => a.key)])).toEqual([['evt_pending', ['1:1']]]);
       expect(await keys()).toBe(1);
       expect(await claimPaymentId('store_retention', 'fresh', input)).toEqual(fresh);
     },

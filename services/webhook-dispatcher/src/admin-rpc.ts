@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DispatcherRpc, DomainError, QueueGroups, type WebhookDelivery } from '@pix/contracts';
 import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { deliveriesOf, findDelivery } from './delivery-log';
+import { deliveriesOf, findDelivery, type DeliveryLog } from './delivery-log';
 import { toAttempt } from './events-rpc';
 import { replay } from './replay';
 
@@ -26,21 +26,22 @@ export async function listDeliveries(paymentId: string): Promise<{ paymentId: st
 /** `webhooks replay`: see replay(); refusals in the CLI's words. */
 export async function replayDelivery(
   js: JetStreamClient,
+  log: DeliveryLog,
   eventId: string,
 ): Promise<{ eventId: string; status: 'pending'; run: number }> {
   const doc = await findDelivery(eventId);
   if (!doc) throw new DomainError('delivery_not_found', { eventId });
-  const run = await replay(js, doc);
+  const run = await replay(js, log, doc);
   if (run === null) throw new DomainError('delivery_still_pending', { eventId });
   return { eventId, status: 'pending', run };
 }
 
 /** The webhook admin commands, served over NATS in the dispatcher's queue group. */
-export function serveWebhookRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
+export function serveWebhookRpcs(nc: NatsConnection, log: DeliveryLog, logger: Logger): RpcServer[] {
   const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
     serveRpc(nc, DispatcherRpc.webhooksList, (req) => listDeliveries(req.paymentId), rpc),
-    serveRpc(nc, DispatcherRpc.webhooksReplay, (req) => replayDelivery(js, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.webhooksReplay, (req) => replayDelivery(js, log, req.eventId), rpc),
   ];
 }

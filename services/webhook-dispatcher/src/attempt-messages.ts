@@ -2,6 +2,52 @@ import { Subjects, type PaymentEvent, type WebhookAttemptMessage } from '@pix/co
 import { publishEvent, traceCarrier, type JetStreamClient } from '@pix/messaging';
 import { attemptId } from './delivery-log';
 
+/**
+ * The lifecycle of an attempt message on WEBHOOK_ATTEMPTS, written down once: every way one is
+ * published is a step of this table, and `advance` is the only publisher. A message carries
+ * everything its attempt needs (the event, the URL, the run and attempt), and why it waited.
+ *
+ * | step          | when                                                              | message            | goes            |
+ * |---------------|-------------------------------------------------------------------|--------------------|-----------------|
+ * | `first`       | an event taken in whose endpoint is busy; a replay (a new run)   | attempt 1, attempt | now             |
+ * | `first-later` | an event taken in, when the schedule's first delay is not 0       | attempt 1, attempt | that delay      |
+ * | `stall-check` | a pending delivery that did not move on (its message was lost)    | next attempt       | now             |
+ * | `busy`        | its endpoint (or the replica) has no slot, nor room to wait       | same, deferred     | backoff ≤ 3 s   |
+ * | `no-secrets`  | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s          |
+ * | `held`        | an earlier event of the payment is pending, or not recorded yet   | same, held         | look again      |
+ * | `wake`        | the earlier event it waits for finished                           | the held one       | now             |
+ * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
+ *
+ * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
+ * twice (a redelivered event, a replay retried) is one message; the stall check adds which look it
+ * is, since a message JetStream stored and then lost keeps its id taken for the duplicate window.
+ * The rest are scheduled messages on the event's own subject, which fire onto webhooks.attempts.due
+ * when due; a schedule replaces the one before it there, so an event never has two next steps
+ * waiting, and `wake` finds the held one there. An attempt whose claim lapsed (its replica died
+ * mid-attempt) is made again by the message that found it, not by a new one.
+ */
+export type AttemptStep = 'first' | 'first-later' | 'stall-check' | 'busy' | 'no-secrets' | 'held' | 'wake' | 'retry';
+
+interface StepRule {
+  reason: WebhookAttemptMessage['reason'];
+  /** Which attempt the message is for: the same one, or the one after (a retry, a lapsed claim). */
+  attempt: 'same' | 'next';
+  /** Its deferrals and holds so far, for their backoff: counted on, kept, or back to none. */
+  waits: 'count' | 'keep' | 'reset';
+  publish: 'now' | 'scheduled';
+}
+
+export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
+  first: { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'now' },
+  'first-later': { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'scheduled' },
+  'stall-check': { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'now' },
+  busy: { reason: 'deferred', attempt: 'same', waits: 'count', publish: 'scheduled' },
+  'no-secrets': { reason: 'deferred', attempt: 'same', waits: 'count', publish: 'scheduled' },
+  held: { reason: 'held', attempt: 'same', waits: 'count', publish: 'scheduled' },
+  wake: { reason: 'held', attempt: 'same', waits: 'keep', publish: 'scheduled' },
+  retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
+};
+
 /** The first attempt of a run of an event's delivery (the first run, or a replay). */
 export function firstAttempt(event: PaymentEvent, url: string, run: number): WebhookAttemptMessage {
   return {
@@ -20,37 +66,43 @@ export function firstAttempt(event: PaymentEvent, url: string, run: number): Web
   };
 }
 
-/**
- * Puts an attempt on its way now. The message id (eventId:run:attempt) makes a second publish of
- * the same attempt (a redelivered event, a replay retried) one message within the duplicate window;
- * after it, the attempt's claim in the log still lets it go once. `stallLook`: the stall check
- * publishes it again after finding its message lost, under the attempt's id and which look it is,
- * since under the attempt's id alone a message lost after JetStream stored it would keep the new one
- * out for the whole window; replicas looking at once still publish one message.
- */
-export async function publishAttemptNow(
-  js: JetStreamClient,
-  msg: WebhookAttemptMessage,
-  stallLook?: number,
-): Promise<void> {
-  const id = attemptId(msg.eventId, msg.run, msg.attempt);
-  await publishEvent(
-    js,
-    Subjects.webhookAttemptDue,
-    msg,
-    stallLook === undefined ? id : `${id}:stall-check-${stallLook}`,
-  );
+export interface Advance {
+  /** When a scheduled step fires (a time already past fires at once); ignored by `now` steps. */
+  at?: Date;
+  /** `held`: since when the earlier event has been missing (null when it is recorded but pending). */
+  missingSince?: string | null;
+  /** `stall-check`: which look of the stall check published it. */
+  stallLook?: number;
 }
 
-/**
- * Schedules an attempt message for `at` (a time already past fires at once). It waits on the
- * event's own schedule subject, and a schedule replaces the one before it there, so an event never
- * has two next steps waiting. The scheduler keeps only the body, so the trace context goes in it.
- */
-export async function scheduleAttempt(js: JetStreamClient, msg: WebhookAttemptMessage, at: Date): Promise<void> {
-  await js.publish(
-    Subjects.webhookAttemptScheduled(msg.paymentId, msg.sequence),
-    JSON.stringify({ ...msg, trace: traceCarrier() }),
-    { schedule: { specification: at, target: Subjects.webhookAttemptDue } },
-  );
+/** Publishes the message `step` makes of `msg` (see the table above). */
+export async function advance(
+  js: JetStreamClient,
+  step: AttemptStep,
+  msg: WebhookAttemptMessage,
+  options: Advance = {},
+): Promise<void> {
+  const rule = LIFECYCLE[step];
+  const next: WebhookAttemptMessage = {
+    ...msg,
+    reason: rule.reason,
+    attempt: rule.attempt === 'next' ? msg.attempt + 1 : msg.attempt,
+    waits: rule.waits === 'count' ? msg.waits + 1 : rule.waits === 'reset' ? 0 : msg.waits,
+    missingSince: step === 'held' ? (options.missingSince ?? null) : rule.waits === 'reset' ? null : msg.missingSince,
+    // The scheduler keeps only the body, so the trace context goes in it.
+    trace: traceCarrier(),
+  };
+  if (rule.publish === 'now') {
+    const id = attemptId(next.eventId, next.run, next.attempt);
+    await publishEvent(
+      js,
+      Subjects.webhookAttemptDue,
+      next,
+      options.stallLook === undefined ? id : `${id}:stall-check-${options.stallLook}`,
+    );
+    return;
+  }
+  await js.publish(Subjects.webhookAttemptScheduled(next.paymentId, next.sequence), JSON.stringify(next), {
+    schedule: { specification: options.at ?? new Date(), target: Subjects.webhookAttemptDue },
+  });
 }

@@ -1,4 +1,4 @@
-import { originOf, waitDelay } from './attempts';
+import { waitDelay } from './attempts';
 
 describe('waiting attempts', () => {
   it('back off from 250 ms, doubling, up to their cap, moved by at most ±10 %', () => {
@@ -7,10 +7,5 @@ describe('waiting attempts', () => {
     expect(waitDelay(1_000, 30_000, middle)).toBe(30_000);
     expect(waitDelay(0, 3_000, () => 0)).toBe(225);
     expect(waitDelay(0, 3_000, () => 0.999_999)).toBe(275);
-  });
-
-  it('count endpoints by URL origin', () => {
-    expect(originOf('https://shop.example:8443/hooks?x=1')).toBe('https://shop.example:8443');
-    expect(originOf('not a url')).toBe('not a url');
   });
 });

@@ -1,31 +1,31 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Streams, Subjects, WebhookAttemptMessageSchema, type WebhookAttemptMessage } from '@pix/contracts';
+import {
+  Streams,
+  Subjects,
+  WebhookAttemptMessageSchema,
+  type PaymentEvent,
+  type WebhookAttemptMessage,
+} from '@pix/contracts';
 import { jetstream, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { scheduleAttempt } from './attempt-messages';
+import { advance, firstAttempt } from './attempt-messages';
 import type { Config } from './config';
 import { publishDeadLetter } from './dead-letters';
 import { deliver } from './deliver';
-import {
-  claimAttempt,
-  earlierDeliveries,
-  findAttempt,
-  markDead,
-  markDelivered,
-  markRetrying,
-  recordAttemptResult,
-  type AttemptResult,
-} from './delivery-log';
+import type { AttemptResult, Claim, Conclusion, DeliveryLog } from './delivery-log';
+import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
 import type { SecretsCache } from './secrets';
 
 /**
- * A claimed attempt without a result lapses this long after its timeout: its replica died
- * mid-attempt, and the attempt is made again. It is also the slack in the consumer's ack_wait.
+ * How long a claim holds without its claimant extending it. The claimant extends it every half of
+ * this while its request lasts; a claim without a result past it lost its claimant (the replica
+ * died mid-attempt), and the attempt is made again at once under the next number, rather than
+ * after the longest an attempt could take.
  */
-export const CLAIM_MARGIN_MS = 15_000;
+export const CLAIM_LEASE_MS = 5_000;
 /** How long an attempt waits when the store's secrets cannot be read (the gateway is away). */
 const SECRETS_UNAVAILABLE_RETRY_MS = 5_000;
 /**
@@ -36,7 +36,10 @@ export const MISSING_PREDECESSOR_GRACE_MS = 10 * 60_000;
 /** Waits while busy (deferral) or behind an earlier event (hold) back off from/to these. */
 const WAIT_FIRST_MS = 250;
 const DEFER_MAX_MS = 3_000;
+/** Behind a pending event: the earlier one wakes it when it ends, so looking again is only a net. */
 const HOLD_MAX_MS = 30_000;
+/** Behind an event not recorded yet: nothing wakes it, so it looks again often. */
+const MISSING_LOOK_MAX_MS = 2_000;
 
 export interface AttemptRunnerDeps {
   nc: NatsConnection;
@@ -45,6 +48,8 @@ export interface AttemptRunnerDeps {
   logger: Logger;
   metrics: DispatcherMetrics;
   secrets: SecretsCache;
+  log: DeliveryLog;
+  limiter: EndpointLimiter;
 }
 
 /** The backoff of the n-th wait (0-based), capped, with ±10 % jitter. */
@@ -52,35 +57,33 @@ export function waitDelay(waits: number, maxMs: number, random: () => number = M
   return withJitter(Math.min(WAIT_FIRST_MS * 2 ** Math.min(waits, 16), maxMs), random);
 }
 
+/** What follows a result already recorded with a claim (a redo after a crash). */
+function conclusionOf(claim: Claim & { outcome: AttemptResult['outcome'] }): Conclusion {
+  if (claim.outcome === 'success') return { next: 'delivered' };
+  if (claim.outcome === 'refused') return { next: 'dead', reason: 'refused' };
+  return claim.nextAttemptAt ? { next: 'retry', at: claim.nextAttemptAt } : { next: 'dead', reason: 'exhausted' };
+}
+
 /**
- * Makes the webhook attempts that arrive on WEBHOOK_ATTEMPTS (webhooks.attempts.due), each message
- * carrying everything the attempt needs. Messages are handled concurrently; at most
- * WEBHOOK_ENDPOINT_CONCURRENCY attempts per endpoint (URL origin) and WEBHOOK_MAX_IN_FLIGHT in all
- * are in flight per replica. Beyond those limits only a few messages per endpoint wait here for a
- * slot; the rest are not kept waiting unacked (that would let one endpoint's backlog fill the
- * consumer's max_ack_pending and stall every other endpoint): they are re-scheduled a little later
- * and acked. Each message is acked only once its
- * outcome is in the log and its next step (a retry scheduled, a dead letter published) is on the
- * stream, so a crash at any point redelivers it and the steps are taken again, idempotently.
+ * The attempt protocol: makes webhook attempts, each exactly once across replicas, and takes the
+ * step that follows each (attempt-messages.ts lists them). An event's first attempt is made as it
+ * is taken in (`takeIn`, from the PAYMENTS consumer) when its endpoint has a free slot and no
+ * earlier event of its payment is pending: one insert records the delivery and claims the attempt,
+ * one update records the result. Everything else arrives on WEBHOOK_ATTEMPTS (`handle`): retries,
+ * attempts deferred while their endpoint was busy, events held behind an earlier one, replays.
+ *
+ * An attempt is claimed in the log before it is sent, so any number of replicas send it once; its
+ * message is acked only once its result is in the log and its next step is on the stream, so a
+ * crash at any point brings the message back (after the consumer's ack wait), and the steps are
+ * taken again, idempotently: a result found recorded is concluded again; a claim found without one
+ * whose lease ran out is made again under the next number.
  */
 export class AttemptRunner {
   private readonly js: JetStreamClient;
   private jsm: JetStreamManager | undefined;
-  private readonly inFlight = new Map<string, number>();
-  /** Messages waiting here for a slot of their endpoint, woken one by one as slots free. */
-  private readonly waiting = new Map<string, (() => void)[]>();
-  private total = 0;
-  private stopping = false;
 
   constructor(private readonly deps: AttemptRunnerDeps) {
     this.js = jetstream(deps.nc);
-  }
-
-  /** Hands back the messages waiting for a slot; the attempts in flight finish. */
-  stop(): void {
-    this.stopping = true;
-    for (const queue of this.waiting.values()) for (const wake of queue) wake();
-    this.waiting.clear();
   }
 
   /** The trace context a scheduled message carries in its body. */
@@ -89,6 +92,42 @@ export class AttemptRunner {
     return parsed.success ? parsed.data : undefined;
   }
 
+  /**
+   * Takes a payment event in: records its delivery and makes its first attempt now when it may go
+   * now, or hands it to WEBHOOK_ATTEMPTS. Resolves once the attempt's result is recorded, or its
+   * message is on the stream: the PAYMENTS message is acked after that.
+   */
+  async takeIn(event: PaymentEvent): Promise<void> {
+    const url = event.body.webhookUrl;
+    if (!url) return;
+    const { log } = this.deps;
+    const msg = firstAttempt(event, url, 1);
+    const firstDelayMs = this.deps.schedule[0] ?? 0;
+    const handOff = async (step: 'first' | 'first-later' | 'no-secrets', at?: Date) => {
+      await log.record(event, url, at ?? new Date(), false);
+      await advance(this.js, step, msg, { at });
+    };
+    if (firstDelayMs > 0) return handOff('first-later', new Date(Date.now() + firstDelayMs));
+    const hold = await this.orderHold(msg);
+    if (hold) {
+      await log.record(event, url, new Date(), false);
+      await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
+      return;
+    }
+    const secrets = await this.secretsOf(msg);
+    if (!secrets) return handOff('no-secrets', new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS));
+    const slot = this.deps.limiter.tryTake(originOf(url));
+    if (!slot) return handOff('first');
+    try {
+      // Recorded already (the PAYMENTS message came again): the attempt consumer sorts out its claim.
+      if (!(await log.record(event, url, new Date(), true))) return await advance(this.js, 'first', msg);
+      await this.make(msg, secrets, slot);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /** An attempt message from WEBHOOK_ATTEMPTS. */
   async handle(raw: JsMsg): Promise<HandlerOutcome> {
     const parsed = WebhookAttemptMessageSchema.safeParse(raw.json());
     if (!parsed.success) {
@@ -99,143 +138,109 @@ export class AttemptRunner {
     // Order within a payment is decided before its first attempt, and before it takes a slot (a
     // read, no request); a message deferred for a slot passed it already. A replay is a new
     // delivery of an old event and goes at once.
-    if (msg.run === 1 && msg.attempt === 1 && msg.sequence > 1 && msg.reason !== 'deferred') {
+    if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
       const hold = await this.orderHold(msg);
       if (hold) {
-        await scheduleAttempt(
-          this.js,
-          { ...msg, reason: 'held', waits: msg.waits + 1, missingSince: hold.missingSince },
-          hold.until,
-        );
+        await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
         return { ack: true };
       }
     }
-    const origin = originOf(msg.url);
-    while (!this.reserve(origin)) {
-      if (!this.mayWait(origin)) {
-        const at = new Date(Date.now() + waitDelay(msg.waits, DEFER_MAX_MS));
-        await scheduleAttempt(this.js, { ...msg, reason: 'deferred', waits: msg.waits + 1 }, at);
-        return { ack: true };
-      }
-      await new Promise<void>((resolve) => this.waiting.set(origin, [...(this.waiting.get(origin) ?? []), resolve]));
-      // Stopping: handed back at once, for another replica (or this one, restarted).
-      if (this.stopping) return { ack: false, retryInMs: 0 };
-      // The wait counts against ack_wait: start its clock again for the attempt itself.
-      raw.working();
+    const taken = await this.deps.limiter.take(originOf(msg.url));
+    // Stopping: handed back at once, for another replica (or this one, restarted).
+    if ('stopped' in taken) return { ack: false, retryInMs: 0 };
+    if ('busy' in taken) {
+      await advance(this.js, 'busy', msg, { at: new Date(Date.now() + waitDelay(msg.waits, DEFER_MAX_MS)) });
+      return { ack: true };
     }
-    let slot = true;
-    const freeSlot = () => {
-      if (slot) this.release(origin);
-      slot = false;
-    };
     try {
-      return await this.attempt(msg, freeSlot);
+      return await this.attempt(msg, taken.slot);
     } finally {
-      freeSlot();
+      taken.slot.release();
     }
   }
 
-  /**
-   * Whether a message may wait here, unacked, for a slot of its busy endpoint: only a few (as many
-   * as the endpoint's slots), so the next ones go the moment a slot frees while a backlog still
-   * cannot pile up unacked on the consumer.
-   */
-  private mayWait(origin: string): boolean {
-    return (
-      (this.inFlight.get(origin) ?? 0) > 0 &&
-      this.total < this.deps.config.WEBHOOK_MAX_IN_FLIGHT &&
-      (this.waiting.get(origin)?.length ?? 0) < this.deps.config.WEBHOOK_ENDPOINT_CONCURRENCY
-    );
-  }
-
-  /** Takes a slot for an attempt to this endpoint, if both limits allow one. */
-  private reserve(origin: string): boolean {
-    const { config, metrics } = this.deps;
-    const busy = this.inFlight.get(origin) ?? 0;
-    if (busy >= config.WEBHOOK_ENDPOINT_CONCURRENCY || this.total >= config.WEBHOOK_MAX_IN_FLIGHT) return false;
-    this.inFlight.set(origin, busy + 1);
-    this.total++;
-    metrics.inFlight.inc({ endpoint: origin });
-    return true;
-  }
-
-  private release(origin: string): void {
-    const left = (this.inFlight.get(origin) ?? 1) - 1;
-    this.total--;
-    if (left > 0) {
-      this.inFlight.set(origin, left);
-      this.deps.metrics.inFlight.dec({ endpoint: origin });
-    } else {
-      // An idle endpoint leaves the metric, so its series do not pile up with every merchant ever seen.
-      this.inFlight.delete(origin);
-      this.deps.metrics.inFlight.remove({ endpoint: origin });
-    }
-    const queue = this.waiting.get(origin);
-    const next = queue?.shift();
-    if (queue?.length === 0) this.waiting.delete(origin);
-    next?.();
-  }
-
-  /** `freeSlot` gives the endpoint's slot back as soon as the request is over, before the bookkeeping. */
-  private async attempt(msg: WebhookAttemptMessage, freeSlot: () => void): Promise<HandlerOutcome> {
-    const { logger } = this.deps;
-    let secrets: string[];
-    try {
-      secrets = await this.deps.secrets.secretsOf(msg.storeId);
-    } catch (err) {
-      // Our outage, not the merchant's: the attempt waits, unclaimed and uncounted.
-      logger.warn({ err, eventId: msg.eventId }, 'cannot read the store webhook secrets; attempt postponed');
-      await scheduleAttempt(
-        this.js,
-        { ...msg, reason: 'deferred', waits: msg.waits + 1 },
-        new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS),
-      );
+  private async attempt(msg: WebhookAttemptMessage, slot: Slot): Promise<HandlerOutcome> {
+    const secrets = await this.secretsOf(msg);
+    if (!secrets) {
+      await advance(this.js, 'no-secrets', msg, { at: new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS) });
       return { ack: true };
     }
     let current = msg;
-    while (!(await claimAttempt(current))) {
+    while (!(await this.deps.log.claim(current))) {
       const next = await this.resume(current);
       if ('ack' in next) return next;
       current = next;
     }
-    return this.make(current, secrets, freeSlot);
+    await this.make(current, secrets, slot);
+    return { ack: true };
   }
 
-  /** Makes a claimed attempt and records how it ended. */
-  private async make(msg: WebhookAttemptMessage, secrets: string[], freeSlot: () => void): Promise<HandlerOutcome> {
-    const { config, metrics } = this.deps;
-    const result = await deliver(msg.event, msg.url, secrets, {
-      timeoutMs: config.WEBHOOK_TIMEOUT,
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    });
-    freeSlot();
+  /** The store's signing secrets; null when they cannot be read now (our outage, not the merchant's). */
+  private async secretsOf(msg: WebhookAttemptMessage): Promise<string[] | null> {
+    try {
+      return await this.deps.secrets.secretsOf(msg.storeId);
+    } catch (err) {
+      this.deps.logger.warn({ err, eventId: msg.eventId }, 'cannot read the store webhook secrets; attempt postponed');
+      return null;
+    }
+  }
+
+  /**
+   * Makes a claimed attempt, keeping its claim's lease while the request lasts, and records how it
+   * ended. The endpoint's slot is given back as soon as the request is over, before the bookkeeping.
+   */
+  private async make(msg: WebhookAttemptMessage, secrets: string[], slot: Slot): Promise<void> {
+    const { config, metrics, log } = this.deps;
+    const lease = setInterval(() => {
+      log
+        .extendLease(msg.eventId, msg.run, msg.attempt, new Date(Date.now() + CLAIM_LEASE_MS))
+        .catch((err: unknown) => this.deps.logger.warn({ err, eventId: msg.eventId }, 'extending a claim failed'));
+    }, CLAIM_LEASE_MS / 2);
+    let result: Awaited<ReturnType<typeof deliver>>;
+    try {
+      result = await deliver(msg.event, msg.url, secrets, {
+        timeoutMs: config.WEBHOOK_TIMEOUT,
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      });
+    } finally {
+      clearInterval(lease);
+      slot.release();
+    }
     metrics.deliveries.inc({ outcome: result.outcome });
     metrics.duration.observe(result.latencyMs / 1000);
     const delay = result.outcome === 'failure' ? this.deps.schedule[msg.attempt] : undefined;
-    const nextAttemptAt = delay === undefined ? null : new Date(Date.now() + withJitter(delay));
-    await this.conclude(msg, result, nextAttemptAt, false);
-    return { ack: true };
+    const conclusion: Conclusion =
+      result.outcome === 'success'
+        ? { next: 'delivered' }
+        : delay !== undefined
+          ? { next: 'retry', at: new Date(Date.now() + withJitter(delay)) }
+          : { next: 'dead', reason: result.outcome === 'refused' ? 'refused' : 'exhausted' };
+    await this.conclude(msg, result, conclusion, false);
   }
 
   /**
    * When the payment has an earlier event still pending, or not recorded yet, the time to look
-   * again; null when this one may go. The earlier event wakes it when it ends (wakeSuccessor), so
-   * the look again is for the rare race where the hold was stored just after that wake-up.
+   * again; null when this one may go. A pending earlier event is marked, and wakes this one when it
+   * ends (wakeSuccessor); looking again is for the rare race where the hold was stored just after
+   * that wake-up.
    */
   private async orderHold(msg: WebhookAttemptMessage): Promise<{ until: Date; missingSince: string | null } | null> {
+    if (msg.sequence <= 1) return null;
+    const { log, logger } = this.deps;
     const now = Date.now();
-    const earlier = await earlierDeliveries(msg.paymentId, msg.sequence);
-    const lookAgain = now + waitDelay(msg.waits, HOLD_MAX_MS);
-    if (earlier.pending.length > 0) {
+    const earlier = await log.earlierDeliveries(msg.paymentId, msg.sequence);
+    if (earlier.pending.length > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
       // Not before the earlier event's own next attempt: nothing can change until then.
       const next = Math.max(...earlier.pending.map((e) => e.nextAttemptAt?.getTime() ?? 0));
-      return { until: new Date(Math.max(lookAgain, next)), missingSince: null };
+      return { until: new Date(Math.max(now + waitDelay(msg.waits, HOLD_MAX_MS), next)), missingSince: null };
     }
     if (earlier.recorded < msg.sequence - 1) {
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
       const givesUpAt = Date.parse(missingSince) + MISSING_PREDECESSOR_GRACE_MS;
-      if (now < givesUpAt) return { until: new Date(Math.min(lookAgain, givesUpAt)), missingSince };
-      this.deps.logger.warn(
+      if (now < givesUpAt) {
+        return { until: new Date(Math.min(now + waitDelay(msg.waits, MISSING_LOOK_MAX_MS), givesUpAt)), missingSince };
+      }
+      logger.warn(
         { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence },
         'earlier events of the payment never arrived; delivering out of order',
       );
@@ -244,22 +249,29 @@ export class AttemptRunner {
   }
 
   /**
-   * The attempt was claimed before: this message is a redelivery (its handler crashed, or its
-   * replica stopped or died, or the database went away before the result was recorded). With a
-   * result recorded, the steps after it are taken again (each is idempotent); without one, the claim
-   * holder may still be at it until the claim lapses, after which the attempt is made again under the
-   * next number: returned, for this same message to make, which stays unacked until it is recorded.
-   * (Publishing it as a new message instead was one more hop where, in a chaos run, it went missing.)
+   * The attempt was claimed before: this message came again (its handler crashed, its replica
+   * died, the database went away before the result was recorded) or twice (the stall check). With
+   * a result recorded, the steps after it are taken again (each is idempotent); without one, the
+   * claimant may still be at it while its lease lasts, after which the attempt is made again under
+   * the next number: returned, for this same message to make, which stays unacked until it is
+   * recorded. (Publishing it as a new message instead was one more hop where, in a chaos run, it went
+   * missing.) A message of another run, or of a delivery no longer in the log, is dropped.
    */
   private async resume(msg: WebhookAttemptMessage): Promise<HandlerOutcome | WebhookAttemptMessage> {
-    const claimed = await findAttempt(msg.eventId, msg.run, msg.attempt);
-    if (!claimed) return { ack: true };
-    if (claimed.outcome) {
-      await this.conclude(msg, { ...claimed, outcome: claimed.outcome }, claimed.nextAttemptAt, true);
+    const found = await this.deps.log.findClaim(msg.eventId, msg.run, msg.attempt);
+    if (!found?.claim || found.run !== msg.run) return { ack: true };
+    const { claim } = found;
+    if (claim.outcome) {
+      await this.conclude(
+        msg,
+        { ...claim, outcome: claim.outcome },
+        conclusionOf({ ...claim, outcome: claim.outcome }),
+        true,
+      );
       return { ack: true };
     }
-    const lapsesAt = claimed.at.getTime() + this.deps.config.WEBHOOK_TIMEOUT + CLAIM_MARGIN_MS;
-    if (Date.now() < lapsesAt) return { ack: false, retryInMs: lapsesAt - Date.now() };
+    const lapsesIn = claim.leaseUntil.getTime() - Date.now();
+    if (lapsesIn > 0) return { ack: false, retryInMs: lapsesIn };
     this.deps.logger.warn(
       { eventId: msg.eventId, run: msg.run, attempt: msg.attempt },
       'a webhook attempt was claimed but never finished; making it again',
@@ -268,19 +280,28 @@ export class AttemptRunner {
   }
 
   /**
-   * Records the attempt's result and takes the next step: delivered; or the next attempt
-   * scheduled; or dead, with its dead letter published. `again` when redoing these after a crash
-   * (the metrics and the log line were already counted).
+   * Records the attempt's result and what follows, then takes that step: the next attempt
+   * scheduled, or the dead letter published; a payment's next event waiting for this one is woken
+   * when this one is finished. `again` when redoing these after a crash (the metrics and the log
+   * line were already counted). A result the log no longer takes (the attempt was made again since)
+   * leads nowhere.
    */
   private async conclude(
     msg: WebhookAttemptMessage,
     result: AttemptResult,
-    nextAttemptAt: Date | null,
+    conclusion: Conclusion,
     again: boolean,
   ): Promise<void> {
-    const { logger, metrics } = this.deps;
-    await recordAttemptResult(msg.eventId, msg.run, msg.attempt, result, nextAttemptAt);
-    const log = {
+    const { logger, metrics, log } = this.deps;
+    const { recorded, successorWaiting } = await log.conclude(msg, result, conclusion);
+    if (!recorded) {
+      logger.warn(
+        { eventId: msg.eventId, run: msg.run, attempt: msg.attempt },
+        'a late webhook attempt result ignored',
+      );
+      return;
+    }
+    const line = {
       eventId: msg.eventId,
       paymentId: msg.paymentId,
       type: msg.event.body.event,
@@ -290,36 +311,33 @@ export class AttemptRunner {
       statusCode: result.statusCode,
       latencyMs: result.latencyMs,
     };
-    if (result.outcome === 'success') {
-      await markDelivered(msg.eventId, msg.run, msg.attempt);
-      if (!again) logger.info(log, 'webhook delivered');
-      await this.wakeSuccessor(msg);
-      return;
-    }
-    if (nextAttemptAt) {
-      const next = { ...msg, attempt: msg.attempt + 1, reason: 'attempt' as const, waits: 0, missingSince: null };
-      await scheduleAttempt(this.js, next, nextAttemptAt);
-      await markRetrying(msg.eventId, msg.run, msg.attempt, nextAttemptAt, result.error);
+    if (conclusion.next === 'retry') {
+      await advance(this.js, 'retry', msg, { at: conclusion.at });
       if (!again) {
         metrics.retries.inc();
-        logger.warn({ ...log, error: result.error, nextAttemptAt }, 'webhook delivery failed; will retry');
+        logger.warn(
+          { ...line, error: result.error, nextAttemptAt: conclusion.at },
+          'webhook delivery failed; will retry',
+        );
       }
       return;
     }
-    const reason = result.outcome === 'refused' ? 'refused' : 'exhausted';
-    await markDead(msg.eventId, msg.run, msg.attempt, reason, result.error);
-    await publishDeadLetter(this.js, msg, reason, result.error);
-    if (!again) {
-      metrics.deadLetters.inc();
-      logger.error({ ...log, error: result.error, reason }, 'webhook delivery dead-lettered');
+    if (conclusion.next === 'dead') {
+      await publishDeadLetter(this.js, msg, conclusion.reason, result.error);
+      if (!again) {
+        metrics.deadLetters.inc();
+        logger.error({ ...line, error: result.error, reason: conclusion.reason }, 'webhook delivery dead-lettered');
+      }
+    } else if (!again) {
+      logger.info(line, 'webhook delivered');
     }
-    await this.wakeSuccessor(msg);
+    if (successorWaiting) await this.wakeSuccessor(msg);
   }
 
   /**
-   * The payment's next event, if it is held waiting for this one, goes now: its hold (a scheduled
-   * message on its own subject) is replaced by one that fires at once. Asked of the stream, not of
-   * the database. Any later events are held behind that one and are woken by it in turn.
+   * The payment's next event, held waiting for this one, goes now: its hold (a scheduled message on
+   * its own subject) is replaced by one that fires at once. Asked of the stream, not of the
+   * database. Any later events are held behind that one and are woken by it in turn.
    */
   private async wakeSuccessor(msg: WebhookAttemptMessage): Promise<void> {
     this.jsm ??= await jetstreamManager(this.deps.nc);
@@ -327,14 +345,6 @@ export class AttemptRunner {
       last_by_subj: Subjects.webhookAttemptScheduled(msg.paymentId, msg.sequence + 1),
     });
     const held = stored ? WebhookAttemptMessageSchema.safeParse(stored.json()) : undefined;
-    if (held?.success && held.data.reason === 'held') await scheduleAttempt(this.js, held.data, new Date());
-  }
-}
-
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
+    if (held?.success && held.data.reason === 'held') await advance(this.js, 'wake', held.data);
   }
 }

@@ -43,7 +43,7 @@ export function endpointStats(deliveries: DeliverySummary[]): EndpointStats[] {
     }
     stats.deliveries += 1;
     stats[deliveryState(d)] += 1;
-    stats.attempts += (d.earlierRunsAttempts ?? 0) + (d.runAttempts ?? 0);
+    stats.attempts += d.earlierRunsAttempts + d.runAttempts;
   }
   const rate = (s: EndpointStats) => (s.failing + s.dead) / s.deliveries;
   return [...byUrl.values()].sort((a, b) => rate(b) - rate(a) || b.deliveries - a.deliveries);

@@ -12,7 +12,13 @@ import {
 } from '@pix/contracts';
 import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { attemptsOfEvent, findStoreDelivery, storeDeliveries, type AttemptDoc, type DeliveryDoc } from './delivery-log';
+import {
+  findStoreDelivery,
+  storeDeliveries,
+  type AttemptEntry,
+  type DeliveryDoc,
+  type DeliveryLog,
+} from './delivery-log';
 import { replay } from './replay';
 
 /** A delivery as the Events API shows it: the event as sent, and how its delivery stands. */
@@ -24,13 +30,13 @@ function toEvent(doc: DeliveryDoc): PublicEvent {
     createdAt: new Date(doc.event.occurredAt).toISOString(),
     body: doc.event.body,
     status: doc.status,
-    attemptCount: (doc.earlierRunsAttempts ?? 0) + (doc.runAttempts ?? 0),
+    attemptCount: doc.earlierRunsAttempts + doc.runAttempts,
     nextAttemptAt: doc.status === 'pending' ? (doc.nextAttemptAt?.toISOString() ?? null) : null,
   };
 }
 
 /** One attempt as the Events API and `webhooks list` show it. */
-export function toAttempt(a: AttemptDoc): EventAttempt {
+export function toAttempt(a: AttemptEntry): EventAttempt {
   return {
     run: a.run,
     attempt: a.attempt,
@@ -56,23 +62,27 @@ async function storeDelivery(storeId: string, eventId: string): Promise<Delivery
 
 export async function getEvent(storeId: string, eventId: string): Promise<PublicEventDetail> {
   const doc = await storeDelivery(storeId, eventId);
-  const attempts = await attemptsOfEvent(eventId);
-  return { ...toEvent(doc), attempts: attempts.map(toAttempt) };
+  return { ...toEvent(doc), attempts: doc.attempts.map(toAttempt) };
 }
 
-export async function redeliverEvent(js: JetStreamClient, storeId: string, eventId: string): Promise<EventRedelivery> {
-  const run = await replay(js, await storeDelivery(storeId, eventId));
+export async function redeliverEvent(
+  js: JetStreamClient,
+  log: DeliveryLog,
+  storeId: string,
+  eventId: string,
+): Promise<EventRedelivery> {
+  const run = await replay(js, log, await storeDelivery(storeId, eventId));
   if (run === null) throw new DomainError('event_still_pending');
   return { id: eventId, status: 'pending', run };
 }
 
 /** The Events API's requests from the gateway, served in the dispatcher's queue group. */
-export function serveEventRpcs(nc: NatsConnection, logger: Logger): RpcServer[] {
+export function serveEventRpcs(nc: NatsConnection, log: DeliveryLog, logger: Logger): RpcServer[] {
   const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
     serveRpc(nc, DispatcherRpc.eventsList, (req) => listEvents(req.storeId, req.query), rpc),
     serveRpc(nc, DispatcherRpc.eventsGet, (req) => getEvent(req.storeId, req.eventId), rpc),
-    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, req.storeId, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, log, req.storeId, req.eventId), rpc),
   ];
 }

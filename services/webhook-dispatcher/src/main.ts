@@ -1,22 +1,25 @@
 import './tracing';
-import { nanos } from '@nats-io/transport-node';
 import { Consumers, PaymentEventSchema } from '@pix/contracts';
 import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
-import { AttemptRunner, CLAIM_MARGIN_MS } from './attempts';
+import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
 import { config } from './config';
 import { serveDashboardRpcs } from './dashboard-rpc';
+import { DeliveryLog } from './delivery-log';
+import { EndpointLimiter } from './endpoint-limiter';
 import { serveEventRpcs } from './events-rpc';
-import { openDeliveryLog } from './delivery-log';
-import { takeEvent } from './intake';
 import { createMetrics } from './metrics';
 import { parseSchedule } from './schedule';
 import { SecretsCache } from './secrets';
 import { StallSweep } from './stall-sweep';
 
-/** Payment events taken in at once per replica: fewer than the database pool's connections (20 locally). */
-const INTAKE_CONCURRENCY = 16;
+/**
+ * Payment events taken in at once per replica, beyond the attempts in flight: an event whose
+ * endpoint has no free slot is handed to WEBHOOK_ATTEMPTS at once, so however slow the endpoints
+ * that hold the slots, the rest of the stream keeps moving.
+ */
+const INTAKE_HEADROOM = 16;
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -25,25 +28,28 @@ async function main(): Promise<void> {
   const metrics = createMetrics(service.registry);
 
   await connectDatabase(service, config.MONGO_URL);
-  await openDeliveryLog(
-    { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER },
+  const log = await DeliveryLog.open(
+    { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER, leaseMs: CLAIM_LEASE_MS },
     logger,
   );
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Consumers.dispatcherPayments);
-  // An attempt holds its message until its result is recorded: at most the timeout, plus slack.
-  await ensureConsumer(nc, Consumers.dispatcherAttempts, { ack_wait: nanos(config.WEBHOOK_TIMEOUT + CLAIM_MARGIN_MS) });
+  await ensureConsumer(nc, Consumers.dispatcherAttempts);
   const js = jetstream(nc);
 
   const secrets = new SecretsCache(nc, logger);
   await secrets.start();
   service.onShutdown('secrets cache', () => secrets.stop());
 
+  const limiter = new EndpointLimiter(
+    { perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY, total: config.WEBHOOK_MAX_IN_FLIGHT },
+    metrics.inFlight,
+  );
   // Registered before the PAYMENTS consumer, so it stops after it: a last event taken in still
   // finds its attempt made or handed back.
-  const runner = new AttemptRunner({ nc, config, schedule, logger, metrics, secrets });
+  const runner = new AttemptRunner({ nc, config, schedule, logger, metrics, secrets, log, limiter });
   const attempts = await startConsumer(
     nc,
     Consumers.dispatcherAttempts,
@@ -56,27 +62,25 @@ async function main(): Promise<void> {
   );
   service.addReadinessCheck('attempts consumer', attempts.isBound);
   service.onShutdown('attempts consumer', () => {
-    runner.stop();
+    limiter.stop();
     return attempts.stop();
   });
 
-  // The PAYMENTS message is acked once its delivery is recorded and its first attempt is on
-  // WEBHOOK_ATTEMPTS: nothing waits on this consumer however slow an endpoint is.
+  // The PAYMENTS message is acked once its delivery is recorded and its first attempt made (its
+  // result recorded), or handed to WEBHOOK_ATTEMPTS: an event never waits for a busy endpoint here.
   const consumer = await startConsumer(
     nc,
-    // In parallel: events of one payment are far apart, and one recorded before an earlier one
-    // waits for it (the order hold), so taking them in at once costs no order. Bounded: a replica
-    // restarted into a backlog took 64 at once, each waiting for one of the pool's connections,
-    // until the waits timed out, the messages came back, and its readiness ping found none free.
+    // In parallel: one recorded before an earlier event of its payment waits for it (the order
+    // hold), so taking them in at once costs no order.
     Consumers.dispatcherPayments,
-    { logger, parallel: true, maxInFlight: INTAKE_CONCURRENCY },
+    { logger, parallel: true, maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT + INTAKE_HEADROOM },
     async (msg) => {
       const parsed = PaymentEventSchema.safeParse(msg.json());
       if (!parsed.success) {
         logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
         return { ack: true };
       }
-      await takeEvent(js, parsed.data, schedule[0] ?? 0);
+      await runner.takeIn(parsed.data);
       return { ack: true };
     },
   );
@@ -85,6 +89,7 @@ async function main(): Promise<void> {
 
   const stallSweep = new StallSweep(
     js,
+    log,
     config.WEBHOOK_STALL_AFTER,
     config.WEBHOOK_STALL_SWEEP_INTERVAL,
     logger,
@@ -94,8 +99,8 @@ async function main(): Promise<void> {
   service.onShutdown('stall check', () => stallSweep.stop());
 
   const subscriptions = [
-    ...serveWebhookRpcs(nc, logger),
-    ...serveEventRpcs(nc, logger),
+    ...serveWebhookRpcs(nc, log, logger),
+    ...serveEventRpcs(nc, log, logger),
     ...serveDashboardRpcs(nc, logger),
   ];
   service.onShutdown('rpc subscriptions', async () => {

@@ -1,8 +1,8 @@
 import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
-import { firstAttempt, publishAttemptNow } from './attempt-messages';
-import { deliveriesToCheck, postponeCheck, type DeliveryDoc } from './delivery-log';
+import { advance, firstAttempt } from './attempt-messages';
+import type { DeliveryDoc, DeliveryLog } from './delivery-log';
 import type { DispatcherMetrics } from './metrics';
 
 /** Deliveries looked at per pass at most: a dispatcher back from a long stop catches up over a few passes. */
@@ -31,6 +31,7 @@ export function recheckDelay(stallAfterMs: number, checks: number): number {
 export class StallSweep extends Periodic {
   constructor(
     private readonly js: JetStreamClient,
+    private readonly log: DeliveryLog,
     private readonly stallAfterMs: number,
     intervalMs: number,
     private readonly logger: Logger,
@@ -45,17 +46,22 @@ export class StallSweep extends Periodic {
   }
 
   private async sweep(now = new Date()): Promise<void> {
-    for (const doc of await deliveriesToCheck(now, CHECKS_PER_PASS)) await this.publishAgain(doc, now);
+    for (const doc of await this.log.dueForCheck(now, CHECKS_PER_PASS)) await this.publishAgain(doc, now);
   }
 
   private async publishAgain(doc: DeliveryDoc, now: Date): Promise<void> {
-    const checks = doc.stallChecks ?? 0;
+    const checks = doc.stallChecks;
     // Moved on first: a pass that fails after this looks at it again then, not never; and a
     // delivery that moved on meanwhile (another replica, or its own step) is left alone.
     const next = new Date(now.getTime() + recheckDelay(this.stallAfterMs, checks));
-    if (!(await postponeCheck(doc, next))) return;
-    const attempt = (doc.runAttempts ?? 0) + 1;
-    await publishAttemptNow(this.js, { ...firstAttempt(doc.event, doc.url, doc.run), attempt }, checks + 1);
+    if (!(await this.log.postponeCheck(doc, next))) return;
+    const attempt = doc.runAttempts + 1;
+    await advance(
+      this.js,
+      'stall-check',
+      { ...firstAttempt(doc.event, doc.url, doc.run), attempt },
+      { stallLook: checks + 1 },
+    );
     this.metrics.stalled.inc();
     this.logger.warn(
       { eventId: doc._id, paymentId: doc.paymentId, run: doc.run, attempt, nextAttemptAt: doc.nextAttemptAt, checks },

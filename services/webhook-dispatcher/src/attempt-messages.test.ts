@@ -1,0 +1,84 @@
+import type { JetStreamClient } from '@pix/messaging';
+import type { PaymentEvent, WebhookAttemptMessage } from '@pix/contracts';
+import { advance, firstAttempt, LIFECYCLE, type AttemptStep } from './attempt-messages';
+
+const event: PaymentEvent = {
+  eventId: 'evt_00000000000000000000000000000001',
+  occurredAt: '2026-11-25T10:00:00.000Z',
+  sequence: 2,
+  body: {
+    event: 'payment.status_changed',
+    id: '0b5a3c1e-0000-4000-8000-000000000001',
+    status: 'approved',
+    previousStatus: 'pending',
+    amount: 10,
+    storeId: 'store-1',
+    createdAt: '2026-11-25T09:59:00.000Z',
+    webhookUrl: 'https://shop.example/hooks',
+    observation: null,
+    email: null,
+    qrCodeUrl: null,
+    qrCopyPaste: null,
+  },
+} as PaymentEvent;
+
+/** What advance() published: subject, body, and the message id or the schedule. */
+function capture() {
+  const published: { subject: string; msg: WebhookAttemptMessage; id?: string; at?: Date; target?: string }[] = [];
+  const js = {
+    publish: async (
+      subject: string,
+      data: string,
+      options?: { msgID?: string; schedule?: { specification: Date; target: string } },
+    ) => {
+      published.push({
+        subject,
+        msg: JSON.parse(data) as WebhookAttemptMessage,
+        id: options?.msgID,
+        at: options?.schedule?.specification,
+        target: options?.schedule?.target,
+      });
+      return { duplicate: false, seq: published.length };
+    },
+  } as unknown as JetStreamClient;
+  return { js, published };
+}
+
+describe('the attempt lifecycle', () => {
+  const base: WebhookAttemptMessage = { ...firstAttempt(event, 'https://shop.example/hooks', 1), attempt: 3, waits: 2 };
+
+  it('publishes now steps on the due subject under the attempt id', async () => {
+    const { js, published } = capture();
+    await advance(js, 'first', base);
+    await advance(js, 'stall-check', base, { stallLook: 4 });
+    expect(published.map((p) => [p.subject, p.id, p.msg.attempt, p.msg.reason, p.msg.waits])).toEqual([
+      ['webhooks.attempts.due', `${event.eventId}:1:3`, 3, 'attempt', 0],
+      ['webhooks.attempts.due', `${event.eventId}:1:3:stall-check-4`, 3, 'attempt', 0],
+    ]);
+  });
+
+  it("schedules the other steps on the event's own subject, firing onto the due subject", async () => {
+    const { js, published } = capture();
+    const at = new Date('2026-11-25T10:05:00.000Z');
+    const steps: AttemptStep[] = ['first-later', 'busy', 'no-secrets', 'held', 'wake', 'retry'];
+    for (const step of steps) await advance(js, step, base, { at, missingSince: '2026-11-25T10:00:01.000Z' });
+    expect(published.every((p) => p.subject === `webhooks.attempts.scheduled.${event.body.id}.2`)).toBe(true);
+    expect(published.every((p) => p.target === 'webhooks.attempts.due' && p.at === at && p.id === undefined)).toBe(
+      true,
+    );
+    expect(published.map((p) => [p.msg.reason, p.msg.attempt, p.msg.waits, p.msg.missingSince])).toEqual([
+      ['attempt', 3, 0, null],
+      ['deferred', 3, 3, null],
+      ['deferred', 3, 3, null],
+      ['held', 3, 3, '2026-11-25T10:00:01.000Z'],
+      ['held', 3, 2, null],
+      ['attempt', 4, 0, null],
+    ]);
+  });
+
+  it('has a rule for every step', () => {
+    expect(Object.keys(LIFECYCLE).sort()).toEqual(
+      ['busy', 'first', 'first-later', 'held', 'no-secrets', 'retry', 'stall-check', 'wake'].sort(),
+    );
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * The delivery log in MongoDB, the only part of the dispatcher that touches the database (eslint
+ * keeps mongoose out of the rest): what it holds (records.ts), the attempt protocol's writes
+ * (delivery-log.ts) and what its readers read (reads.ts).
+ */
+export { attemptId, type AttemptEntry, type DeliveryDoc } from './records';
+export { DeliveryLog, type AttemptResult, type Claim, type Conclusion, type DeliveryLogSettings } from './delivery-log';
+export {
+  deliveriesOf,
+  deliveriesOfPayments,
+  findDelivery,
+  findStoreDelivery,
+  storeDeliveries,
+  storeDeliveriesSince,
+  type DeliverySummary,
+} from './reads';

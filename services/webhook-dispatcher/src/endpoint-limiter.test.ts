@@ -1,0 +1,71 @@
+import { Gauge, Registry } from 'prom-client';
+import { EndpointLimiter, originOf } from './endpoint-limiter';
+
+function limiter(perEndpoint: number, total: number) {
+  const gauge = new Gauge({
+    name: 'webhook_in_flight',
+    help: 'h',
+    labelNames: ['endpoint'],
+    registers: [new Registry()],
+  });
+  return { limiter: new EndpointLimiter({ perEndpoint, total }, gauge), gauge };
+}
+
+const A = 'https://a.example';
+const B = 'https://b.example';
+
+describe('EndpointLimiter', () => {
+  it('gives each endpoint its slots, and no more than the total', () => {
+    const { limiter: l } = limiter(2, 3);
+    const a1 = l.tryTake(A);
+    const a2 = l.tryTake(A);
+    expect([a1, a2].every(Boolean)).toBe(true);
+    expect(l.tryTake(A)).toBeNull();
+    expect(l.tryTake(B)).not.toBeNull();
+    expect(l.tryTake(B)).toBeNull(); // the total
+    a1?.release();
+    a1?.release(); // once only
+    expect(l.tryTake(B)).not.toBeNull();
+    expect(l.tryTake(B)).toBeNull();
+  });
+
+  it('lets as many wait as the endpoint has slots, and wakes them one by one as slots free', async () => {
+    const { limiter: l } = limiter(1, 10);
+    const held = l.tryTake(A)!;
+    const waiter = l.take(A);
+    expect(await l.take(A)).toEqual({ busy: true });
+    held.release();
+    const outcome = await waiter;
+    expect('slot' in outcome).toBe(true);
+  });
+
+  it('tells an endpoint with nothing in flight but no slot (the total reached) that it is busy', async () => {
+    const { limiter: l } = limiter(5, 1);
+    l.tryTake(A);
+    expect(await l.take(B)).toEqual({ busy: true });
+  });
+
+  it('wakes every waiter with stopped when the replica stops', async () => {
+    const { limiter: l } = limiter(1, 10);
+    l.tryTake(A);
+    const waiter = l.take(A);
+    l.stop();
+    expect(await waiter).toEqual({ stopped: true });
+    expect(l.tryTake(B)).toBeNull();
+  });
+
+  it('counts in-flight attempts per endpoint, and forgets an idle endpoint', async () => {
+    const { limiter: l, gauge } = limiter(2, 10);
+    const a = l.tryTake(A)!;
+    const b = l.tryTake(A)!;
+    expect((await gauge.get()).values).toEqual([{ labels: { endpoint: A }, value: 2 }]);
+    a.release();
+    b.release();
+    expect((await gauge.get()).values).toEqual([]);
+  });
+
+  it('counts endpoints by URL origin', () => {
+    expect(originOf('https://shop.example:8443/hooks?x=1')).toBe('https://shop.example:8443');
+    expect(originOf('not a url')).toBe('not a url');
+  });
+});
