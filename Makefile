@@ -12,7 +12,14 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-install: node_modules/.package-lock.json infra ## Install npm packages and the infrastructure binaries
+install: node_modules/.package-lock.json infra ## Install npm packages, the infrastructure binaries and the commit-msg hook
+	@# The commit message rule as a git hook (docs/development.md), unless a hook of one's own is there.
+	@# A linked worktree has no .git folder: nothing is installed.
+	@if [ -d .git/hooks ]; then \
+	  if [ ! -e .git/hooks/commit-msg ] || cmp -s scripts/commit-msg .git/hooks/commit-msg; then \
+	    install -m 0755 scripts/commit-msg .git/hooks/commit-msg; \
+	  else echo "make install: .git/hooks/commit-msg is not scripts/commit-msg; left as it is"; fi; \
+	fi
 
 infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB; Debian validators; Schemathesis
 	@bash scripts/install-infra.sh
@@ -35,7 +42,8 @@ status: ## Show the processes `make up` started
 logs: ## Follow the stack's logs
 	tail -F .run/logs/*.log
 
-lint: build ## Formatter check, linter, and a type check of the tests (jest only transpiles them)
+lint: build ## Commit messages since 28b827e, formatter check, linter, and a type check of the tests (jest only transpiles them)
+	bash scripts/check-commit-messages.sh
 	npx prettier --check .
 	npx eslint .
 	npx tsc -p tsconfig.test.json --noEmit

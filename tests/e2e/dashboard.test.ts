@@ -11,7 +11,7 @@ import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** Debian's chromium (scripts/install-system-packages.sh); playwright-core downloads no browser. */
-/** Screenshots of every run; `UPDATE_DOCS_SCREENSHOTS=1` writes the README's copies in docs/ instead. */
+/** Screenshots of every run; `UPDATE_DOCS_SCREENSHOTS=1` writes the copies the README and docs/api.md show (in docs/) instead. */
 const ARTIFACTS = path.join(ROOT, '.run', 'artifacts', 'dashboard');
 const SHOTS = process.env.UPDATE_DOCS_SCREENSHOTS ? path.join(ROOT, 'docs') : ARTIFACTS;
 /** Three attempts a second apart: a failing endpoint's delivery is dead within seconds. */

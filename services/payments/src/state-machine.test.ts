@@ -1,7 +1,7 @@
 import { PAYMENT_STATUSES, type PaymentStatus } from '@pix/contracts';
 import { canTransition } from './state-machine';
 
-/** DESIGN.md "Payment states", row by row, written out again here so the test checks the module. */
+/** docs/design.md "Payment states", row by row, written out again here so the test checks the module. */
 const DESIGN_TABLE: [PaymentStatus, PaymentStatus, string][] = [
   ['pending', 'approved', 'PSP confirms a payment of the exact amount'],
   ['pending', 'review', 'PSP confirms another amount, or flags it for analysis'],

@@ -1,7 +1,7 @@
 import type { PaymentStatus } from '@pix/contracts';
 
 /**
- * Every allowed status change (DESIGN.md, "Payment states"). Anything not listed is refused.
+ * Every allowed status change (docs/design.md, "Payment states"). Anything not listed is refused.
  * Creation (none -> pending) is not a transition: it is the insert itself.
  */
 export const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {

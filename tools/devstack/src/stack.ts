@@ -214,7 +214,7 @@ export async function startService(
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
   const logFile = path.join(options.dir, 'logs', `${name}.log`);
   // SERVICE_NODE_FLAGS: flags for every service's node, such as `--cpu-prof --cpu-prof-dir=/tmp/prof`,
-  // which NODE_OPTIONS refuses (docs/README: profiling a service).
+  // which NODE_OPTIONS refuses (docs/development.md: profiling a service).
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const started = launch(name, process.execPath, [...flags, serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, natsUrl, mongoUrl),

@@ -11,7 +11,7 @@ export interface WebhooksView {
   secrets: string[] | null;
 }
 
-/** What a receiver does with a delivery, with the platform's SDK (as the README shows it). */
+/** What a receiver does with a delivery, with the platform's SDK (as docs/api.md shows it). */
 const SDK_SNIPPET = `import { webhooks } from '@pix-payments/client';
 
 // corpo bruto (Buffer) e cabeçalhos da requisição recebida
