@@ -19,8 +19,9 @@ import { OutboxClearer } from './outbox-clearer';
  * revision it was decided on (`{_id, rev}`), and each carries the messages it owes to JetStream (its
  * event, its deadlines) into the payment's own outbox in that same command, so a change and what it
  * owes cannot part. The writer then publishes the outbox (the event id as Nats-Msg-Id, so a message
- * published twice is kept once) and removes what it published, in batches (OutboxClearer). A writer
- * that dies in between leaves the messages in the outbox, where the relay finds them.
+ * published twice is kept once) and removes what it published, in batches (OutboxClearer); a later
+ * change by the same process leaves out what it published already. A writer that dies in between
+ * leaves the messages in the outbox, where the relay finds them.
  *
  * The store's payment counts (the list's total) are JetStream counters, and every write that makes
  * or moves a payment adds their increments to what it owes: counted once whatever is published
@@ -176,12 +177,13 @@ export class PaymentStore {
         ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
       };
       const owed = entries([...decision.messages, ...recount(doc, rev, doc.status, status)], new Date());
-      const updated = await paymentsCollection().updateOne(
-        { _id: doc._id, rev: doc.rev },
-        { $set: set, ...(owed.length > 0 && { $push: { outbox: { $each: owed } } }) },
-      );
+      // The outbox as it will be: what it holds that is still owed, then this change's messages.
+      // Conditional on the revision read, so nothing another writer added can be lost by it.
+      const { _id } = doc;
+      const outbox = [...doc.outbox.filter((e) => !this.clearer.published(_id, e.msgId)), ...owed];
+      const updated = await paymentsCollection().updateOne({ _id, rev: doc.rev }, { $set: { ...set, outbox } });
       if (updated.modifiedCount === 1) {
-        const next: PaymentDoc = { ...doc, ...set, outbox: [...doc.outbox, ...owed] };
+        const next: PaymentDoc = { ...doc, ...set, outbox };
         await this.publishOutbox(next);
         return { written: true, doc: next };
       }
