@@ -35,6 +35,11 @@ IdempotencyKeySchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>('IdempotencyKey', IdempotencyKeySchema);
 
+/** The collection itself: a key is built whole here, so mongoose's casting would only cost time on every create. */
+function keys() {
+  return IdempotencyKeyModel.collection as unknown as mongoose.mongo.Collection<IdempotencyKeyDoc>;
+}
+
 export function isValidIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= MAX_KEY_CHARS;
 }
@@ -64,7 +69,7 @@ export async function claimPaymentId(
   for (;;) {
     const paymentId = randomUUID();
     try {
-      await IdempotencyKeyModel.create({
+      await keys().insertOne({
         _id,
         requestHash,
         paymentId,
@@ -75,11 +80,11 @@ export async function claimPaymentId(
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
-    const existing = await IdempotencyKeyModel.findById(_id).lean<IdempotencyKeyDoc>();
+    const existing = await keys().findOne({ _id });
     if (existing && existing.createdAt > oldest) {
       return existing.requestHash === requestHash ? { ok: true, paymentId: existing.paymentId } : { ok: false };
     }
     // Expired (or removed meanwhile): free again; the createdAt condition keeps a concurrent fresh claim.
-    if (existing) await IdempotencyKeyModel.deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
+    if (existing) await keys().deleteOne({ _id: { $eq: _id }, createdAt: { $eq: existing.createdAt } });
   }
 }
