@@ -9,6 +9,7 @@ import {
   PIX_MAX_AMOUNT_CENTS,
   SandboxMessages,
   SandboxRpc,
+  type Payment,
   type RpcDefinition,
   type RpcReply,
   type RpcRequest,
@@ -47,16 +48,24 @@ export async function sandboxAct<D extends RpcDefinition>(
   storeId: string,
   id: string,
   action: D,
-  payload: RpcRequest<D>,
+  payload: (payment: Payment) => RpcRequest<D>,
 ): Promise<RpcReply<D>> {
-  await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
+  const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
   try {
-    return await callRpc(nc, action, payload, rpcTimeoutMs);
+    return await callRpc(nc, action, payload(payment), rpcTimeoutMs);
   } catch (err) {
     // The payment is the store's, so a PSP without its charge has not created it yet (PSP down at create).
     if (err instanceof DomainError && err.code === 'charge_not_found') throw new DomainError('charge_missing');
     throw err;
   }
+}
+
+/**
+ * What a pay asks of the PSP: the amount given, or the payment's own (with the amount known, the PSP
+ * records the Pix in one step instead of reading its charge first).
+ */
+export function payWith(amountCents: number | undefined): (payment: Payment) => RpcRequest<typeof SandboxRpc.pay> {
+  return (payment) => ({ paymentId: payment.id, amountCents: amountCents ?? brlToCents(payment.amount) ?? undefined });
 }
 
 /**
@@ -80,8 +89,12 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
   };
   const json = express.json({ limit: '64kb', strict: false, type: () => true });
 
-  const act = <D extends RpcDefinition>(storeId: string, id: string, action: D, payload: RpcRequest<D>) =>
-    sandboxAct(nc, rpcTimeoutMs, storeId, id, action, payload);
+  const act = <D extends RpcDefinition>(
+    storeId: string,
+    id: string,
+    action: D,
+    payload: (payment: Payment) => RpcRequest<D>,
+  ) => sandboxAct(nc, rpcTimeoutMs, storeId, id, action, payload);
 
   router.post('/:id/pay', optionalJson, json, async (req, res) => {
     const { storeId } = res.locals as AuthedLocals;
@@ -89,7 +102,7 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
     if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
     const validated = validateSandboxPayBody(req.body);
     if (!validated.ok) return sendError(res, 400, validated.message);
-    const paid = await act(storeId, id, SandboxRpc.pay, { paymentId: id, amountCents: validated.value });
+    const paid = await act(storeId, id, SandboxRpc.pay, payWith(validated.value));
     res.status(200).json(paid);
   });
 
@@ -103,7 +116,7 @@ export function sandboxRouter(nc: NatsConnection, rpcTimeoutMs: number): Router 
       const { storeId } = res.locals as AuthedLocals;
       const id = req.params.id;
       if (!isPaymentId(id)) return sendError(res, 404, ErrorMessages.paymentNotFound);
-      const done = await act(storeId, id, definition, { paymentId: id });
+      const done = await act(storeId, id, definition, () => ({ paymentId: id }));
       res.status(200).json(done);
     });
   }

@@ -20,7 +20,7 @@ import type { Logger } from '@pix/observability';
 import type { TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
-import { sandboxAct, validateSandboxPayBody } from '../sandbox-routes';
+import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-routes';
 import type { StreamLimiter } from '../sse-limits';
 import { hashToken, StoreModel, webhookSecretsOf } from '../stores';
 import { isPaymentId } from '../validation';
@@ -340,11 +340,11 @@ export function dashboardRouter(options: DashboardOptions): Router {
             if (!validated.ok) throw new RpcFailure(400, validated.message);
             amountCents = validated.value;
           }
-          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, { paymentId: id, amountCents });
+          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith(amountCents));
         }
         const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
         if (!definition) throw new RpcFailure(404, ErrorMessages.routeNotFound);
-        return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, { paymentId: id });
+        return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, () => ({ paymentId: id }));
       }),
     );
   }

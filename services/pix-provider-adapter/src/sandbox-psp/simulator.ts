@@ -65,14 +65,16 @@ export class SandboxPayer {
    * analysis. A retry with the same amount and `held` answers the Pix the charge already received.
    */
   async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<Paid> {
-    let charge = await findCharge(txid);
-    if (!charge) throw new DomainError('charge_not_found');
-    const wanted = amountCents ?? charge.amountCents;
-    if (!charge.pix) {
+    // With the amount given, the Pix is recorded at once (one command); without, the charge's is read first.
+    let charge = amountCents === undefined ? await findCharge(txid) : null;
+    if (amountCents === undefined && !charge) throw new DomainError('charge_not_found');
+    const wanted = amountCents ?? charge?.amountCents ?? 0;
+    if (!charge?.pix) {
       const now = new Date();
       const pix = { endToEndId: newEndToEndId('E'), amountCents: wanted, paidAt: now, held, notified: false };
       charge = await recordPix(txid, pix, now);
-      if (!charge?.pix) throw new DomainError('charge_expired');
+      if (!charge) throw new DomainError('charge_not_found');
+      if (!charge.pix) throw new DomainError('charge_expired');
       if (charge.pix.endToEndId === pix.endToEndId) this.crashIfAsked();
     }
     const paid = charge as Paid;
