@@ -1,8 +1,12 @@
-import type { Request, RequestHandler } from 'express';
+import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import type { Request, RequestHandler, Response, NextFunction } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
 import { libraryMetric } from './metrics';
 import { bindRequestId, chooseRequestId, REQUEST_ID_HEADER } from './request-id';
+import { httpRequestsInstrumented } from './tracing';
+
+const tracer = trace.getTracer('@pix/observability');
 
 const labelNames = ['method', 'route', 'status_code'] as const;
 
@@ -52,7 +56,7 @@ function captureRoute(req: Request): () => string {
  * by route pattern and one access log line per request.
  */
 export function observeHttp(logger: Logger): RequestHandler {
-  return (req, res, next) => {
+  const observe = (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const requestId = chooseRequestId(req.get(REQUEST_ID_HEADER));
     res.setHeader('X-Request-Id', requestId);
@@ -77,5 +81,16 @@ export function observeHttp(logger: Logger): RequestHandler {
     });
     res.once('close', binding.release);
     next();
+  };
+  return (req, res, next) => {
+    if (httpRequestsInstrumented()) return observe(req, res, next);
+    // Without the HTTP instrumentation, a span of the request's own (its ids only: nothing is
+    // recorded without an exporter) carries the caller's trace context, or a new one, through
+    // the request: its log lines and the messages it sends share one trace.
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    tracer.startActiveSpan(`${req.method}`, { kind: SpanKind.SERVER }, parent, (span) => {
+      res.once('close', () => span.end());
+      observe(req, res, next);
+    });
   };
 }

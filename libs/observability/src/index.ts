@@ -3,4 +3,4 @@ export { createLogger, type Logger } from './logger';
 export { createRegistry, libraryMetric, Counter, Gauge, Histogram, Registry } from './metrics';
 export { observeHttp } from './http-observability';
 export { startOpsServer, type ReadinessCheck } from './ops-server';
-export { startTracing, shutdownTracing } from './tracing';
+export { startTracing, shutdownTracing, httpRequestsInstrumented, traceContextHeaders } from './tracing';

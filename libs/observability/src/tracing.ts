@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
@@ -13,6 +13,8 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let provider: NodeTracerProvider | undefined;
+/** Whether OpenTelemetry's HTTP instrumentation traces this process's HTTP requests (see startTracing). */
+let httpInstrumented = false;
 
 function sdkDisabled(env: NodeJS.ProcessEnv): boolean {
   return env.OTEL_SDK_DISABLED?.toLowerCase() === 'true';
@@ -49,28 +51,44 @@ export function startTracing(serviceName: string): void {
     ...(!exporting && { sampler: new AlwaysOffSampler() }),
   });
   provider.register();
+  // Only when spans leave the process: instrumentations add spans, and patching every request,
+  // middleware layer and database command costs CPU on each (a tenth of a service's time under
+  // load) for spans nobody records. Without them the trace context still travels: observeHttp
+  // gives each incoming request a span of its own (ids only), traceContextHeaders() goes on
+  // outgoing requests, and NATS messages carry it in their headers.
+  httpInstrumented = exporting;
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      // Always: it carries the trace context in and out over HTTP, which the logs' ids follow.
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => OPS_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
-      }),
-      // Only when spans leave the process: these add spans and nothing else, and patching every
-      // middleware layer and every database command costs CPU on each request for spans nobody
-      // records (about a tenth of a service's time under load).
-      ...(exporting
-        ? [
-            new ExpressInstrumentation(),
-            // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
-            // request or message are worth a span. No query values reach a span (they hold e-mails):
-            // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
-            new MongooseInstrumentation({ requireParentSpan: true }),
-            new MongoDBInstrumentation({ requireParentSpan: true }),
-          ]
-        : []),
-    ],
+    instrumentations: exporting
+      ? [
+          new HttpInstrumentation({
+            ignoreIncomingRequestHook: (req) => OPS_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
+          }),
+          new ExpressInstrumentation(),
+          // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
+          // request or message are worth a span. No query values reach a span (they hold e-mails):
+          // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
+          new MongooseInstrumentation({ requireParentSpan: true }),
+          new MongoDBInstrumentation({ requireParentSpan: true }),
+        ]
+      : [],
   });
+}
+
+/** True when OpenTelemetry's HTTP instrumentation gives every incoming and outgoing request a span. */
+export function httpRequestsInstrumented(): boolean {
+  return httpInstrumented;
+}
+
+/**
+ * The W3C trace context of the current span as HTTP headers (traceparent), for an outgoing request:
+ * the receiver (a merchant's endpoint, the PSP) can join its trace. When the HTTP instrumentation
+ * runs, it sets the same header to its own client span.
+ */
+export function traceContextHeaders(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
 }
 
 /** Sends the spans still buffered; part of a graceful shutdown. */

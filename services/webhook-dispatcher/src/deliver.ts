@@ -3,6 +3,7 @@ import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { got } from '@pix/http';
 import type { PaymentEvent, WebhookAttemptOutcome } from '@pix/contracts';
+import { traceContextHeaders } from '@pix/observability';
 import packageJson from '../package.json';
 import { guardedLookup, refuseUrl, type TargetRefused } from './target-policy';
 
@@ -63,6 +64,7 @@ export async function deliver(
   const request = got.post(url, {
     body: payload,
     headers: {
+      ...traceContextHeaders(),
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': event.eventId,

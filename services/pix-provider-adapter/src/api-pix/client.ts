@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { centsToBrl } from '@pix/contracts';
 import { got } from '@pix/http';
+import { traceContextHeaders } from '@pix/observability';
 import type { z } from 'zod';
 import type { CreateChargeInput, PixProvider, RefundInput } from '../providers/provider';
 import { chargeFromCob, refundFromDevolucao } from './transformers';
@@ -90,7 +91,13 @@ export class ApiPixClient implements PixProvider {
     try {
       const url = `${this.options.baseUrl.replace(/\/$/, '')}/${path}`;
       const send = async () =>
-        this.http.put(url, { json, signal, headers: { authorization: `Bearer ${await this.accessToken()}` } }).json();
+        this.http
+          .put(url, {
+            json,
+            signal,
+            headers: { ...traceContextHeaders(), authorization: `Bearer ${await this.accessToken()}` },
+          })
+          .json();
       let answer: unknown;
       try {
         answer = await send();

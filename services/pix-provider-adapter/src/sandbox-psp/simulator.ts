@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { centsToBrl, DomainError } from '@pix/contracts';
 import { got } from '@pix/http';
-import type { Logger } from '@pix/observability';
+import { traceContextHeaders, type Logger } from '@pix/observability';
 import type { MutualTls } from '../api-pix/client';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
@@ -153,7 +153,7 @@ export class SandboxPayer {
   private async callBack(pix: PixCallback['pix'][number]): Promise<void> {
     await got.post(`${this.webhook.url.replace(/\/$/, '')}/pix`, {
       json: { pix: [pix] } satisfies PixCallback,
-      headers: this.webhook.headers,
+      headers: { ...traceContextHeaders(), ...this.webhook.headers },
       agent: this.agent,
       https: this.webhook.tls ?? {},
       timeout: { request: 5000 },
