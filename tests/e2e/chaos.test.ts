@@ -79,7 +79,6 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     await stack.startService('webhook-dispatcher');
     await stack.startService('pix-provider-adapter', {}, undefined, {
       adapterHttp: await freePort(),
-      sandboxPsp: await freePort(),
     });
     const gatewayPort = await freePort();
     await stack.startService('gateway', {}, undefined, { gateway: gatewayPort });

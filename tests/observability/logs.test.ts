@@ -55,6 +55,15 @@ describe('logs', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await api(stack.gatewayUrl, 'GET', '/api-public/payments', { token: `${store.token}x` })).status).toBe(401);
     await admin(stack.natsUrl, 'sandbox', 'pay', created.body.id);
+    // A PSP calling the adapter's callback endpoint with the shared secret (the sandbox PSP itself
+    // tells the adapter in process).
+    const callbackUrl = `http://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks/pix`;
+    const called = await fetch(callbackUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-psp-callback-secret': pspCallbackSecret },
+      body: JSON.stringify({ pix: [] }),
+    });
+    expect(called.status).toBe(200);
     await eventually(
       async () => webhooks.events(created.body.id).length,
       (n) => n === 2,
@@ -62,7 +71,9 @@ describe('logs', () => {
 
     const lines = await eventually(
       async () => logLines(),
-      (all) => all.some((l) => l.service === 'webhook-dispatcher' && l.msg === 'webhook delivered'),
+      (all) =>
+        all.some((l) => l.service === 'webhook-dispatcher' && l.msg === 'webhook delivered') &&
+        all.some((l) => l.service === 'pix-provider-adapter' && l.msg === 'http request'),
     );
     const text = logText();
     for (const secret of [store.token, store.webhookSecret, pspCallbackSecret, email, encodeURIComponent(email)]) {
@@ -82,7 +93,7 @@ describe('logs', () => {
     // The rest of the flow, in other services, shares the request's trace.
     const sameTrace = lines.filter((l) => l.trace_id === access?.trace_id);
     expect(new Set(sameTrace.map((l) => l.service))).toContain('webhook-dispatcher');
-    // The sandbox PSP's callback reached the adapter with its secret header, logged censored.
+    // The PSP's callback reached the adapter with its secret header, logged censored.
     const callback = lines.find((l) => l.service === 'pix-provider-adapter' && l.msg === 'http request');
     expect(callback).toMatchObject({
       route: '/psp/callbacks/pix',

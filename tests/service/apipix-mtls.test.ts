@@ -4,7 +4,6 @@ import mongoose from 'mongoose';
 import { got } from '@pix/http';
 import { freePort } from '@pix/devstack';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
-import { sandboxPspApp } from '../../services/pix-provider-adapter/src/sandbox-psp/app';
 import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
@@ -13,6 +12,7 @@ import { ErrorMessages } from '@pix/contracts';
 import { api } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
+import { apiPixPspApp, callbackOverHttp } from './api-pix-psp';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 const CLIENT = { id: 'merchant-client', secret: 'merchant-client-secret' };
@@ -65,7 +65,7 @@ describe('apipix provider over mutual TLS', () => {
       next();
     });
     app.use(
-      sandboxPspApp({
+      apiPixPspApp({
         clientId: CLIENT.id,
         clientSecret: CLIENT.secret,
         merchantName: 'LOJA MTLS',
@@ -83,7 +83,10 @@ describe('apipix provider over mutual TLS', () => {
   });
 
   function payer(): SandboxPayer {
-    return new SandboxPayer({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }, createLogger('psp', 'silent'));
+    return new SandboxPayer(
+      callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }),
+      createLogger('psp', 'silent'),
+    );
   }
 
   function tlsAs(pem: { cert: string; key: string }) {

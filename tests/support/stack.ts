@@ -36,7 +36,7 @@ export type PrivateStack = StackInfo & {
     env?: NodeJS.ProcessEnv,
     opsPort?: number,
     /** Listening ports of its own (a second gateway or adapter replica), instead of the stack's. */
-    own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp' | 'sandboxPsp'>>,
+    own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp'>>,
   ) => Promise<Started>;
   /** Records a restarted process (NATS, the database) in place of the one it replaces, so stop() stops it in order. */
   replaceProcess: (old: { pid: number }, next: Started) => void;

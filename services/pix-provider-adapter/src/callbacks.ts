@@ -5,7 +5,7 @@ import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
 import { factFromCallback } from './api-pix/transformers';
-import { PixCallbackSchema } from './api-pix/wire';
+import { PixCallbackSchema, type PixCallback } from './api-pix/wire';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
 
@@ -38,14 +38,23 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
       res.status(400).json({ message: 'invalid callback body' });
       return;
     }
-    for (const pix of parsed.data.pix) {
-      const amountCents = brlToCents(Number(pix.valor));
-      if (amountCents === null) continue;
-      const { subject, msgId, payload } = factFromCallback(pix, amountCents);
-      await publishEvent(options.js, subject, payload, msgId);
-      options.logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix callback from the PSP');
-    }
+    await receivePix(options.js, parsed.data.pix, options.logger);
     res.status(200).json({ received: parsed.data.pix.length });
   });
   return router;
+}
+
+/**
+ * What the PSP tells of each Pix becomes a fact on the PIX stream, with the endToEndId in its
+ * message id, so a PSP telling twice produces one fact. Resolves once JetStream stored them all:
+ * only then is the PSP answered (the callback endpoint) or its callback done (the sandbox PSP).
+ */
+export async function receivePix(js: JetStreamClient, pixes: PixCallback['pix'], logger: Logger): Promise<void> {
+  for (const pix of pixes) {
+    const amountCents = brlToCents(Number(pix.valor));
+    if (amountCents === null) continue;
+    const { subject, msgId, payload } = factFromCallback(pix, amountCents);
+    await publishEvent(js, subject, payload, msgId);
+    logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix callback from the PSP');
+  }
 }

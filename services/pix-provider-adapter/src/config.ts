@@ -20,7 +20,7 @@ export const config = loadConfig(
       PIX_MERCHANT_CITY: z.string().min(1).max(15).default('SAO PAULO'),
       /** The receiver's Pix key (chave) written into every charge. */
       PIX_RECEIVER_KEY: z.string().min(1).default('pix@sandbox.example'),
-      /** OAuth2 client credentials at the PSP (the sandbox PSP accepts these defaults). */
+      /** apipix: OAuth2 client credentials at the PSP. */
       PIX_CLIENT_ID: z.string().min(1).default('sandbox-client'),
       PIX_CLIENT_SECRET: z.string().min(1).default('sandbox-client-secret'),
       /** apipix: base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint. */
@@ -40,12 +40,9 @@ export const config = loadConfig(
       CALLBACK_TLS_CERT_FILE: optionalFile,
       CALLBACK_TLS_KEY_FILE: optionalFile,
       CALLBACK_CLIENT_CA_FILE: optionalFile,
-      /** sandbox: where the embedded PSP serves API Pix (plain HTTP on loopback). */
-      SANDBOX_PSP_HOST: z.string().default('127.0.0.1'),
-      SANDBOX_PSP_PORT: port(8082),
       /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
       SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
-      /** Shared secret the sandbox PSP presents on callbacks. */
+      /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
       PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
       /** Test-only fail point of the sandbox PSP (see sandbox-psp/simulator.ts). */
       SANDBOX_FAIL_POINT: z.enum(['crash-after-decision']).optional(),

@@ -28,11 +28,10 @@ async function main(): Promise<void> {
   });
   const scheme = config.PIX_PROVIDER === 'apipix' ? 'https' : 'http';
   const callbackUrl = `${scheme}://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
-  const selected = await selectProvider(config, callbackUrl, logger, (operation, outcome) =>
+  const selected = await selectProvider(config, js, logger, (operation, outcome) =>
     pspRequests.inc({ operation, outcome }),
   );
   const { provider, sandbox } = selected;
-  if (sandbox) service.onShutdown('sandbox psp', () => closeHttpServer(sandbox.server));
 
   const app = express();
   app.disable('x-powered-by');
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
   if (sandbox) {
-    // Callbacks a stopped adapter left unsent go out now that the callback endpoint listens.
+    // Callbacks a stopped adapter left unsent go out now.
     service.onShutdown('sandbox psp callbacks', () => sandbox.payer.stop());
     sandbox.payer.resume().catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
   }

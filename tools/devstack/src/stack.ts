@@ -25,8 +25,6 @@ export interface StackPorts {
   mongoDebug: number;
   gateway: number;
   adapterHttp: number;
-  /** The sandbox PSP embedded in the adapter (API Pix over HTTP). */
-  sandboxPsp: number;
   ops: Record<ServiceName, number>;
 }
 
@@ -85,7 +83,6 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
     mongoDebug: n('MONGO_DEBUG_PORT', 37018),
     gateway: n('GATEWAY_PORT', 8080),
     adapterHttp: n('ADAPTER_HTTP_PORT', 8081),
-    sandboxPsp: n('SANDBOX_PSP_PORT', 8082),
     ops: {
       gateway: n('GATEWAY_OPS_PORT', 9101),
       payments: n('PAYMENTS_OPS_PORT', 9102),
@@ -117,7 +114,6 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
     mongoDebug: await freePort(),
     gateway: await freePort(),
     adapterHttp: await freePort(),
-    sandboxPsp: await freePort(),
     ops: {
       gateway: await freePort(),
       payments: await freePort(),
@@ -200,7 +196,6 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
     OPS_PORT: String(ports.ops[name]),
     GATEWAY_PORT: String(ports.gateway),
     HTTP_PORT: String(ports.adapterHttp),
-    SANDBOX_PSP_PORT: String(ports.sandboxPsp),
   };
 }
 

@@ -1,12 +1,18 @@
 import http from 'node:http';
 import https from 'node:https';
-import { centsToBrl } from '@pix/contracts';
 import { got } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import type { z } from 'zod';
-import type { CreateChargeInput, PixProvider, RefundInput } from '../providers/provider';
-import { chargeFromCob, refundFromDevolucao } from './transformers';
-import { CobSchema, DevolucaoSchema, TokenResponseSchema, type CobRequest } from './wire';
+import {
+  counted,
+  type CreateChargeInput,
+  type OnPspRequest,
+  type PixProvider,
+  type PspOperation,
+  type RefundInput,
+} from '../providers/provider';
+import { chargeFromCob, cobRequestFrom, refundFromDevolucao, valorFrom } from './transformers';
+import { CobSchema, DevolucaoSchema, TokenResponseSchema } from './wire';
 import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
@@ -29,10 +35,8 @@ export interface ApiPixClientOptions {
   timeoutMs: number;
   retryLimit: number;
   /** Called once per operation with its outcome (metrics). */
-  onRequest: (operation: PspOperation, outcome: 'success' | 'failure') => void;
+  onRequest: OnPspRequest;
 }
-
-export type PspOperation = 'token' | 'create_charge' | 'refund';
 
 /** Token renewed this long before the PSP says it expires. */
 const TOKEN_MARGIN_MS = 30_000;
@@ -63,32 +67,25 @@ export class ApiPixClient implements PixProvider {
   }
 
   async createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply> {
-    const body: CobRequest = {
-      calendario: { expiracao: input.expiresInSeconds },
-      valor: { original: centsToBrl(input.amountCents).toFixed(2) },
-      chave: this.options.pixKey,
-      ...(input.description ? { solicitacaoPagador: input.description.slice(0, 140) } : {}),
-    };
+    const body = cobRequestFrom(input, this.options.pixKey);
     const cob = await this.call('create_charge', CobSchema, `cob/${encodeURIComponent(input.txid)}`, body, signal);
     return chargeFromCob(cob);
   }
 
   async refund(input: RefundInput): Promise<CreateRefundReply> {
     const path = `pix/${encodeURIComponent(input.endToEndId)}/devolucao/${encodeURIComponent(input.refundId)}`;
-    const devolucao = await this.call('refund', DevolucaoSchema, path, {
-      valor: centsToBrl(input.amountCents).toFixed(2),
-    });
+    const devolucao = await this.call('refund', DevolucaoSchema, path, { valor: valorFrom(input.amountCents) });
     return refundFromDevolucao(devolucao);
   }
 
-  private async call<S extends z.ZodType>(
+  private call<S extends z.ZodType>(
     operation: PspOperation,
     schema: S,
     path: string,
     json: unknown,
     signal?: AbortSignal,
   ): Promise<z.infer<S>> {
-    try {
+    return counted(this.options.onRequest, operation, async () => {
       const url = `${this.options.baseUrl.replace(/\/$/, '')}/${path}`;
       const send = async () =>
         this.http
@@ -107,18 +104,13 @@ export class ApiPixClient implements PixProvider {
         this.token = null;
         answer = await send();
       }
-      const parsed = schema.parse(answer);
-      this.options.onRequest(operation, 'success');
-      return parsed;
-    } catch (err) {
-      this.options.onRequest(operation, 'failure');
-      throw err;
-    }
+      return schema.parse(answer);
+    });
   }
 
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now()) return this.token.value;
-    try {
+    return counted(this.options.onRequest, 'token', async () => {
       const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
       const answer = await this.http
         .post(this.options.tokenUrl, {
@@ -128,11 +120,7 @@ export class ApiPixClient implements PixProvider {
         .json();
       const token = TokenResponseSchema.parse(answer);
       this.token = { value: token.access_token, expiresAt: Date.now() + token.expires_in * 1000 - TOKEN_MARGIN_MS };
-      this.options.onRequest('token', 'success');
       return token.access_token;
-    } catch (err) {
-      this.options.onRequest('token', 'failure');
-      throw err;
-    }
+    });
   }
 }

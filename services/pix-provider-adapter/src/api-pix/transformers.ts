@@ -1,10 +1,27 @@
-import { Subjects, type CreateChargeReply, type CreateRefundReply } from '@pix/contracts';
-import type { AnalysisState, Cob, Devolucao, PixCallback } from './wire';
+import { centsToBrl, Subjects, type CreateChargeReply, type CreateRefundReply } from '@pix/contracts';
+import type { CreateChargeInput } from '../providers/provider';
+import type { AnalysisState, Cob, CobRequest, Devolucao, PixCallback } from './wire';
 
 /**
- * API Pix's words into the platform's own: the only place a PSP status or field name is read. The
- * rest of the platform knows charges, refunds and Pix facts in its own terms (@pix/contracts).
+ * API Pix's words to and from the platform's own: the only place a PSP status or field name is
+ * read or written. The rest of the platform knows charges, refunds and Pix facts in its own terms
+ * (@pix/contracts).
  */
+
+/** An amount as API Pix writes it: BRL with two decimals, as a string ("25.50"). */
+export function valorFrom(amountCents: number): string {
+  return centsToBrl(amountCents).toFixed(2);
+}
+
+/** The body of PUT /cob/{txid} for a charge of the platform's. */
+export function cobRequestFrom(input: CreateChargeInput, pixKey: string): CobRequest {
+  return {
+    calendario: { expiracao: input.expiresInSeconds },
+    valor: { original: valorFrom(input.amountCents) },
+    chave: pixKey,
+    ...(input.description ? { solicitacaoPagador: input.description.slice(0, 140) } : {}),
+  };
+}
 
 /** A charge (cob) as the platform knows it: its BR Code is the payment's copy-and-paste code. */
 export function chargeFromCob(cob: Cob): CreateChargeReply {

@@ -23,3 +23,21 @@ export interface PixProvider {
   createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply>;
   refund(input: RefundInput): Promise<CreateRefundReply>;
 }
+
+/** A PSP operation, as psp_requests_total counts them. */
+export type PspOperation = 'token' | 'create_charge' | 'refund';
+
+/** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
+export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;
+
+/** Runs one operation at the PSP and reports how it ended. */
+export async function counted<T>(onRequest: OnPspRequest, operation: PspOperation, call: () => Promise<T>): Promise<T> {
+  try {
+    const answer = await call();
+    onRequest(operation, 'success');
+    return answer;
+  } catch (err) {
+    onRequest(operation, 'failure');
+    throw err;
+  }
+}

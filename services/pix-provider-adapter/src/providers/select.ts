@@ -1,21 +1,22 @@
-import type http from 'node:http';
+import type { JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { ApiPixClient, type MutualTls, type PspOperation } from '../api-pix/client';
-import { CALLBACK_SECRET_HEADER, type CallbackAuth } from '../callbacks';
+import { ApiPixClient, type MutualTls } from '../api-pix/client';
+import { receivePix, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
-import { sandboxPspApp } from '../sandbox-psp/app';
+import { SandboxProvider } from '../sandbox-psp/provider';
+import { SandboxPsp } from '../sandbox-psp/psp';
 import { SandboxPayer } from '../sandbox-psp/simulator';
 import { syncSandboxIndexes } from '../sandbox-psp/store';
-import { listen, readPem, type ServerMutualTls } from '../tls';
-import type { PixProvider } from './provider';
+import { readPem, type ServerMutualTls } from '../tls';
+import type { OnPspRequest, PixProvider } from './provider';
 
 export interface SelectedProvider {
   provider: PixProvider;
   /** How the callback endpoint authenticates the PSP, and the TLS it is served with (null: HTTP). */
   callbackAuth: CallbackAuth;
   callbackTls: ServerMutualTls | null;
-  /** The sandbox PSP's payer side (sandbox mode only), and its HTTP server to close on shutdown. */
-  sandbox: { payer: SandboxPayer; server: http.Server } | null;
+  /** The sandbox PSP's payer side (sandbox mode only). */
+  sandbox: { payer: SandboxPayer } | null;
 }
 
 function file(value: string | undefined): string {
@@ -24,24 +25,18 @@ function file(value: string | undefined): string {
 }
 
 /**
- * The provider port chosen by PIX_PROVIDER. Both modes speak API Pix through the same client:
- * `apipix` to a real PSP over mutual TLS; `sandbox` to the embedded PSP simulator, started here on
- * loopback, which calls the adapter back with the shared secret.
+ * The provider port chosen by PIX_PROVIDER: `apipix`, a real PSP's API Pix over mutual TLS, whose
+ * callbacks arrive at the adapter's endpoint; `sandbox`, the embedded PSP simulator, called in
+ * process, which tells the adapter of each Pix as its callback would (the facts go on the PIX
+ * stream the same way). The callback endpoint then takes the shared secret, for a PSP simulated by
+ * hand.
  */
 export async function selectProvider(
   config: Config,
-  callbackUrl: string,
+  js: JetStreamClient,
   logger: Logger,
-  onRequest: (operation: PspOperation, outcome: 'success' | 'failure') => void,
+  onRequest: OnPspRequest,
 ): Promise<SelectedProvider> {
-  const common = {
-    clientId: config.PIX_CLIENT_ID,
-    clientSecret: config.PIX_CLIENT_SECRET,
-    pixKey: config.PIX_RECEIVER_KEY,
-    timeoutMs: config.PIX_TIMEOUT,
-    retryLimit: config.PIX_RETRY_LIMIT,
-    onRequest,
-  };
   if (config.PIX_PROVIDER === 'apipix') {
     const baseUrl = config.PIX_API_URL ?? '';
     const tls: MutualTls = {
@@ -51,7 +46,12 @@ export async function selectProvider(
     };
     return {
       provider: new ApiPixClient({
-        ...common,
+        clientId: config.PIX_CLIENT_ID,
+        clientSecret: config.PIX_CLIENT_SECRET,
+        pixKey: config.PIX_RECEIVER_KEY,
+        timeoutMs: config.PIX_TIMEOUT,
+        retryLimit: config.PIX_RETRY_LIMIT,
+        onRequest,
         baseUrl,
         tokenUrl: config.PIX_OAUTH_URL ?? new URL('/oauth/token', baseUrl).toString(),
         tls,
@@ -66,25 +66,16 @@ export async function selectProvider(
     };
   }
   await syncSandboxIndexes(logger);
-  const app = sandboxPspApp({
-    clientId: config.PIX_CLIENT_ID,
-    clientSecret: config.PIX_CLIENT_SECRET,
+  const psp = new SandboxPsp({
     merchantName: config.PIX_MERCHANT_NAME,
     merchantCity: config.PIX_MERCHANT_CITY,
     locationHost: config.SANDBOX_LOCATION_HOST,
   });
-  const server = await listen(app, config.SANDBOX_PSP_PORT, config.SANDBOX_PSP_HOST, null);
-  const pspUrl = `http://${config.SANDBOX_PSP_HOST}:${config.SANDBOX_PSP_PORT}`;
-  logger.info({ pspUrl }, 'sandbox PSP serving API Pix');
-  const payer = new SandboxPayer(
-    { url: callbackUrl, headers: { [CALLBACK_SECRET_HEADER]: config.PSP_CALLBACK_SECRET }, tls: null },
-    logger,
-    config.SANDBOX_FAIL_POINT ?? null,
-  );
+  const payer = new SandboxPayer((pix) => receivePix(js, [pix], logger), logger, config.SANDBOX_FAIL_POINT ?? null);
   return {
-    provider: new ApiPixClient({ ...common, baseUrl: `${pspUrl}/v2`, tokenUrl: `${pspUrl}/oauth/token`, tls: null }),
+    provider: new SandboxProvider(psp, config.PIX_RECEIVER_KEY, onRequest),
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },
     callbackTls: null,
-    sandbox: { payer, server },
+    sandbox: { payer },
   };
 }

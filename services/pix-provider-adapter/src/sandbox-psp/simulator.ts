@@ -1,9 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import { centsToBrl, DomainError } from '@pix/contracts';
-import { got } from '@pix/http';
-import { traceContextHeaders, type Logger } from '@pix/observability';
-import type { MutualTls } from '../api-pix/client';
+import { DomainError } from '@pix/contracts';
+import type { Logger } from '@pix/observability';
+import { valorFrom } from '../api-pix/transformers';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
 import {
@@ -17,13 +14,11 @@ import {
   type SandboxPix,
 } from './store';
 
-/** Where and how the PSP calls the receiver back: POST {url}/pix. */
-export interface WebhookTarget {
-  url: string;
-  headers: Record<string, string>;
-  /** mTLS: the PSP presents its client certificate (apipix-style receivers require it). */
-  tls: MutualTls | null;
-}
+/**
+ * How the PSP tells the receiver of a Pix (API Pix's callback, POST {webhook}/pix): resolves once
+ * the receiver took it, rejects when it did not (the PSP tells it again later).
+ */
+export type NotifyReceiver = (pix: PixCallback['pix'][number]) => Promise<void>;
 
 /** Test-only: the adapter exits right after an action is decided, before the PSP calls back. */
 export type SandboxFailPoint = 'crash-after-decision';
@@ -38,8 +33,8 @@ type Paid = SandboxCharge & { pix: SandboxPix };
 
 /**
  * What happens on the payer's side of the sandbox PSP: a customer pays a charge, the PSP holds a
- * Pix for analysis and later clears or rejects it. Each one ends in the PSP calling the receiver's
- * webhook, as a real PSP does, so the rest of the path is the production one.
+ * Pix for analysis and later clears or rejects it. Each one ends in the PSP telling the receiver
+ * what its callback would (NotifyReceiver), so the rest of the path is the production one.
  *
  * Each action behaves like a PSP under retries and faults. It is decided once per charge by one
  * conditional update of the charge (its Pix, or its analysis' outcome, only where there is none yet),
@@ -50,12 +45,10 @@ type Paid = SandboxCharge & { pix: SandboxPix };
  */
 export class SandboxPayer {
   private readonly redeliveries = new Set<NodeJS.Timeout>();
-  /** One connection reused for every callback, as a PSP keeps its connections to a receiver. */
-  private readonly agent = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   private stopped = false;
 
   constructor(
-    private readonly webhook: WebhookTarget,
+    private readonly notify: NotifyReceiver,
     private readonly logger: Logger,
     private readonly failPoint: SandboxFailPoint | null = null,
   ) {}
@@ -128,10 +121,10 @@ export class SandboxPayer {
 
   private async completePix(charge: Paid): Promise<void> {
     const { pix } = charge;
-    await this.callBack({
+    await this.notify({
       endToEndId: pix.endToEndId,
       txid: charge._id,
-      valor: centsToBrl(pix.amountCents).toFixed(2),
+      valor: valorFrom(pix.amountCents),
       horario: pix.paidAt.toISOString(),
       ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
     });
@@ -140,25 +133,14 @@ export class SandboxPayer {
 
   private async completeAnalysis(charge: Paid, analysis: SandboxAnalysis): Promise<void> {
     const { pix } = charge;
-    await this.callBack({
+    await this.notify({
       endToEndId: pix.endToEndId,
       txid: charge._id,
-      valor: centsToBrl(pix.amountCents).toFixed(2),
+      valor: valorFrom(pix.amountCents),
       horario: pix.paidAt.toISOString(),
       analise: analysis.outcome,
     });
     await markNotified(charge._id, 'analysis');
-  }
-
-  private async callBack(pix: PixCallback['pix'][number]): Promise<void> {
-    await got.post(`${this.webhook.url.replace(/\/$/, '')}/pix`, {
-      json: { pix: [pix] } satisfies PixCallback,
-      headers: { ...traceContextHeaders(), ...this.webhook.headers },
-      agent: this.agent,
-      https: this.webhook.tls ?? {},
-      timeout: { request: 5000 },
-      retry: { limit: 3, methods: ['POST'] },
-    });
   }
 
   /** Completes a decided action for the caller; when that fails, in the background, and tells the caller to retry. */
