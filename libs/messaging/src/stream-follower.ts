@@ -14,7 +14,13 @@ const RETRY_MS = 1000;
  */
 export function followStream(
   nc: NatsConnection,
-  options: { stream: string; subjects: readonly string[]; logger: Logger },
+  options: {
+    stream: string;
+    subjects: readonly string[];
+    logger: Logger;
+    /** Called each time the consumer is in place: every message published after it is seen. */
+    onFollowing?: () => void;
+  },
   onMessage: (msg: JsMsg) => void,
 ): { stop: () => Promise<void> } {
   let stopped = false;
@@ -29,6 +35,7 @@ export function followStream(
         });
         messages = await consumer.consume();
         if (stopped) await messages.close();
+        options.onFollowing?.();
         if (failing) options.logger.info({ stream: options.stream }, 'following the stream again');
         failing = false;
         for await (const msg of messages) {

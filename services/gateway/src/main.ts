@@ -33,7 +33,6 @@ async function main(): Promise<void> {
   });
 
   const feed = new PaymentStatusFeed(nc, logger);
-  feed.start();
 
   const app = createApp({
     nc,

@@ -56,11 +56,15 @@ export function storeStream(options: {
       return sendJson(res, status, { statusCode: status, message: T.errors.streamsFull });
     }
     openEventStream(res, RECONNECT_MS);
-    res.write('event: ready\ndata: {}\n\n');
-    const unsubscribe = feed.subscribeStore(storeId, {
+    const { ready, unsubscribe } = feed.subscribeStore(storeId, {
       event: (event: PaymentEvent) => res.write(`event: payment\ndata: ${JSON.stringify(liveUpdate(event))}\n\n`),
       end: () => res.end(),
     });
+    // The page hears every event from `ready` on; not followed in time, it reconnects later.
+    ready.then(
+      () => res.writableEnded || res.write('event: ready\ndata: {}\n\n'),
+      () => res.end(),
+    );
     const check = setInterval(() => {
       void options.stillValid(req).then((valid) => {
         if (valid) return;

@@ -105,7 +105,7 @@ export function paymentPageRouter(options: {
       sent = update.sequence;
       res.write(`event: status\ndata: ${JSON.stringify(update)}\n\n`);
     };
-    const unsubscribe = feed.subscribe(id, {
+    const { ready, unsubscribe } = feed.subscribe(id, {
       update: (update) => (streaming ? send(update) : early.push(update)),
       end: () => res.end(),
     });
@@ -113,6 +113,7 @@ export function paymentPageRouter(options: {
 
     let view: PaymentPublicView | null;
     try {
+      await ready;
       view = await readView(id);
     } catch {
       unsubscribe();

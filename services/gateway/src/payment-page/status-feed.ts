@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pagePhase, PaymentEventSchema, Streams, type PaymentEvent, type PaymentPageUpdate } from '@pix/contracts';
-import { followStream } from '@pix/messaging';
+import { followStream, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
 /** One open page: gets its payment's updates, and is ended when the gateway stops. */
@@ -15,16 +15,35 @@ export interface StoreListener {
   end(): void;
 }
 
+/** How long the feed keeps following the stream after its last page or dashboard closed. */
+const LINGER_MS = 30_000;
+/** How long a new listener waits for the stream to be followed (NATS away): then its page answers 503. */
+const READY_TIMEOUT_MS = 5_000;
+
 /**
- * The live status of the payment pages (and the dashboards) open on this gateway replica, fed by the PAYMENTS stream:
- * the replica follows the stream itself (an ordered consumer from new messages, so every replica
- * sees every event) and hands each event to the pages of its payment. No database is read here; a
- * page gets its starting state from one read when it connects.
+ * A registered listener: `ready` resolves once every event published from then on reaches it, and
+ * rejects when the stream cannot be followed in time.
+ */
+export interface Subscription {
+  ready: Promise<void>;
+  unsubscribe: () => void;
+}
+
+/**
+ * The live status of the payment pages (and the dashboards) open on this gateway replica, fed by
+ * the PAYMENTS stream: while any is open (and a while after the last one closed), the replica
+ * follows the stream itself (an ordered consumer from new messages, so every replica sees every
+ * event) and hands each event to the pages of its payment. With none open it follows nothing, so
+ * a replica nobody watches costs no message per payment event. No database is read here; a page
+ * gets its starting state from one read when it connects, once its subscription is `ready`.
  */
 export class PaymentStatusFeed {
   private readonly listeners = new Map<string, Set<PageListener>>();
   private readonly storeListeners = new Map<string, Set<StoreListener>>();
   private follower: { stop: () => Promise<void> } | undefined;
+  /** Resolves once the current follower's consumer is in place. */
+  private following: Promise<void> | undefined;
+  private idle: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
@@ -32,44 +51,89 @@ export class PaymentStatusFeed {
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
-    this.follower = followStream(
-      this.nc,
-      { stream: Streams.payments.name, subjects: Streams.payments.subjects, logger: this.logger },
-      (msg) => {
-        const parsed = PaymentEventSchema.safeParse(msg.json());
-        if (!parsed.success) return;
-        const { body, sequence } = parsed.data;
-        for (const dashboard of this.storeListeners.get(body.storeId) ?? []) dashboard.event(parsed.data);
-        const pages = this.listeners.get(body.id);
-        if (!pages) return;
-        // Only expiry leads from pending to not_approved without a Pix (the state machine's table).
-        const pixReceived = body.event === 'payment.status_changed' && body.previousStatus !== 'pending';
-        const update = { phase: pagePhase(body.status, pixReceived), sequence };
-        for (const page of pages) page.update(update);
-      },
-    );
+  /** Registers an open page of a payment. */
+  subscribe(paymentId: string, listener: PageListener): Subscription {
+    return this.watch(register(this.listeners, paymentId, listener, this.stopped));
   }
 
-  /** Registers an open page of a payment; the returned function unregisters it. */
-  subscribe(paymentId: string, listener: PageListener): () => void {
-    return register(this.listeners, paymentId, listener, this.stopped);
-  }
-
-  /** Registers an open dashboard of a store; the returned function unregisters it. */
-  subscribeStore(storeId: string, listener: StoreListener): () => void {
-    return register(this.storeListeners, storeId, listener, this.stopped);
+  /** Registers an open dashboard of a store. */
+  subscribeStore(storeId: string, listener: StoreListener): Subscription {
+    return this.watch(register(this.storeListeners, storeId, listener, this.stopped));
   }
 
   /** Stops following and ends every open page's stream (their browsers reconnect to another replica). */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.idle);
     for (const pages of this.listeners.values()) for (const page of pages) page.end();
     for (const dashboards of this.storeListeners.values()) for (const dashboard of dashboards) dashboard.end();
     this.listeners.clear();
     this.storeListeners.clear();
     await this.follower?.stop();
   }
+
+  private watch(unregister: () => void): Subscription {
+    if (this.stopped) return { ready: Promise.resolve(), unsubscribe: unregister };
+    clearTimeout(this.idle);
+    this.idle = undefined;
+    this.following ??= this.follow();
+    return {
+      ready: inTime(this.following, READY_TIMEOUT_MS),
+      unsubscribe: () => {
+        unregister();
+        if (this.listeners.size === 0 && this.storeListeners.size === 0) this.lingerThenStop();
+      },
+    };
+  }
+
+  private follow(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.follower = followStream(
+        this.nc,
+        {
+          stream: Streams.payments.name,
+          subjects: Streams.payments.subjects,
+          logger: this.logger,
+          onFollowing: resolve,
+        },
+        (msg) => this.deliver(msg),
+      );
+    });
+  }
+
+  private lingerThenStop(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.listeners.size > 0 || this.storeListeners.size > 0) return;
+      const follower = this.follower;
+      this.follower = undefined;
+      this.following = undefined;
+      void follower?.stop();
+    }, LINGER_MS);
+    this.idle.unref();
+  }
+
+  private deliver(msg: JsMsg): void {
+    const parsed = PaymentEventSchema.safeParse(msg.json());
+    if (!parsed.success) return;
+    const { body, sequence } = parsed.data;
+    for (const dashboard of this.storeListeners.get(body.storeId) ?? []) dashboard.event(parsed.data);
+    const pages = this.listeners.get(body.id);
+    if (!pages) return;
+    // Only expiry leads from pending to not_approved without a Pix (the state machine's table).
+    const pixReceived = body.event === 'payment.status_changed' && body.previousStatus !== 'pending';
+    const update = { phase: pagePhase(body.status, pixReceived), sequence };
+    for (const page of pages) page.update(update);
+  }
+}
+
+/** `promise`, or a rejection once `ms` have passed. */
+function inTime(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the payment events stream is not followed')), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Adds a listener under its key; the returned function removes it (and the key once empty). */
