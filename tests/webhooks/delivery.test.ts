@@ -23,7 +23,12 @@ describe('webhook delivery', () => {
 
   beforeAll(async () => {
     // Few slots per replica (4 per endpoint, 6 in all), so that a busy endpoint could crowd out others.
-    const env = { WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '10s', WEBHOOK_MAX_IN_FLIGHT: '6' };
+    const env = {
+      WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms',
+      WEBHOOK_TIMEOUT: '10s',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_MAX_IN_FLIGHT: '6',
+    };
     stack = await startPrivateStack({ env });
     replica = await startPrivateStack({
       env,

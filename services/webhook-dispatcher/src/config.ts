@@ -14,7 +14,7 @@ export const config = loadConfig(
     /** Allows merchant URLs on loopback and private networks (local development only). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(false),
     /** Attempts in flight at once to one endpoint (URL origin), per replica. */
-    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(16),
     /** Attempts in flight at once in total, per replica. */
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
     /**
