@@ -62,13 +62,18 @@ export function dueMessage(
   };
 }
 
+/** How long a writer waits for JetStream to take its write's messages. */
+const PUBLISH_TIMEOUT_MS = 2000;
+
 /**
  * Publishes a write's messages; each lands once on its stream, however often this runs. Events go
  * one after another, in the order their writes made them (a payment's created before its
  * status_changed); schedules and counter increments, which no order concerns, go alongside them.
  */
 export function publisher(nc: NatsConnection): (messages: OutboxMessage[]) => Promise<void> {
-  const js = jetstream(nc);
+  // A request waits for its write's messages to be published (a list then counts the payment), but
+  // not for long: a stream that cannot answer within this leaves them to be published again later.
+  const js = jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS });
   const publishOne = (message: OutboxMessage): Promise<unknown> =>
     message.increment !== undefined
       ? incrementCounter(js, message.subject, message.increment, message.msgId)

@@ -11,6 +11,7 @@ import {
   type PaymentState,
 } from './model';
 import { OutboxClearer } from './outbox-clearer';
+import { PublishRetry } from './publish-retry';
 
 /**
  * The payments' storage: the only module that reads or writes the database (eslint enforces it).
@@ -86,6 +87,7 @@ function recount(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, from: Pa
 
 export class PaymentStore {
   private readonly clearer: OutboxClearer;
+  private readonly retry: PublishRetry<Pick<PaymentDoc, '_id' | 'outbox'>>;
 
   private readonly pages: PageFinder = {
     find: (field, from, to, skip, limit) =>
@@ -107,6 +109,7 @@ export class PaymentStore {
         paymentsCollection().updateMany({ _id: { $in: ids } }, { $pull: { outbox: { msgId: { $in: msgIds } } } }),
       (err) => logger.warn({ err }, 'removing published messages from outboxes failed; the relay retries'),
     );
+    this.retry = new PublishRetry((doc) => this.publishOutbox(doc), logger);
   }
 
   /** A store's payment (another store's is the same as none). One command. */
@@ -195,20 +198,22 @@ export class PaymentStore {
   /**
    * Publishes everything in a payment's outbox as of a write (its own messages and any an earlier
    * writer left), then has them removed. The write has happened, so a failure here is not the
-   * caller's: the messages stay and the relay publishes them.
+   * caller's: the messages stay, and are published again as soon as JetStream takes them
+   * (PublishRetry), or by the relay should this process die first. False when it failed.
    */
-  private async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
-    if (doc.outbox.length === 0) return;
+  private async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
+    if (doc.outbox.length === 0) return true;
     try {
       await this.publish(doc.outbox);
     } catch (err) {
-      this.logger.warn({ err, paymentId: doc._id }, 'publishing after a write failed; the outbox relay retries');
-      return;
+      this.retry.later(doc, err);
+      return false;
     }
     this.clearer.clear(
       doc._id,
       doc.outbox.map((entry) => entry.msgId),
     );
+    return true;
   }
 
   /**
@@ -224,11 +229,11 @@ export class PaymentStore {
   }
 
   /** Publishes a leftover outbox (the relay); the same as a writer's publish after its write. */
-  relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
-    return this.publishOutbox(doc);
+  async relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
+    await this.publishOutbox(doc);
   }
 
-  /** Removes what is still waiting to be removed (shutdown). */
+  /** Removes what is still waiting to be removed (shutdown); what waits to be published again is the relay's. */
   flush(): Promise<void> {
     return this.clearer.flush();
   }
