@@ -1,12 +1,17 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
-import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Instrumentation from '@opentelemetry/instrumentation';
+import type * as InstrumentationExpress from '@opentelemetry/instrumentation-express';
+import type * as InstrumentationHttp from '@opentelemetry/instrumentation-http';
+import type * as InstrumentationMongodb from '@opentelemetry/instrumentation-mongodb';
+import type * as InstrumentationMongoose from '@opentelemetry/instrumentation-mongoose';
+import {
+  AlwaysOffSampler,
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /** Paths of the ops port: scrapes and probes are not requests anybody wants to trace. */
@@ -45,7 +50,7 @@ export function startTracing(serviceName: string): void {
   const exporting = tracingExportConfigured();
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || serviceName }),
-    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    spanProcessors: exporting ? [new BatchSpanProcessor(exporter())] : [],
     // With nowhere to send them, spans are not recorded: each still has its ids (logs carry them,
     // traceparent carries them on), but no attributes or events are built for nobody.
     ...(!exporting && { sampler: new AlwaysOffSampler() }),
@@ -57,23 +62,43 @@ export function startTracing(serviceName: string): void {
   // gives each incoming request a span of its own (ids only), traceContextHeaders() goes on
   // outgoing requests, and NATS messages carry it in their headers.
   httpInstrumented = exporting;
+  if (exporting) instrument(provider);
+}
+
+/*
+ * The exporter and the instrumentations are loaded only when spans are exported: they are a third
+ * of what a service loads at start, and a replica restarted on a busy machine waits for every
+ * module it loads before it can answer.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+function exporter(): SpanExporter {
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+  return new OTLPTraceExporter();
+}
+
+function instrument(tracerProvider: NodeTracerProvider): void {
+  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof Instrumentation;
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof InstrumentationHttp;
+  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof InstrumentationExpress;
+  const { MongooseInstrumentation } =
+    require('@opentelemetry/instrumentation-mongoose') as typeof InstrumentationMongoose;
+  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof InstrumentationMongodb;
   registerInstrumentations({
-    tracerProvider: provider,
-    instrumentations: exporting
-      ? [
-          new HttpInstrumentation({
-            ignoreIncomingRequestHook: (req) => OPS_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
-          }),
-          new ExpressInstrumentation(),
-          // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
-          // request or message are worth a span. No query values reach a span (they hold e-mails):
-          // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
-          new MongooseInstrumentation({ requireParentSpan: true }),
-          new MongoDBInstrumentation({ requireParentSpan: true }),
-        ]
-      : [],
+    tracerProvider,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => OPS_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
+      }),
+      new ExpressInstrumentation(),
+      // Pollers (outbox relay, deadlines) query all the time; only queries inside a traced
+      // request or message are worth a span. No query values reach a span (they hold e-mails):
+      // mongoose records no statement, the driver's are scrubbed (enhancedDatabaseReporting off).
+      new MongooseInstrumentation({ requireParentSpan: true }),
+      new MongoDBInstrumentation({ requireParentSpan: true }),
+    ],
   });
 }
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** True when OpenTelemetry's HTTP instrumentation gives every incoming and outgoing request a span. */
 export function httpRequestsInstrumented(): boolean {

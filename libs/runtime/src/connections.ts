@@ -26,6 +26,7 @@ export async function connectDatabase(service: Service, url: string, watchdog = 
     watchdog.watch(mongoose.connection.getClient());
   };
   await open();
+  service.mark('database');
   let reopening = false;
   const timer = setInterval(
     () => {
@@ -55,6 +56,7 @@ export async function connectDatabase(service: Service, url: string, watchdog = 
 /** Connects to NATS as this service: connected is a readiness check, and it drains on shutdown. */
 export async function connectMessaging(service: Service, url: string): Promise<NatsConnection> {
   const nc = await connectNats(url, service.name, service.logger);
+  service.mark('nats');
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));
   return nc;

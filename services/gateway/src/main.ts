@@ -20,11 +20,13 @@ async function main(): Promise<void> {
     ['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name)),
     logger,
   );
+  service.mark('indexes');
 
   const nc = await connectMessaging(service, config.NATS_URL);
 
   const authCache = await AuthCache.open(nc, logger, config.JETSTREAM_REPLICAS);
   await authCache.start();
+  service.mark('auth cache');
   service.onShutdown('auth cache', () => authCache.stop());
 
   const subscriptions = serveStoreRpcs(nc, logger, authCache);

@@ -35,11 +35,13 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config.MONGO_URL);
   await syncPaymentIndexes(logger);
+  service.mark('indexes');
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Consumers.paymentsPix);
   await ensureConsumer(nc, Consumers.paymentsDue);
+  service.mark('streams and consumers');
 
   registerPaymentMetrics(service.registry);
   const publish = withFailPoint(publisher(nc), config.OUTBOX_FAIL_POINT ?? null, logger);

@@ -18,6 +18,7 @@ async function main(): Promise<void> {
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
+  service.mark('streams');
   const js = jetstream(nc);
 
   const pspRequests = new Counter({
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     pspRequests.inc({ operation, outcome }),
   );
   const { provider, sandbox } = selected;
+  service.mark('provider');
 
   const app = express();
   app.disable('x-powered-by');

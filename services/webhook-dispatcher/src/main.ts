@@ -32,11 +32,13 @@ async function main(): Promise<void> {
     { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER, leaseMs: CLAIM_LEASE_MS },
     logger,
   );
+  service.mark('indexes');
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Consumers.dispatcherPayments);
   await ensureConsumer(nc, Consumers.dispatcherAttempts);
+  service.mark('streams and consumers');
   const js = jetstream(nc);
 
   const secrets = new SecretsCache(nc, logger);

@@ -1,6 +1,7 @@
 import type { JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { ApiPixClient, type MutualTls } from '../api-pix/client';
+import type * as ApiPix from '../api-pix/client';
+import type { MutualTls } from '../api-pix/client';
 import { receivePix, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
 import { SandboxProvider } from '../sandbox-psp/provider';
@@ -38,6 +39,9 @@ export async function selectProvider(
   onRequest: OnPspRequest,
 ): Promise<SelectedProvider> {
   if (config.PIX_PROVIDER === 'apipix') {
+    // Loaded only in this mode (it brings the HTTP client): less for a sandbox replica to load at start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ApiPixClient } = require('../api-pix/client') as typeof ApiPix;
     const baseUrl = config.PIX_API_URL ?? '';
     const tls: MutualTls = {
       certificate: file(config.PIX_TLS_CERT_FILE),
