@@ -13,6 +13,7 @@ import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { Streams, type ConsumerDefinition, type StreamDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
+import { isNatsConnected } from './connection';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
@@ -203,7 +204,8 @@ export async function startConsumer(
   let stopped = false;
 
   const isBound = async (): Promise<boolean> => {
-    if (stopped) return false;
+    // Disconnected, it is not bound, and asking the server would only wait for the check's timeout.
+    if (stopped || !isNatsConnected(nc)) return false;
     const info = await bound.info();
     consumerPending.set(labels, info.num_pending);
     return true;

@@ -4,8 +4,12 @@ import type { Registry } from 'prom-client';
 /** A named readiness condition: NATS connected, database reachable, consumers bound... */
 export type ReadinessCheck = { name: string; check: () => boolean | Promise<boolean> };
 
-/** A check that has not answered by then counts as failed: a probe must answer quickly, always. */
-const CHECK_TIMEOUT_MS = 2000;
+/**
+ * A check that has not answered by then counts as failed: a probe must answer quickly, always
+ * (Kubernetes gives a probe one second by default), and a replica that cannot reach NATS or its
+ * database within this says so now rather than when a client's request would have timed out.
+ */
+const CHECK_TIMEOUT_MS = 800;
 
 function runCheck(check: ReadinessCheck['check']): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
