@@ -5,18 +5,13 @@ import { requireStore, TokenRateLimiter, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
 import { dashboardRouter } from './dashboard/routes';
 import type { SessionSigner } from './dashboard/session';
-import { EVENT_PATHS, eventsRouter } from './events-routes';
 import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
 import { paymentPageRouter } from './payment-page/routes';
 import type { PaymentStatusFeed } from './payment-page/status-feed';
-import { paymentsRouter } from './payments-routes';
+import { mountPublicApi } from './public-api';
 import { qrRouter } from './qr-route';
-import { SANDBOX_PATHS, sandboxRouter } from './sandbox-routes';
 import type { StreamLimiter } from './sse-limits';
-
-/** Both path forms of spec section 4 serve the same operations. */
-export const PAYMENT_PATHS = ['/api-public/payments', '/public-api/v1/payments'] as const;
 
 export function createApp(options: {
   nc: NatsConnection;
@@ -40,15 +35,12 @@ export function createApp(options: {
   app.set('query parser', 'simple');
   // One limiter for the API and the dashboard: a store's dashboard requests count against its token's limit.
   const rateLimiter = new TokenRateLimiter(options.rateLimit);
-  const auth = requireStore(options.authCache, rateLimiter);
-  const payments = paymentsRouter(options.nc, options.rpcTimeoutMs);
-  for (const path of PAYMENT_PATHS) app.use(path, auth, payments);
-  const events = eventsRouter(options.nc, options.rpcTimeoutMs);
-  for (const path of EVENT_PATHS) app.use(path, auth, events);
-  if (options.sandbox) {
-    const sandbox = sandboxRouter(options.nc, options.rpcTimeoutMs);
-    for (const path of SANDBOX_PATHS) app.use(path, auth, sandbox);
-  }
+  mountPublicApi(app, {
+    nc: options.nc,
+    rpcTimeoutMs: options.rpcTimeoutMs,
+    auth: requireStore(options.authCache, rateLimiter),
+    sandbox: options.sandbox,
+  });
   app.use(
     '/pay',
     paymentPageRouter({

@@ -20,7 +20,7 @@ import type { Logger } from '@pix/observability';
 import type { TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
-import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-routes';
+import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
 import { hashToken, StoreModel, webhookSecretsOf } from '../stores';
 import { isPaymentId } from '../validation';

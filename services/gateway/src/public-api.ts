@@ -1,0 +1,454 @@
+import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
+import typeis from 'type-is';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { z } from 'zod';
+import {
+  AMOUNT_STEP_BRL,
+  CreatePaymentBodySchema,
+  DispatcherRpc,
+  DomainError,
+  ErrorMessages,
+  EVENT_TYPES,
+  isEventId,
+  LIST_BOUNDS,
+  PaymentsRpc,
+  PIX_MAX_AMOUNT_CENTS,
+  PUBLIC_STATUSES,
+  SandboxMessages,
+  SandboxRpc,
+  type Payment,
+  type RpcDefinition,
+  type RpcReply,
+  type RpcRequest,
+} from '@pix/contracts';
+import { callRpc } from '@pix/messaging';
+import type { AuthedLocals } from './auth';
+import { methodNotAllowed, sendError } from './http-errors';
+import { claimPaymentId, isValidIdempotencyKey } from './idempotency';
+import { payWith, sandboxAct, validateSandboxPayBody } from './sandbox-actions';
+import { isPaymentId, validateCreateBody, validateEventsQuery, validateListQuery } from './validation';
+
+/**
+ * The public API (spec 4), each operation declared once: the routers (groupRouter below) and the
+ * OpenAPI document (openapi.ts) are both built from this table, so neither can serve or describe
+ * an operation the other lacks.
+ */
+
+type Json = Record<string, unknown>;
+
+/** The spec's two path forms: every operation is served, and documented, under both. */
+export const PATH_FORMS = [
+  {
+    prefix: '/api-public',
+    operationSuffix: '',
+    tag: { name: 'reference form', description: 'The payments API under /api-public' },
+  },
+  {
+    prefix: '/public-api/v1',
+    operationSuffix: 'V1',
+    tag: { name: 'guide form (v1)', description: 'The same operations under /public-api/v1' },
+  },
+] as const;
+
+/** What an operation answers instead of calling its RPC: a status and the spec's message. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+  ) {}
+}
+
+/** What an operation's answer gets: the request, the token's store, and its RPC bound to them. */
+interface Call<D extends RpcDefinition> {
+  req: Request;
+  storeId: string;
+  call: (request: RpcRequest<D>) => Promise<RpcReply<D>>;
+  /** The RPC as a sandbox action on the store's payment `id` (sandboxAct: the store must own it). */
+  act: (id: string, request: (payment: Payment) => RpcRequest<D>) => Promise<RpcReply<D>>;
+}
+
+interface Declaration<D extends RpcDefinition> {
+  method: 'get' | 'post';
+  /** Under its group's path, in express's form (`/:id`); the document writes `{id}`. */
+  path: string;
+  /** The reference form's; the guide form's adds its operationSuffix. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** OpenAPI parameter objects: path, query and header. */
+  parameters?: Json[];
+  /**
+   * A JSON body: a required one must say it is JSON, an optional one only when it is there. The
+   * schema is a component (zod) or written out; handlers validate by hand for the spec's messages.
+   */
+  body?: { required: boolean; schema: z.ZodType | Json };
+  /** The RPC that answers: its reply schema is the 200's. */
+  rpc: D;
+  /** What the 200 is. */
+  ok: string;
+  /** The statuses it answers besides 200 and COMMON_ERRORS, each with its messages. */
+  errors: Record<number, string>;
+  answer: (call: Call<D>) => Promise<RpcReply<D> | Refusal> | Refusal;
+}
+
+export type Operation = Omit<Declaration<RpcDefinition>, 'answer'> & {
+  handler: (nc: NatsConnection, rpcTimeoutMs: number) => RequestHandler;
+};
+
+export interface OperationGroup {
+  /** Under each path form's prefix. */
+  path: string;
+  /** Its operations' tag in the document; without one they take their path form's. */
+  tag?: { name: string; description: string };
+  /** Served only where the adapter runs the sandbox PSP. */
+  sandboxOnly?: boolean;
+  operations: Operation[];
+}
+
+function operation<D extends RpcDefinition>({ answer, ...declared }: Declaration<D>): Operation {
+  return {
+    ...declared,
+    handler: (nc, rpcTimeoutMs) => async (req, res) => {
+      const { storeId } = res.locals as AuthedLocals;
+      const answered = await answer({
+        req,
+        storeId,
+        call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
+        act: (id, request) => sandboxAct(nc, rpcTimeoutMs, storeId, id, declared.rpc, request),
+      });
+      if (answered instanceof Refusal) return sendError(res, answered.status, answered.message);
+      res.status(200).json(answered);
+    },
+  };
+}
+
+/** Every operation is behind requireStore and the error handler, so each may answer these. */
+export const COMMON_ERRORS: Record<number, string> = {
+  401: `\`${ErrorMessages.bearerMissing}\` or \`${ErrorMessages.tokenInvalid}\``,
+  403: `\`${ErrorMessages.storeInactive}\``,
+  429: 'Too many requests for this token',
+  503: 'A backend did not answer in time; retry later',
+  500: 'Unexpected error; retry later',
+};
+
+/** `page` and `limit` of every paged list, with the bounds the service enforces. */
+const PAGING_PARAMETERS = [
+  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 } },
+  {
+    name: 'limit',
+    in: 'query',
+    schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: LIST_BOUNDS.defaultLimit },
+  },
+];
+const QUERY_INVALID = 'A query parameter out of range or malformed (class-validator style message)';
+const PAYMENT_NOT_FOUND = `\`${ErrorMessages.paymentNotFound}\` (unknown id, or another store's payment)`;
+const paymentNotFound = new Refusal(404, ErrorMessages.paymentNotFound);
+
+/** Create: the first invalid field refused, then the Idempotency-Key's payment id claimed, if one is given. */
+async function createPayment({ req, storeId, call }: Call<typeof PaymentsRpc.create>) {
+  const validated = validateCreateBody(req.body ?? {});
+  if (!validated.ok) return new Refusal(400, validated.message);
+  const key = req.get('idempotency-key');
+  let paymentId: string | undefined;
+  if (key !== undefined) {
+    if (!isValidIdempotencyKey(key)) return new Refusal(400, ErrorMessages.idempotencyKeyInvalid);
+    const claim = await claimPaymentId(storeId, key, validated.value);
+    if (!claim.ok) throw new DomainError('idempotency_key_reused');
+    paymentId = claim.paymentId;
+  }
+  return call({ storeId, input: validated.value, isPublic: true, paymentId });
+}
+
+const payments: OperationGroup = {
+  path: 'payments',
+  operations: [
+    operation({
+      method: 'get',
+      path: '',
+      operationId: 'listPayments',
+      summary: 'List the payments of the store, newest first',
+      parameters: [
+        ...PAGING_PARAMETERS,
+        { name: 'status', in: 'query', schema: { type: 'string', enum: [...PUBLIC_STATUSES] } },
+      ],
+      rpc: PaymentsRpc.list,
+      ok: 'A page of payments (createdAt descending, then id descending)',
+      errors: { 400: QUERY_INVALID },
+      answer: ({ req, storeId, call }) => {
+        const validated = validateListQuery(req.query as Record<string, unknown>);
+        return validated.ok ? call({ storeId, query: validated.value }) : new Refusal(400, validated.message);
+      },
+    }),
+    operation({
+      method: 'post',
+      path: '',
+      operationId: 'createPayment',
+      summary: 'Create a dynamic Pix payment',
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          description:
+            'Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same ' +
+            'payment (no second payment, no second webhook); the same key with another body is 409.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      ],
+      body: { required: true, schema: CreatePaymentBodySchema },
+      rpc: PaymentsRpc.create,
+      ok: 'The payment (status pending, isPublic true)',
+      errors: {
+        400:
+          'An invalid field (the first of amount, email, observation, webhookUrl), malformed JSON, a content ' +
+          'type other than application/json, or an invalid Idempotency-Key',
+        409: `\`${ErrorMessages.idempotencyKeyReused}\``,
+        413: 'Body over 64 KB',
+      },
+      answer: createPayment,
+    }),
+    operation({
+      method: 'get',
+      path: '/:id',
+      operationId: 'getPayment',
+      summary: 'Read one payment of the store',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      rpc: PaymentsRpc.get,
+      ok: 'The payment',
+      errors: { 404: PAYMENT_NOT_FOUND },
+      answer: ({ req, storeId, call }) => {
+        const { id } = req.params;
+        return isPaymentId(id) ? call({ storeId, id }) : paymentNotFound;
+      },
+    }),
+  ],
+};
+
+const SANDBOX_ID = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const SANDBOX_DID = 'What the sandbox PSP did';
+
+/** Review, clear and reject: the action on the payment, with no body. */
+function analysis(name: 'Review' | 'Clear' | 'Reject', summary: string, conflict: string): Operation {
+  const action = name.toLowerCase() as 'review' | 'clear' | 'reject';
+  return operation({
+    method: 'post',
+    path: `/:id/${action}`,
+    operationId: `sandbox${name}`,
+    summary,
+    parameters: [SANDBOX_ID],
+    rpc: SandboxRpc[action],
+    ok: SANDBOX_DID,
+    errors: { 404: PAYMENT_NOT_FOUND, 409: conflict },
+    answer: ({ req, act }) => {
+      const { id } = req.params;
+      return isPaymentId(id) ? act(id, () => ({ paymentId: id })) : paymentNotFound;
+    },
+  });
+}
+
+/**
+ * The sandbox PSP over the public API, for a merchant's own code to drive a payment as a customer
+ * would: pay (optionally another amount), review (paid and held for analysis), clear and reject
+ * (the analysis ends), as the admin CLI's `sandbox` commands do.
+ */
+const sandbox: OperationGroup = {
+  path: 'sandbox/payments',
+  tag: {
+    name: 'sandbox',
+    description:
+      'Drive a payment as its customer and the PSP would, to test an integration end to end. These routes ' +
+      'exist only in sandbox deployments (PIX_PROVIDER=sandbox); elsewhere they are unknown routes (404).',
+  },
+  sandboxOnly: true,
+  operations: [
+    operation({
+      method: 'post',
+      path: '/:id/pay',
+      operationId: 'sandboxPay',
+      summary: 'The customer pays the payment (sandbox only)',
+      parameters: [SANDBOX_ID],
+      description:
+        'Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes ' +
+        '`approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same ' +
+        'Pix (same endToEndId).',
+      body: {
+        required: false,
+        schema: {
+          type: 'object',
+          properties: {
+            amount: {
+              type: ['number', 'null'],
+              exclusiveMinimum: 0,
+              // What API Pix can carry (its valor: ten digits, a point and two).
+              maximum: PIX_MAX_AMOUNT_CENTS / 100,
+              multipleOf: AMOUNT_STEP_BRL,
+              description: 'BRL paid, at most two decimal places; absent or null: the amount due',
+            },
+          },
+        },
+      },
+      rpc: SandboxRpc.pay,
+      ok: SANDBOX_DID,
+      errors: {
+        400:
+          `\`${SandboxMessages.amountInvalid}\`, a body that is not a JSON object, or a content type other than ` +
+          'application/json',
+        404: PAYMENT_NOT_FOUND,
+        409:
+          `The charge cannot be paid so: \`${SandboxMessages.chargeExpired}\`, ` +
+          `\`${SandboxMessages.chargePaidOtherwise}\` or \`${SandboxMessages.chargeMissing}\``,
+      },
+      answer: ({ req, act }) => {
+        const { id } = req.params;
+        if (!isPaymentId(id)) return paymentNotFound;
+        const amount = validateSandboxPayBody(req.body);
+        return amount.ok ? act(id, payWith(amount.value)) : new Refusal(400, amount.message);
+      },
+    }),
+    analysis(
+      'Review',
+      'The customer pays and the PSP holds the Pix for analysis (sandbox only)',
+      `\`${SandboxMessages.chargeExpired}\` or \`${SandboxMessages.chargePaidOtherwise}\``,
+    ),
+    analysis(
+      'Clear',
+      'The analysis of the held Pix clears it: the payment is approved (sandbox only)',
+      `\`${SandboxMessages.nothingHeld}\` or \`${SandboxMessages.analysisDecided}\``,
+    ),
+    analysis(
+      'Reject',
+      'The analysis of the held Pix rejects it: the payment is refunded, not approved (sandbox only)',
+      `\`${SandboxMessages.nothingHeld}\` or \`${SandboxMessages.analysisDecided}\``,
+    ),
+  ],
+};
+
+/** The Events API's tag, which the document's webhooks share. */
+export const EVENTS_TAG = {
+  name: 'events',
+  description:
+    'The webhook events of the store (payments created with a webhookUrl), as delivered, with their ' +
+    'delivery state; both path forms (/api-public/events and /public-api/v1/events).',
+};
+
+const EVENT_ID = {
+  name: 'eventId',
+  in: 'path',
+  required: true,
+  description: 'The event id (evt_…), the webhook-id of its deliveries',
+  schema: { type: 'string' },
+};
+const EVENT_NOT_FOUND = `\`${ErrorMessages.eventNotFound}\` (unknown id, or another store's event)`;
+const eventNotFound = new Refusal(404, ErrorMessages.eventNotFound);
+
+/**
+ * The Events API: the store's webhook events from the dispatcher's delivery log, one event with its
+ * attempts, and a redelivery. The store is always the token's; an id that is not an event id is
+ * 404 without asking.
+ */
+const events: OperationGroup = {
+  path: 'events',
+  tag: EVENTS_TAG,
+  operations: [
+    operation({
+      method: 'get',
+      path: '',
+      operationId: 'listEvents',
+      summary: "The store's webhook events, newest first, with their delivery state",
+      parameters: [
+        ...PAGING_PARAMETERS,
+        { name: 'type', in: 'query', schema: { type: 'string', enum: [...EVENT_TYPES] } },
+        {
+          name: 'paymentId',
+          in: 'query',
+          description: 'Only the events of this payment',
+          schema: { type: 'string', format: 'uuid' },
+        },
+      ],
+      rpc: DispatcherRpc.eventsList,
+      ok: 'A page of events (recorded descending, then id descending)',
+      errors: { 400: QUERY_INVALID },
+      answer: ({ req, storeId, call }) => {
+        const validated = validateEventsQuery(req.query as Record<string, unknown>);
+        return validated.ok ? call({ storeId, query: validated.value }) : new Refusal(400, validated.message);
+      },
+    }),
+    operation({
+      method: 'get',
+      path: '/:eventId',
+      operationId: 'getEvent',
+      summary: 'One event of the store with every delivery attempt',
+      parameters: [EVENT_ID],
+      rpc: DispatcherRpc.eventsGet,
+      ok: 'The event and its attempts',
+      errors: { 404: EVENT_NOT_FOUND },
+      answer: ({ req, storeId, call }) => {
+        const { eventId } = req.params;
+        return isEventId(eventId) ? call({ storeId, eventId }) : eventNotFound;
+      },
+    }),
+    operation({
+      method: 'post',
+      path: '/:eventId/redeliver',
+      operationId: 'redeliverEvent',
+      summary: 'Deliver a delivered or dead event again, as a new run with the same webhook-id',
+      parameters: [EVENT_ID],
+      rpc: DispatcherRpc.eventsRedeliver,
+      ok: 'The new run, pending',
+      errors: { 404: EVENT_NOT_FOUND, 409: `\`${ErrorMessages.eventStillPending}\`` },
+      answer: ({ req, storeId, call }) => {
+        const { eventId } = req.params;
+        return isEventId(eventId) ? call({ storeId, eventId }) : eventNotFound;
+      },
+    }),
+  ],
+};
+
+export const PUBLIC_API: readonly OperationGroup[] = [payments, sandbox, events];
+
+const json = express.json({ limit: '64kb', strict: false, type: () => true });
+
+// A required body's content type is checked before it is read, so a form post is told what is
+// wrong with it rather than that it is malformed JSON. The header itself is read (req.is() answers
+// null for a request without a body), so an empty JSON request is validated like `{}`.
+const requireJson: RequestHandler = (req, res, next) => {
+  if (typeis.is(req.get('content-type') ?? '', ['application/json']) !== 'application/json') {
+    return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+  }
+  next();
+};
+
+// An optional body may be absent (an empty one is none); one that is there must be JSON.
+const optionalJson: RequestHandler = (req, res, next) => {
+  const length = req.get('content-length');
+  const hasBody = req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+  if (hasBody && typeis(req, ['application/json']) !== 'application/json') {
+    return sendError(res, 400, ErrorMessages.unsupportedMediaType);
+  }
+  next();
+};
+
+/** One group's operations, and 405 with Allow for the methods a path of it does not take. */
+function groupRouter(group: OperationGroup, nc: NatsConnection, rpcTimeoutMs: number): Router {
+  const router = express.Router();
+  const allowed = new Map<string, string[]>();
+  for (const { method, path, body, handler } of group.operations) {
+    const route = path || '/';
+    const parse = body ? [body.required ? requireJson : optionalJson, json] : [];
+    router[method](route, ...parse, handler(nc, rpcTimeoutMs));
+    allowed.set(route, [...(allowed.get(route) ?? []), method.toUpperCase()]);
+  }
+  for (const [route, methods] of allowed) router.all(route, methodNotAllowed(...methods));
+  return router;
+}
+
+/** Every group under both path forms, behind `auth` (requireStore). */
+export function mountPublicApi(
+  app: Express,
+  options: { nc: NatsConnection; rpcTimeoutMs: number; auth: RequestHandler; sandbox: boolean },
+): void {
+  for (const group of PUBLIC_API) {
+    if (group.sandboxOnly && !options.sandbox) continue;
+    const router = groupRouter(group, options.nc, options.rpcTimeoutMs);
+    for (const form of PATH_FORMS) app.use(`${form.prefix}/${group.path}`, options.auth, router);
+  }
+}
