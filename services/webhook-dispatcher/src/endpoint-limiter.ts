@@ -53,17 +53,16 @@ export class EndpointLimiter {
   }
 
   /**
-   * A slot, waiting for one while the endpoint has attempts in flight and few others wait for it.
-   * `onWait` is called after each wait (the caller's message is kept alive meanwhile).
+   * A slot, waiting for one while the endpoint has attempts in flight and few others wait for it
+   * (the consumer keeps the waiting caller's message alive meanwhile).
    */
-  async take(origin: string, onWait: () => void = () => undefined): Promise<SlotOutcome> {
+  async take(origin: string): Promise<SlotOutcome> {
     for (;;) {
       if (this.stopping) return { stopped: true };
       const slot = this.tryTake(origin);
       if (slot) return { slot };
       if (!this.mayWait(origin)) return { busy: true };
       await new Promise<void>((resolve) => this.waiting.set(origin, [...(this.waiting.get(origin) ?? []), resolve]));
-      onWait();
     }
   }
 
