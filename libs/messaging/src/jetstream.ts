@@ -68,13 +68,24 @@ async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
       // The server keeps only each counter's last message, which holds its total.
       ...(stream.counters && { allow_msg_counter: true, allow_direct: true, max_msgs_per_subject: 1 }),
     };
-    try {
-      await jsm.streams.info(stream.name);
-      await jsm.streams.update(stream.name, config);
-    } catch {
-      await jsm.streams.add(config);
-    }
+    const existing = await jsm.streams.info(stream.name).then(
+      (info) => info.config,
+      () => undefined,
+    );
+    if (!existing) await jsm.streams.add(config);
+    else if (differs(existing, config)) await jsm.streams.update(stream.name, config);
   }
+}
+
+/**
+ * Whether a stream's or consumer's configuration on the server differs from what is wanted in any
+ * setting the platform sets. An update is a proposal to the whole cluster, which a replica restarted
+ * on a busy cluster would wait for at every start; as things are, there is nothing to update.
+ */
+function differs<C extends object>(existing: C, wanted: Partial<C>): boolean {
+  return Object.entries(wanted).some(
+    ([key, value]) => JSON.stringify(existing[key as keyof C]) !== JSON.stringify(value),
+  );
 }
 
 /**
@@ -104,12 +115,12 @@ async function putConsumer(
     durable_name: consumer.durable,
     filter_subject: consumer.filterSubject,
   };
-  try {
-    await jsm.consumers.info(consumer.stream, consumer.durable);
-    await jsm.consumers.update(consumer.stream, consumer.durable, full);
-  } catch {
-    await jsm.consumers.add(consumer.stream, full);
-  }
+  const existing = await jsm.consumers.info(consumer.stream, consumer.durable).then(
+    (info) => info.config,
+    () => undefined,
+  );
+  if (!existing) await jsm.consumers.add(consumer.stream, full);
+  else if (differs(existing, full)) await jsm.consumers.update(consumer.stream, consumer.durable, full);
 }
 
 /**
