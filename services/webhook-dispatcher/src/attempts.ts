@@ -116,11 +116,10 @@ export class AttemptRunner {
     }
     const secrets = await this.secretsOf(msg);
     if (!secrets) return handOff('no-secrets', new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS));
-    // A slot now, or soon: as many events as the endpoint has slots may wait here for one (a busy
-    // but healthy endpoint loses no time); beyond them, the attempt waits on the stream.
-    const taken = await this.deps.limiter.take(originOf(url));
-    if (!('slot' in taken)) return handOff('first');
-    const { slot } = taken;
+    // A slot now, or the attempt waits on the stream: an event taken in never overtakes the
+    // endpoint's attempts already waiting (retries, events held behind another).
+    const slot = this.deps.limiter.tryTake(originOf(url));
+    if (!slot) return handOff('first');
     try {
       // Recorded already (the PAYMENTS message came again): the attempt consumer sorts out its claim.
       if (!(await log.record(event, url, new Date(), true))) return await advance(this.js, 'first', msg);

@@ -29,14 +29,30 @@ describe('EndpointLimiter', () => {
     expect(l.tryTake(B)).toBeNull();
   });
 
-  it('lets as many wait as the endpoint has slots, and wakes them one by one as slots free', async () => {
+  it('lets four attempts a slot wait in line, and tells the next one the endpoint is busy', async () => {
     const { limiter: l } = limiter(1, 10);
     const held = l.tryTake(A)!;
-    const waiter = l.take(A);
+    const waiters = [l.take(A), l.take(A), l.take(A), l.take(A)];
     expect(await l.take(A)).toEqual({ busy: true });
     held.release();
-    const outcome = await waiter;
-    expect('slot' in outcome).toBe(true);
+    const first = await waiters[0]!;
+    expect('slot' in first).toBe(true);
+  });
+
+  it('passes a freed slot to the first in line, never to a newcomer', async () => {
+    const { limiter: l } = limiter(1, 10);
+    const held = l.tryTake(A)!;
+    const order: string[] = [];
+    const first = l.take(A).then((o) => (order.push('first'), o));
+    const second = l.take(A).then((o) => (order.push('second'), o));
+    held.release();
+    // The slot went to the first waiter as it was freed: a newcomer finds none.
+    expect(l.tryTake(A)).toBeNull();
+    const granted = await first;
+    if (!('slot' in granted)) throw new Error('the first in line got no slot');
+    granted.slot.release();
+    await second;
+    expect(order).toEqual(['first', 'second']);
   });
 
   it('tells an endpoint with nothing in flight but no slot (the total reached) that it is busy', async () => {

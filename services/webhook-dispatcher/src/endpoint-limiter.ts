@@ -15,16 +15,24 @@ export interface EndpointLimits {
   total: number;
 }
 
+/** How many attempts may wait in a replica for a busy endpoint, per slot it has. */
+const WAITING_PER_SLOT = 4;
+
 /**
  * How many webhook attempts this replica has in flight, per endpoint and in all, so that one slow
  * or failing merchant cannot take every connection and a burst cannot flood a merchant. Beyond the
- * limits only a few callers per endpoint (as many as its slots) wait here for a slot, woken one by
- * one as slots free; the rest are told the endpoint is busy, and their attempts wait elsewhere (a
- * scheduled message), so a backlog never piles up in memory or unacked on a consumer.
+ * limits a few attempts per endpoint (four per slot) wait here for a slot; the rest are told the
+ * endpoint is busy, and wait elsewhere (a scheduled message), so a backlog never piles up in memory
+ * or unacked on a consumer.
+ *
+ * Slots go to those waiting first, in the order they came: a freed slot passes straight to the
+ * next in line, and `tryTake` (for a newcomer that will not wait) gets none while anyone waits. A
+ * newcomer never overtakes an attempt that waited, so under a merchant's backlog its older webhooks
+ * (a retry, an event held behind another) are not starved by the new ones.
  */
 export class EndpointLimiter {
   private readonly inFlight = new Map<string, number>();
-  private readonly waiting = new Map<string, (() => void)[]>();
+  private readonly waiting = new Map<string, ((slot: Slot | null) => void)[]>();
   private total = 0;
   private stopping = false;
 
@@ -34,9 +42,40 @@ export class EndpointLimiter {
     private readonly gauge: Gauge<'endpoint'>,
   ) {}
 
-  /** A slot now, if both limits allow one; null otherwise (nothing waits). */
+  /** A slot now, if both limits allow one and nobody waits for this endpoint; null otherwise. */
   tryTake(origin: string): Slot | null {
-    if (this.stopping) return null;
+    if (this.stopping || (this.waiting.get(origin)?.length ?? 0) > 0) return null;
+    return this.grant(origin);
+  }
+
+  /** A slot, waiting in line for one while the endpoint has attempts in flight and the line is short. */
+  async take(origin: string): Promise<SlotOutcome> {
+    if (this.stopping) return { stopped: true };
+    const slot = this.tryTake(origin);
+    if (slot) return { slot };
+    if (!this.mayWait(origin)) return { busy: true };
+    const granted = await new Promise<Slot | null>((resolve) =>
+      this.waiting.set(origin, [...(this.waiting.get(origin) ?? []), resolve]),
+    );
+    return granted ? { slot: granted } : { stopped: true };
+  }
+
+  /** Ends every wait with `stopped`; slots in use are released by their holders. */
+  stop(): void {
+    this.stopping = true;
+    for (const queue of this.waiting.values()) for (const resolve of queue) resolve(null);
+    this.waiting.clear();
+  }
+
+  private mayWait(origin: string): boolean {
+    return (
+      (this.inFlight.get(origin) ?? 0) > 0 &&
+      this.total < this.limits.total &&
+      (this.waiting.get(origin)?.length ?? 0) < this.limits.perEndpoint * WAITING_PER_SLOT
+    );
+  }
+
+  private grant(origin: string): Slot | null {
     const busy = this.inFlight.get(origin) ?? 0;
     if (busy >= this.limits.perEndpoint || this.total >= this.limits.total) return null;
     this.inFlight.set(origin, busy + 1);
@@ -50,39 +89,6 @@ export class EndpointLimiter {
         this.release(origin);
       },
     };
-  }
-
-  /**
-   * A slot, waiting for one while the endpoint has attempts in flight and few others wait for it
-   * (the consumer keeps the waiting caller's message alive meanwhile).
-   */
-  async take(origin: string): Promise<SlotOutcome> {
-    for (;;) {
-      if (this.stopping) return { stopped: true };
-      const slot = this.tryTake(origin);
-      if (slot) return { slot };
-      if (!this.mayWait(origin)) return { busy: true };
-      await new Promise<void>((resolve) => this.waiting.set(origin, [...(this.waiting.get(origin) ?? []), resolve]));
-    }
-  }
-
-  /** Wakes every waiter, who gets `stopped`; slots in use are released by their holders. */
-  stop(): void {
-    this.stopping = true;
-    for (const queue of this.waiting.values()) for (const wake of queue) wake();
-    this.waiting.clear();
-  }
-
-  /**
-   * Whether a caller may wait for a slot of its busy endpoint: only a few (as many as the endpoint's
-   * slots), so the next ones go the moment a slot frees while a backlog still cannot pile up here.
-   */
-  private mayWait(origin: string): boolean {
-    return (
-      (this.inFlight.get(origin) ?? 0) > 0 &&
-      this.total < this.limits.total &&
-      (this.waiting.get(origin)?.length ?? 0) < this.limits.perEndpoint
-    );
   }
 
   private release(origin: string): void {
@@ -99,7 +105,7 @@ export class EndpointLimiter {
     const queue = this.waiting.get(origin);
     const next = queue?.shift();
     if (queue?.length === 0) this.waiting.delete(origin);
-    next?.();
+    if (next) next(this.grant(origin));
   }
 }
 
