@@ -6,7 +6,7 @@ import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { outboxLeftovers } from './metrics';
 import type { OutboxMessage, PaymentState } from './model';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { toPayment } from './presenter';
 
 /**
@@ -138,7 +138,7 @@ const RELAY_BATCH = 100;
  */
 export class OutboxRelay extends Periodic {
   constructor(
-    private readonly store: PaymentStore,
+    private readonly store: Pick<PaymentStorage, 'leftovers' | 'relay'>,
     private readonly logger: Logger,
     intervalMs: number,
   ) {
