@@ -44,6 +44,28 @@ export default tseslint.config(
     },
   },
   {
+    // The gateway's stores, tokens and Idempotency-Keys are behind one folder: only it talks to the database.
+    files: ['services/gateway/src/**/*.ts'],
+    ignores: ['services/gateway/src/storage/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: 'The gateway reaches the database through GatewayStorage (./storage) only.' },
+            { name: 'mongodb', message: 'The gateway reaches the database through GatewayStorage (./storage) only.' },
+          ],
+          patterns: [
+            {
+              group: ['**/storage/records'],
+              message: "The models are the storage folder's own: use GatewayStorage.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The dispatcher's delivery log is behind one folder: only it talks to the database.
     files: ['services/webhook-dispatcher/src/**/*.ts'],
     ignores: ['services/webhook-dispatcher/src/delivery-log/**'],

@@ -2,20 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent, Document } from 'mongodb';
 import mongoose from 'mongoose';
 import { createLogger } from '@pix/observability';
-import { claimPaymentId, IdempotencyKeyModel } from '../../services/gateway/src/idempotency';
-import {
-  createStore,
-  findStoreActive,
-  findToken,
-  hashToken,
-  issueToken,
-  revokeToken,
-  rotateWebhookSecret,
-  setStoreActive,
-  StoreModel,
-  TokenModel,
-  webhookSecretsOf,
-} from '../../services/gateway/src/stores';
+import { GatewayStorage, hashToken } from '../../services/gateway/src/storage';
 import { PaymentModel } from '../../services/payments/src/model';
 import { listKey, statusKey } from '../../services/payments/src/list-page';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
@@ -86,6 +73,7 @@ describe('every hot query is served by an index of its schema', () => {
     async () => 10,
     logger,
   );
+  const gateway = new GatewayStorage();
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
@@ -95,9 +83,7 @@ describe('every hot query is served by an index of its schema', () => {
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       syncSandboxIndexes(),
-      StoreModel.syncIndexes(),
-      TokenModel.syncIndexes(),
-      IdempotencyKeyModel.syncIndexes(),
+      GatewayStorage.open(),
     ]);
     const now = Date.now();
     const seeded = Array.from({ length: SEEDED }, (_, i) => i);
@@ -269,17 +255,18 @@ describe('every hot query is served by an index of its schema', () => {
   describe('stores, tokens and idempotency keys (gateway)', () => {
     it('authenticates, administers and claims keys', () =>
       expectIndexServed(async () => {
-        const store = await createStore('explained');
-        await findToken(hashToken(store.token));
-        await findStoreActive(store.storeId);
-        await webhookSecretsOf(store.storeId);
-        await setStoreActive(store.storeId, false);
-        const { token } = await issueToken(store.storeId);
-        await revokeToken(token);
-        await rotateWebhookSecret(store.storeId);
+        const store = await gateway.stores.create('explained');
+        await gateway.tokens.find(hashToken(store.token));
+        await gateway.stores.isActive(store.storeId);
+        await gateway.stores.name(store.storeId);
+        await gateway.stores.webhookSecrets(store.storeId);
+        await gateway.stores.setActive(store.storeId, false);
+        const { token } = await gateway.tokens.issue(store.storeId);
+        await gateway.tokens.revoke(token);
+        await gateway.stores.rotateWebhookSecret(store.storeId);
         const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
-        await claimPaymentId(store.storeId, 'key', input);
-        await claimPaymentId(store.storeId, 'key', input);
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
       }));
   });
 
