@@ -7,18 +7,7 @@ import { PaymentModel } from '../../services/payments/src/model';
 import { listKey, statusKey } from '../../services/payments/src/list-page';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
-import {
-  chargeOfPix,
-  chargesOwingCallbacks,
-  findCharge,
-  findRefund,
-  markNotified,
-  putCharge,
-  putRefund,
-  recordAnalysis,
-  recordPix,
-  syncSandboxIndexes,
-} from '../../services/pix-provider-adapter/src/sandbox-psp/store';
+import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import {
   DeliveryLog,
   deliveriesOf,
@@ -74,6 +63,7 @@ describe('every hot query is served by an index of its schema', () => {
     logger,
   );
   const gateway = new GatewayStorage();
+  const books = new SandboxBooks();
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
@@ -82,7 +72,7 @@ describe('every hot query is served by an index of its schema', () => {
     await Promise.all([
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
-      syncSandboxIndexes(),
+      SandboxBooks.open(),
       GatewayStorage.open(),
     ]);
     const now = Date.now();
@@ -274,23 +264,23 @@ describe('every hot query is served by an index of its schema', () => {
     it('takes charges, Pix, analyses and refunds', () =>
       expectIndexServed(async () => {
         const now = new Date();
-        await putCharge('tx-new', {
+        await books.putCharge('tx-new', {
           cob: {} as never,
           amountCents: 1000,
           expiresAt: new Date(now.getTime() + HOUR_MS),
         });
-        await findCharge('tx-new');
-        await recordPix(
+        await books.findCharge('tx-new');
+        await books.recordPix(
           'tx-new',
           { endToEndId: 'E-new', amountCents: 1000, paidAt: now, held: true, notified: false },
           now,
         );
-        await markNotified('tx-new', 'pix');
-        await recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
-        await chargesOwingCallbacks();
-        await chargeOfPix('E-new');
-        await putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
-        await findRefund('E-new/dev1');
+        await books.markNotified('tx-new', 'pix');
+        await books.recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
+        await books.chargesOwingCallbacks();
+        await books.chargeOfPix('E-new');
+        await books.putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
+        await books.findRefund('E-new/dev1');
       }));
   });
 });
