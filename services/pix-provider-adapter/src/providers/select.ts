@@ -75,12 +75,7 @@ export async function selectProvider(
     merchantCity: config.PIX_MERCHANT_CITY,
     locationHost: config.SANDBOX_LOCATION_HOST,
   });
-  const payer = new SandboxPayer(
-    books,
-    (pix) => receivePix(js, [pix], logger),
-    logger,
-    config.SANDBOX_FAIL_POINT ?? null,
-  );
+  const payer = new SandboxPayer(books, (pix) => receivePix(js, [pix], logger), logger);
   return {
     provider: new SandboxProvider(psp, config.PIX_RECEIVER_KEY, onRequest),
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },

@@ -11,10 +11,6 @@ import type { SandboxAnalysis, SandboxBooks, SandboxCharge, SandboxPix } from '.
  */
 export type NotifyReceiver = (pix: PixCallback['pix'][number]) => Promise<void>;
 
-/** Test-only: the adapter exits right after an action is decided, before the PSP calls back. */
-export type SandboxFailPoint = 'crash-after-decision';
-export const FAIL_POINT_EXIT_CODE = 87;
-
 /** A callback the receiver did not acknowledge is sent again after these delays, then every minute. */
 const REDELIVERY_DELAYS_MS = [1000, 2000, 5000, 15_000, 30_000, 60_000];
 
@@ -42,7 +38,6 @@ export class SandboxPayer {
     private readonly books: SandboxBooks,
     private readonly notify: NotifyReceiver,
     private readonly logger: Logger,
-    private readonly failPoint: SandboxFailPoint | null = null,
   ) {}
 
   /**
@@ -60,7 +55,6 @@ export class SandboxPayer {
       charge = await this.books.recordPix(txid, pix, now);
       if (!charge) throw new DomainError('charge_not_found');
       if (!charge.pix) throw new DomainError('charge_expired');
-      if (charge.pix.endToEndId === pix.endToEndId) this.crashIfAsked();
     }
     const paid = charge as Paid;
     if (paid.pix.amountCents !== wanted || paid.pix.held !== held) throw new DomainError('charge_paid_otherwise');
@@ -79,9 +73,7 @@ export class SandboxPayer {
     // The receiver hears of the held Pix before it hears the end of its analysis.
     if (!held.pix.notified) await this.completeNow(() => this.completePix(held));
     if (!charge.analysis) {
-      const decidedAt = new Date();
-      charge = await this.books.recordAnalysis(txid, { outcome, decidedAt, notified: false });
-      if (charge?.analysis?.decidedAt.getTime() === decidedAt.getTime()) this.crashIfAsked();
+      charge = await this.books.recordAnalysis(txid, { outcome, decidedAt: new Date(), notified: false });
     }
     const analysis = charge?.analysis;
     if (!analysis) throw new DomainError('nothing_held');
@@ -165,11 +157,5 @@ export class SandboxPayer {
       this.logger.warn({ err }, 'resuming a sandbox PSP callback failed; it will be sent again');
       this.completeLater(complete, 0);
     });
-  }
-
-  private crashIfAsked(): void {
-    if (this.failPoint !== 'crash-after-decision') return;
-    this.logger.error({ failPoint: this.failPoint }, 'fail point reached: exiting');
-    process.exit(FAIL_POINT_EXIT_CODE);
   }
 }
