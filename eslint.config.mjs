@@ -35,9 +35,50 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'mongoose', message: 'Only payment-store.ts talks to the database.' }],
+          paths: [
+            { name: 'mongoose', message: 'Only payment-store.ts talks to the database.' },
+            { name: 'mongodb', message: 'Only payment-store.ts talks to the database.' },
+          ],
           patterns: [
             { group: ['./model', '../model'], allowTypeImports: true, message: 'Use PaymentStore (payment-store.ts).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The gateway's stores, tokens and Idempotency-Keys are behind one folder: only it talks to the database.
+    files: ['services/gateway/src/**/*.ts'],
+    ignores: ['services/gateway/src/storage/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: 'The gateway reaches the database through GatewayStorage (./storage) only.' },
+            { name: 'mongodb', message: 'The gateway reaches the database through GatewayStorage (./storage) only.' },
+          ],
+          patterns: [
+            {
+              group: ['**/storage/records'],
+              message: "The models are the storage folder's own: use GatewayStorage.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The sandbox PSP's books are one module: only it talks to the database.
+    files: ['services/pix-provider-adapter/src/**/*.ts'],
+    ignores: ['services/pix-provider-adapter/src/sandbox-psp/books.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: "The sandbox PSP's books (sandbox-psp/books.ts) alone talk to the database." },
+            { name: 'mongodb', message: "The sandbox PSP's books (sandbox-psp/books.ts) alone talk to the database." },
           ],
         },
       ],

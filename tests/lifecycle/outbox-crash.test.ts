@@ -1,6 +1,7 @@
 import { admin } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
+import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import type { Started } from '@pix/devstack';
@@ -14,7 +15,8 @@ function exited(proc: Started): Promise<number | null> {
 
 /**
  * The outbox under a crash: payments dies between storing a status change and publishing its event
- * (and, second case, between publishing and emptying the payment's outbox); after a restart the
+ * (and, second case, between publishing and emptying the payment's outbox), at a fail point planted
+ * from outside (tests/support/fail-point.js); after a restart the
  * relay finds the messages left in the payment and the event is on the PAYMENTS stream exactly
  * once, the store's counters moved once.
  */
@@ -26,16 +28,16 @@ describe('outbox surviving a crash of payments', () => {
   });
   afterAll(() => stack.stop());
 
-  it.each(['crash-before-publish', 'crash-after-publish'])('%s: the event is published once', async (when) => {
+  it.each(['crash-before-publish', 'crash-after-publish'] as const)('%s: the event is published once', async (when) => {
     const client = await paymentsClient(stack);
     const [running] = stack.processesOf('payments').slice(-1);
     if (!running) throw new Error('no payments process');
     await stack.stopProcess(running);
-    const crashing = await stack.startService('payments', { OUTBOX_FAIL_POINT: `${when}:payment.status_changed` });
+    const crashing = await stack.startService('payments', failPointEnv(`${when}:payment.status_changed`));
 
     const payment = await client.create(30);
     await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
-    expect(await exited(crashing)).toBe(86);
+    expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
 
     // The change is stored with what it owes still in the payment, whatever reached the stream.
     const stored = () =>

@@ -2,12 +2,11 @@ import type { Started } from '@pix/devstack';
 import { SandboxMessages } from '@pix/contracts';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
+import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 
 const SANDBOX = '/public-api/v1/sandbox/payments';
-/** The adapter's exit code at its fail point (sandbox-psp/simulator.ts). */
-const FAIL_POINT_EXIT_CODE = 87;
 
 function exited(proc: Started): Promise<number | null> {
   return new Promise((resolve) => {
@@ -108,7 +107,7 @@ describe('sandbox PSP under retries and faults', () => {
       const [running] = stack.processesOf('pix-provider-adapter').slice(-1);
       if (!running) throw new Error('no adapter process');
       await stack.stopProcess(running);
-      const crashing = await stack.startService('pix-provider-adapter', { SANDBOX_FAIL_POINT: 'crash-after-decision' });
+      const crashing = await stack.startService('pix-provider-adapter', failPointEnv('crash-after-decision'));
 
       const cutOff = await api(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, { token: client.store.token });
       expect(cutOff.status).toBe(503);

@@ -4,6 +4,7 @@ import { got } from '@pix/http';
 import { sameSecret } from '@pix/runtime';
 import type { MutualTls } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { CobRequestSchema, DevolucaoRequestSchema } from '../../services/pix-provider-adapter/src/api-pix/wire';
+import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import { SandboxPsp, type SandboxPspOptions } from '../../services/pix-provider-adapter/src/sandbox-psp/psp';
 import type { NotifyReceiver } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 
@@ -24,8 +25,11 @@ function problem(res: Response, status: number, title: string, detail: string): 
  * (served over mutual TLS by tests/service/apipix-mtls.test.ts). The adapter's own sandbox mode
  * calls the same PSP in process.
  */
-export function apiPixPspApp(options: SandboxPspOptions & { clientId: string; clientSecret: string }): express.Express {
-  const psp = new SandboxPsp(options);
+export function apiPixPspApp(
+  books: SandboxBooks,
+  options: SandboxPspOptions & { clientId: string; clientSecret: string },
+): express.Express {
+  const psp = new SandboxPsp(books, options);
   const tokens = new Map<string, number>();
   const app = express();
   app.disable('x-powered-by');

@@ -4,6 +4,7 @@ import mongoose from 'mongoose';
 import { got } from '@pix/http';
 import { freePort } from '@pix/devstack';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
+import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
@@ -32,6 +33,8 @@ describe('apipix provider over mutual TLS', () => {
   /** The PSP answers 503 to the next this many charge requests (to see the client retry). */
   let failNextCharges = 0;
   const chargeAttempts = new Map<string, number>();
+  /** The PSP's books, in the stack's database: the adapter in apipix mode keeps none of its own. */
+  const books = new SandboxBooks();
 
   beforeAll(async () => {
     pki = makeTestPki();
@@ -65,7 +68,7 @@ describe('apipix provider over mutual TLS', () => {
       next();
     });
     app.use(
-      apiPixPspApp({
+      apiPixPspApp(books, {
         clientId: CLIENT.id,
         clientSecret: CLIENT.secret,
         merchantName: 'LOJA MTLS',
@@ -84,6 +87,7 @@ describe('apipix provider over mutual TLS', () => {
 
   function payer(): SandboxPayer {
     return new SandboxPayer(
+      books,
       callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }),
       createLogger('psp', 'silent'),
     );

@@ -2,36 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent, Document } from 'mongodb';
 import mongoose from 'mongoose';
 import { createLogger } from '@pix/observability';
-import { claimPaymentId, IdempotencyKeyModel } from '../../services/gateway/src/idempotency';
-import {
-  createStore,
-  findStoreActive,
-  findToken,
-  hashToken,
-  issueToken,
-  revokeToken,
-  rotateWebhookSecret,
-  setStoreActive,
-  StoreModel,
-  TokenModel,
-  webhookSecretsOf,
-} from '../../services/gateway/src/stores';
+import { GatewayStorage, hashToken } from '../../services/gateway/src/storage';
 import { PaymentModel } from '../../services/payments/src/model';
 import { listKey, statusKey } from '../../services/payments/src/list-page';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
-import {
-  chargeOfPix,
-  chargesOwingCallbacks,
-  findCharge,
-  findRefund,
-  markNotified,
-  putCharge,
-  putRefund,
-  recordAnalysis,
-  recordPix,
-  syncSandboxIndexes,
-} from '../../services/pix-provider-adapter/src/sandbox-psp/store';
+import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import {
   DeliveryLog,
   deliveriesOf,
@@ -86,6 +62,8 @@ describe('every hot query is served by an index of its schema', () => {
     async () => 10,
     logger,
   );
+  const gateway = new GatewayStorage();
+  const books = new SandboxBooks();
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
@@ -94,10 +72,8 @@ describe('every hot query is served by an index of its schema', () => {
     await Promise.all([
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
-      syncSandboxIndexes(),
-      StoreModel.syncIndexes(),
-      TokenModel.syncIndexes(),
-      IdempotencyKeyModel.syncIndexes(),
+      SandboxBooks.open(),
+      GatewayStorage.open(),
     ]);
     const now = Date.now();
     const seeded = Array.from({ length: SEEDED }, (_, i) => i);
@@ -269,17 +245,18 @@ describe('every hot query is served by an index of its schema', () => {
   describe('stores, tokens and idempotency keys (gateway)', () => {
     it('authenticates, administers and claims keys', () =>
       expectIndexServed(async () => {
-        const store = await createStore('explained');
-        await findToken(hashToken(store.token));
-        await findStoreActive(store.storeId);
-        await webhookSecretsOf(store.storeId);
-        await setStoreActive(store.storeId, false);
-        const { token } = await issueToken(store.storeId);
-        await revokeToken(token);
-        await rotateWebhookSecret(store.storeId);
+        const store = await gateway.stores.create('explained');
+        await gateway.tokens.find(hashToken(store.token));
+        await gateway.stores.isActive(store.storeId);
+        await gateway.stores.name(store.storeId);
+        await gateway.stores.webhookSecrets(store.storeId);
+        await gateway.stores.setActive(store.storeId, false);
+        const { token } = await gateway.tokens.issue(store.storeId);
+        await gateway.tokens.revoke(token);
+        await gateway.stores.rotateWebhookSecret(store.storeId);
         const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
-        await claimPaymentId(store.storeId, 'key', input);
-        await claimPaymentId(store.storeId, 'key', input);
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
       }));
   });
 
@@ -287,23 +264,23 @@ describe('every hot query is served by an index of its schema', () => {
     it('takes charges, Pix, analyses and refunds', () =>
       expectIndexServed(async () => {
         const now = new Date();
-        await putCharge('tx-new', {
+        await books.putCharge('tx-new', {
           cob: {} as never,
           amountCents: 1000,
           expiresAt: new Date(now.getTime() + HOUR_MS),
         });
-        await findCharge('tx-new');
-        await recordPix(
+        await books.findCharge('tx-new');
+        await books.recordPix(
           'tx-new',
           { endToEndId: 'E-new', amountCents: 1000, paidAt: now, held: true, notified: false },
           now,
         );
-        await markNotified('tx-new', 'pix');
-        await recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
-        await chargesOwingCallbacks();
-        await chargeOfPix('E-new');
-        await putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
-        await findRefund('E-new/dev1');
+        await books.markNotified('tx-new', 'pix');
+        await books.recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
+        await books.chargesOwingCallbacks();
+        await books.chargeOfPix('E-new');
+        await books.putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
+        await books.findRefund('E-new/dev1');
       }));
   });
 });

@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import type { PaymentEvent } from '@pix/contracts';
-import { claimPaymentId, IDEMPOTENCY_WINDOW_MS, IdempotencyKeyModel } from '../../services/gateway/src/idempotency';
+import { GatewayStorage, IDEMPOTENCY_WINDOW_MS } from '../../services/gateway/src/storage';
 import { DeliveryLog, deliveriesOf } from '../../services/webhook-dispatcher/src/delivery-log';
 import { useOwnDatabase } from '../webhooks/helpers';
 
@@ -25,11 +25,12 @@ function event(eventId: string, sequence: number): PaymentEvent {
 describe('retention by TTL indexes', () => {
   useOwnDatabase('ttl_retention_test');
   let log: DeliveryLog;
+  let storage: GatewayStorage;
 
   beforeAll(async () => {
     // A retention of one hour, with entries finished three days ago: long expired.
     log = await DeliveryLog.open({ retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000, leaseMs: 5000 });
-    await IdempotencyKeyModel.syncIndexes();
+    storage = await GatewayStorage.open();
   });
 
   it('declares a TTL index on expiresAt for each expiring collection', async () => {
@@ -49,9 +50,13 @@ describe('retention by TTL indexes', () => {
       await log.conclude(done, success, { next: 'delivered' }, finishedAt);
       await log.record(event('evt_pending', 2), 'https://example.com/h', finishedAt, true, finishedAt);
       const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
-      await claimPaymentId('store_retention', 'old', input, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - DAY_MS));
-      const fresh = await claimPaymentId('store_retention', 'fresh', input);
-      const keys = () => IdempotencyKeyModel.countDocuments({ _id: { $regex: '^store_retention:' } });
+      const claim = storage.idempotencyKeys.claim.bind(storage.idempotencyKeys);
+      await claim('store_retention', 'old', input, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - DAY_MS));
+      const fresh = await claim('store_retention', 'fresh', input);
+      const keys = () =>
+        mongoose.connection
+          .db!.collection('idempotency_keys')
+          .countDocuments({ _id: { $regex: '^store_retention:' } as never });
       expect(await keys()).toBe(2);
 
       const deadline = Date.now() + TTL_PASS_MS;
@@ -62,7 +67,7 @@ describe('retention by TTL indexes', () => {
       }
       expect(left.map((d) => [d._id, d.attempts.map((a) => a.key)])).toEqual([['evt_pending', ['1:1']]]);
       expect(await keys()).toBe(1);
-      expect(await claimPaymentId('store_retention', 'fresh', input)).toEqual(fresh);
+      expect(await claim('store_retention', 'fresh', input)).toEqual(fresh);
     },
     TTL_PASS_MS + 20_000,
   );

@@ -3,15 +3,7 @@ import { DomainError, GatewayRpc, QueueGroups, Subjects } from '@pix/contracts';
 import { serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
-import {
-  createStore,
-  issueToken,
-  revokeToken,
-  rotateWebhookSecret,
-  setStoreActive,
-  StoreNotFound,
-  webhookSecretsOf,
-} from './stores';
+import { StoreNotFound, type GatewayStorage } from './storage';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -29,16 +21,22 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * bucket write fails the call fails and may simply be repeated. A secret rotation is announced to
  * the webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated).
  */
-export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: AuthCache): RpcServer[] {
+export function serveStoreRpcs(
+  nc: NatsConnection,
+  storage: Pick<GatewayStorage, 'stores' | 'tokens'>,
+  logger: Logger,
+  authCache: AuthCache,
+): RpcServer[] {
+  const { stores, tokens } = storage;
   const rpc = { queue: QueueGroups.gateway, logger };
   return [
-    serveRpc(nc, GatewayRpc.storesCreate, (req) => createStore(req.name), rpc),
+    serveRpc(nc, GatewayRpc.storesCreate, (req) => stores.create(req.name), rpc),
     serveRpc(
       nc,
       GatewayRpc.storesSetActive,
       (req) =>
         storeMustExist(async () => {
-          await setStoreActive(req.storeId, req.active);
+          await stores.setActive(req.storeId, req.active);
           await authCache.storeActiveChanged(req.storeId, req.active);
           return { storeId: req.storeId, active: req.active };
         }),
@@ -47,14 +45,14 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
     serveRpc(
       nc,
       GatewayRpc.tokensIssue,
-      (req) => storeMustExist(() => issueToken(req.storeId, req.expiresInSeconds)),
+      (req) => storeMustExist(() => tokens.issue(req.storeId, req.expiresInSeconds)),
       rpc,
     ),
     serveRpc(
       nc,
       GatewayRpc.tokensRevoke,
       async (req) => {
-        const tokenHash = await revokeToken(req.token);
+        const tokenHash = await tokens.revoke(req.token);
         if (!tokenHash) throw new DomainError('token_not_found');
         await authCache.tokenRevoked(tokenHash);
         return { revoked: true as const };
@@ -66,7 +64,7 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
       GatewayRpc.storesRotateSecret,
       (req) =>
         storeMustExist(async () => {
-          const webhookSecret = await rotateWebhookSecret(req.storeId);
+          const webhookSecret = await stores.rotateWebhookSecret(req.storeId);
           // Every dispatcher replica drops its cached secrets of the store, so the next delivery
           // is signed with the new set; flushed, so the notice has left before the reply does.
           nc.publish(Subjects.storesWebhookSecretsRotated, JSON.stringify({ storeId: req.storeId }));
@@ -78,7 +76,7 @@ export function serveStoreRpcs(nc: NatsConnection, logger: Logger, authCache: Au
     serveRpc(
       nc,
       GatewayRpc.webhookSecrets,
-      (req) => storeMustExist(async () => ({ secrets: await webhookSecretsOf(req.storeId) })),
+      (req) => storeMustExist(async () => ({ secrets: await stores.webhookSecrets(req.storeId) })),
       rpc,
     ),
   ];

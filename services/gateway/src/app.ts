@@ -12,11 +12,13 @@ import type { PaymentStatusFeed } from './payment-page/status-feed';
 import { mountPublicApi } from './public-api';
 import { qrRouter } from './qr-route';
 import type { StreamLimiter } from './sse-limits';
+import type { GatewayStorage } from './storage';
 
 export function createApp(options: {
   nc: NatsConnection;
   logger: Logger;
   rpcTimeoutMs: number;
+  storage: GatewayStorage;
   authCache: AuthCache;
   rateLimit: RateLimit;
   /** The live status of the hosted payment pages. */
@@ -40,6 +42,7 @@ export function createApp(options: {
     rpcTimeoutMs: options.rpcTimeoutMs,
     auth: requireStore(options.authCache, rateLimiter),
     sandbox: options.sandbox,
+    idempotencyKeys: options.storage.idempotencyKeys,
   });
   app.use(
     '/pay',
@@ -48,6 +51,7 @@ export function createApp(options: {
       rpcTimeoutMs: options.rpcTimeoutMs,
       feed: options.feed,
       streams: options.streams,
+      stores: options.storage.stores,
     }),
   );
   app.use(
@@ -63,6 +67,7 @@ export function createApp(options: {
       signer: options.dashboard.signer,
       publicBaseUrl: options.dashboard.publicBaseUrl,
       sandbox: options.sandbox,
+      stores: options.storage.stores,
     }),
   );
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));

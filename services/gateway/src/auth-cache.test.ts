@@ -2,16 +2,13 @@ import type { KV, KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AuthBucket } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
-import { AuthCache } from './auth-cache';
-import { findStoreActive, findToken, hashToken } from './stores';
+import { AuthCache, type AuthRecords } from './auth-cache';
+import { hashToken, type TokenRecord } from './storage';
 
-jest.mock('./stores', () => ({
-  ...jest.requireActual<typeof import('./stores')>('./stores'),
-  findToken: jest.fn(),
-  findStoreActive: jest.fn(),
-}));
-const findTokenMock = jest.mocked(findToken);
-const findStoreActiveMock = jest.mocked(findStoreActive);
+/** The database as the cache reads it: what these return, the test sets. */
+const findTokenMock = jest.fn<Promise<TokenRecord | null>, [string]>();
+const findStoreActiveMock = jest.fn<Promise<boolean | null>, [string]>();
+const records: AuthRecords = { token: findTokenMock, storeActive: findStoreActiveMock };
 
 /** A watch whose entries the test pushes, like the AUTH bucket would. */
 class FakeWatch implements AsyncIterable<KvWatchEntry> {
@@ -50,7 +47,7 @@ let cache: AuthCache;
 beforeEach(async () => {
   findTokenMock.mockReset().mockResolvedValue(record);
   findStoreActiveMock.mockReset().mockResolvedValue(true);
-  cache = new AuthCache(kv, nc, logger, 2);
+  cache = new AuthCache(kv, records, nc, logger, 2);
   await cache.start();
 });
 afterEach(async () => {

@@ -4,7 +4,13 @@ import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
 import { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
 import { retrySetup } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { findStoreActive, findToken, hashToken } from './stores';
+import { hashToken, type TokenRecord } from './storage';
+
+/** What the cache reads from the database on a miss (GatewayStorage's tokens and stores). */
+export interface AuthRecords {
+  token(tokenHash: string): Promise<TokenRecord | null>;
+  storeActive(storeId: string): Promise<boolean | null>;
+}
 
 export type AuthResult = { ok: true; storeId: string } | { ok: false; reason: 'token_invalid' | 'store_inactive' };
 
@@ -36,19 +42,26 @@ export class AuthCache {
 
   constructor(
     private readonly kv: KV,
+    private readonly records: AuthRecords,
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
     private readonly maxTokens: number,
   ) {}
 
   /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
-  static async open(nc: NatsConnection, logger: Logger, replicas: number, maxTokens = 100_000): Promise<AuthCache> {
+  static async open(
+    nc: NatsConnection,
+    records: AuthRecords,
+    logger: Logger,
+    replicas: number,
+    maxTokens = 100_000,
+  ): Promise<AuthCache> {
     const kv = await retrySetup(
       'auth bucket',
       () => new Kvm(nc).create(AuthBucket.name, { history: 1, replicas }),
       logger,
     );
-    return new AuthCache(kv, nc, logger, maxTokens);
+    return new AuthCache(kv, records, nc, logger, maxTokens);
   }
 
   /** Starts watching the bucket; resolves once the first watch is in place. */
@@ -127,7 +140,7 @@ export class AuthCache {
   }
 
   private async loadToken(tokenHash: string): Promise<CachedToken | null> {
-    const record = await findToken(tokenHash);
+    const record = await this.records.token(tokenHash);
     if (!record) return null;
     if (record.revokedAt) {
       this.applyRevocation(tokenHash);
@@ -148,7 +161,7 @@ export class AuthCache {
   }
 
   private async loadStore(storeId: string): Promise<boolean | null> {
-    const active = await findStoreActive(storeId);
+    const active = await this.records.storeActive(storeId);
     if (active === null) return null;
     // The bucket may have spoken while MongoDB was read: its word is newer.
     if (!this.storeActive.has(storeId)) this.storeActive.set(storeId, active);

@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ErrorMessages } from '@pix/contracts';
 import type { AuthCache } from './auth-cache';
 import { sendError } from './http-errors';
-import { hashToken } from './stores';
+import { hashToken } from './storage';
 
 /** The store a request speaks for; set by requireStore, never taken from the request itself. */
 export interface AuthedLocals {

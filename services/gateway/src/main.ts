@@ -1,7 +1,6 @@
 import './tracing';
 import type http from 'node:http';
-import mongoose from 'mongoose';
-import { closeHttpServer, connectDatabase, connectMessaging, Service, syncIndexes } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -10,26 +9,29 @@ import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
 import { StreamLimiter } from './sse-limits';
+import { GatewayStorage } from './storage';
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
   const { logger } = service;
 
   await connectDatabase(service, config.MONGO_URL);
-  await syncIndexes(
-    ['Store', 'Token', 'IdempotencyKey'].map((name) => mongoose.model(name)),
-    logger,
-  );
+  const storage = await GatewayStorage.open(logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config.NATS_URL);
 
-  const authCache = await AuthCache.open(nc, logger, config.JETSTREAM_REPLICAS);
+  const authCache = await AuthCache.open(
+    nc,
+    { token: (hash) => storage.tokens.find(hash), storeActive: (storeId) => storage.stores.isActive(storeId) },
+    logger,
+    config.JETSTREAM_REPLICAS,
+  );
   await authCache.start();
   service.mark('auth cache');
   service.onShutdown('auth cache', () => authCache.stop());
 
-  const subscriptions = serveStoreRpcs(nc, logger, authCache);
+  const subscriptions = serveStoreRpcs(nc, storage, logger, authCache);
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
     nc,
     logger,
     rpcTimeoutMs: config.RPC_TIMEOUT,
+    storage,
     authCache,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
     feed,

@@ -71,6 +71,7 @@ describe('the routers built from the table', () => {
     mountPublicApi(app, {
       nc,
       rpcTimeoutMs: 100,
+      idempotencyKeys: { claim: () => Promise.reject(new Error('no database in a unit test')) },
       auth: (_req, res, next) => {
         res.locals.storeId = 'store';
         next();

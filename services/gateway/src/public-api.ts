@@ -24,8 +24,8 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
-import { claimPaymentId, isValidIdempotencyKey } from './idempotency';
 import { payWith, sandboxAct, validateSandboxPayBody } from './sandbox-actions';
+import { isValidIdempotencyKey, type IdempotencyKeys } from './storage';
 import { isPaymentId, validateCreateBody, validateEventsQuery, validateListQuery } from './validation';
 
 /**
@@ -58,10 +58,18 @@ class Refusal {
   ) {}
 }
 
+/** What the operations reach: the services over NATS, and the gateway's own Idempotency-Keys. */
+export interface Backends {
+  nc: NatsConnection;
+  rpcTimeoutMs: number;
+  idempotencyKeys: Pick<IdempotencyKeys, 'claim'>;
+}
+
 /** What an operation's answer gets: the request, the token's store, and its RPC bound to them. */
 interface Call<D extends RpcDefinition> {
   req: Request;
   storeId: string;
+  idempotencyKeys: Backends['idempotencyKeys'];
   call: (request: RpcRequest<D>) => Promise<RpcReply<D>>;
   /** The RPC as a sandbox action on the store's payment `id` (sandboxAct: the store must own it). */
   act: (id: string, request: (payment: Payment) => RpcRequest<D>) => Promise<RpcReply<D>>;
@@ -92,7 +100,7 @@ interface Declaration<D extends RpcDefinition> {
 }
 
 export type Operation = Omit<Declaration<RpcDefinition>, 'answer'> & {
-  handler: (nc: NatsConnection, rpcTimeoutMs: number) => RequestHandler;
+  handler: (backends: Backends) => RequestHandler;
 };
 
 export interface OperationGroup {
@@ -108,17 +116,20 @@ export interface OperationGroup {
 function operation<D extends RpcDefinition>({ answer, ...declared }: Declaration<D>): Operation {
   return {
     ...declared,
-    handler: (nc, rpcTimeoutMs) => async (req, res) => {
-      const { storeId } = res.locals as AuthedLocals;
-      const answered = await answer({
-        req,
-        storeId,
-        call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
-        act: (id, request) => sandboxAct(nc, rpcTimeoutMs, storeId, id, declared.rpc, request),
-      });
-      if (answered instanceof Refusal) return sendError(res, answered.status, answered.message);
-      res.status(200).json(answered);
-    },
+    handler:
+      ({ nc, rpcTimeoutMs, idempotencyKeys }) =>
+      async (req, res) => {
+        const { storeId } = res.locals as AuthedLocals;
+        const answered = await answer({
+          req,
+          storeId,
+          idempotencyKeys,
+          call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
+          act: (id, request) => sandboxAct(nc, rpcTimeoutMs, storeId, id, declared.rpc, request),
+        });
+        if (answered instanceof Refusal) return sendError(res, answered.status, answered.message);
+        res.status(200).json(answered);
+      },
   };
 }
 
@@ -145,14 +156,14 @@ const PAYMENT_NOT_FOUND = `\`${ErrorMessages.paymentNotFound}\` (unknown id, or 
 const paymentNotFound = new Refusal(404, ErrorMessages.paymentNotFound);
 
 /** Create: the first invalid field refused, then the Idempotency-Key's payment id claimed, if one is given. */
-async function createPayment({ req, storeId, call }: Call<typeof PaymentsRpc.create>) {
+async function createPayment({ req, storeId, idempotencyKeys, call }: Call<typeof PaymentsRpc.create>) {
   const validated = validateCreateBody(req.body ?? {});
   if (!validated.ok) return new Refusal(400, validated.message);
   const key = req.get('idempotency-key');
   let paymentId: string | undefined;
   if (key !== undefined) {
     if (!isValidIdempotencyKey(key)) return new Refusal(400, ErrorMessages.idempotencyKeyInvalid);
-    const claim = await claimPaymentId(storeId, key, validated.value);
+    const claim = await idempotencyKeys.claim(storeId, key, validated.value);
     if (!claim.ok) throw new DomainError('idempotency_key_reused');
     paymentId = claim.paymentId;
   }
@@ -428,13 +439,13 @@ const optionalJson: RequestHandler = (req, res, next) => {
 };
 
 /** One group's operations, and 405 with Allow for the methods a path of it does not take. */
-function groupRouter(group: OperationGroup, nc: NatsConnection, rpcTimeoutMs: number): Router {
+function groupRouter(group: OperationGroup, backends: Backends): Router {
   const router = express.Router();
   const allowed = new Map<string, string[]>();
   for (const { method, path, body, handler } of group.operations) {
     const route = path || '/';
     const parse = body ? [body.required ? requireJson : optionalJson, json] : [];
-    router[method](route, ...parse, handler(nc, rpcTimeoutMs));
+    router[method](route, ...parse, handler(backends));
     allowed.set(route, [...(allowed.get(route) ?? []), method.toUpperCase()]);
   }
   for (const [route, methods] of allowed) router.all(route, methodNotAllowed(...methods));
@@ -442,13 +453,11 @@ function groupRouter(group: OperationGroup, nc: NatsConnection, rpcTimeoutMs: nu
 }
 
 /** Every group under both path forms, behind `auth` (requireStore). */
-export function mountPublicApi(
-  app: Express,
-  options: { nc: NatsConnection; rpcTimeoutMs: number; auth: RequestHandler; sandbox: boolean },
-): void {
+export function mountPublicApi(app: Express, options: Backends & { auth: RequestHandler; sandbox: boolean }): void {
+  const { nc, rpcTimeoutMs, idempotencyKeys } = options;
   for (const group of PUBLIC_API) {
     if (group.sandboxOnly && !options.sandbox) continue;
-    const router = groupRouter(group, options.nc, options.rpcTimeoutMs);
+    const router = groupRouter(group, { nc, rpcTimeoutMs, idempotencyKeys });
     for (const form of PATH_FORMS) app.use(`${form.prefix}/${group.path}`, options.auth, router);
   }
 }

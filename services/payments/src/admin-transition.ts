@@ -1,5 +1,5 @@
 import { DomainError, INTERNAL_STATUSES, type PaymentStatus } from '@pix/contracts';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { canTransition } from './state-machine';
 import { transition } from './transitions';
 
@@ -13,7 +13,7 @@ const ATTEMPTS = 3;
  * statuses are reached only through the lifecycle (PSP, expiry, review), never by hand.
  */
 export async function adminTransition(
-  store: PaymentStore,
+  store: PaymentStorage,
   paymentId: string,
   to: PaymentStatus,
 ): Promise<{ paymentId: string; previousStatus: PaymentStatus; status: PaymentStatus }> {

@@ -1,5 +1,4 @@
 import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
-import type { OutboxFailPoint } from './outbox';
 
 export const config = loadConfig(
   z.object({
@@ -22,15 +21,6 @@ export const config = loadConfig(
     OUTBOX_RELAY_INTERVAL: duration('5s'),
     /** How long payments waits for the adapter to answer a refund request. */
     REFUND_TIMEOUT: duration('10s'),
-    /** Test-only fail point of a writer's publish, `<when>:<event>` (see outbox.ts). */
-    OUTBOX_FAIL_POINT: z
-      .string()
-      .regex(/^(crash-before-publish|crash-after-publish):(payment\.created|payment\.status_changed)$/)
-      .transform((value): OutboxFailPoint => {
-        const [when, event] = value.split(':') as [OutboxFailPoint['when'], OutboxFailPoint['event']];
-        return { when, event };
-      })
-      .optional(),
   }),
 );
 export type Config = typeof config;

@@ -7,14 +7,14 @@ import type { Config } from './config';
 import { paymentsCreated, pspChargeFailures } from './metrics';
 import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, eventMessage } from './outbox';
-import type { NewPayment, PaymentStore } from './payment-store';
+import type { NewPayment, PaymentStorage } from './payment-storage';
 import { toPayment } from './presenter';
 
 export interface CreateDeps {
   nc: NatsConnection;
   config: Config;
   logger: Logger;
-  store: PaymentStore;
+  store: PaymentStorage;
 }
 
 /** The first retry of a charge the PSP did not take at create time. */

@@ -7,14 +7,14 @@ import type { Config } from './config';
 import { qrCodeUrlFor, requestCharge } from './create-payment';
 import type { OutboxMessage, PaymentDoc, RefundRecord } from './model';
 import { dueMessage, type DueMessage } from './outbox';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { transition } from './transitions';
 
 export interface DueDeps {
   nc: NatsConnection;
   config: Config;
   logger: Logger;
-  store: PaymentStore;
+  store: PaymentStorage;
   publish: (messages: OutboxMessage[]) => Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import { config } from './config';
 import { createPaymentOnce } from './create-once';
 import { onDue } from './deadlines';
 import { registerPaymentMetrics } from './metrics';
-import { OutboxRelay, publisher, withFailPoint } from './outbox';
+import { OutboxRelay, publisher } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
 import { publicView } from './public-view';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   service.mark('streams and consumers');
 
   registerPaymentMetrics(service.registry);
-  const publish = withFailPoint(publisher(nc), config.OUTBOX_FAIL_POINT ?? null, logger);
+  const publish = publisher(nc);
   const counts = new CounterReader(nc, Streams.paymentCounts);
   const store = new PaymentStore(publish, (storeId, key) => counts.read(Subjects.paymentCount(storeId, key)), logger);
   const deps = { nc, config, logger, store, publish };

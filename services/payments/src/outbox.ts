@@ -6,7 +6,7 @@ import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { outboxLeftovers } from './metrics';
 import type { OutboxMessage, PaymentState } from './model';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { toPayment } from './presenter';
 
 /**
@@ -92,38 +92,6 @@ export function publisher(nc: NatsConnection): (messages: OutboxMessage[]) => Pr
   };
 }
 
-/**
- * A test-only fail point: the process exits just before (or just after) publishing the messages of
- * the first write that owes an event of the given type, leaving the stored change unpublished (or
- * published with its outbox not yet emptied). Only tests set OUTBOX_FAIL_POINT; the relay of a
- * restarted or another replica then has to finish the job.
- */
-export interface OutboxFailPoint {
-  when: 'crash-before-publish' | 'crash-after-publish';
-  event: PaymentEvent['body']['event'];
-}
-
-export const FAIL_POINT_EXIT_CODE = 86;
-
-export function withFailPoint(
-  publish: (messages: OutboxMessage[]) => Promise<void>,
-  failPoint: OutboxFailPoint | null,
-  logger: Logger,
-): (messages: OutboxMessage[]) => Promise<void> {
-  if (!failPoint) return publish;
-  const reached = (messages: OutboxMessage[]) =>
-    messages.some((m) => (m.body as Partial<PaymentEvent> | undefined)?.body?.event === failPoint.event);
-  const crash = () => {
-    logger.warn({ failPoint }, 'fail point reached: exiting');
-    process.exit(FAIL_POINT_EXIT_CODE);
-  };
-  return async (messages) => {
-    if (failPoint.when === 'crash-before-publish' && reached(messages)) crash();
-    await publish(messages);
-    if (failPoint.when === 'crash-after-publish' && reached(messages)) crash();
-  };
-}
-
 /** Messages younger than this may still be in their writer's hands. */
 const RELAY_MIN_AGE_MS = 5_000;
 /** Payments whose leftovers one pass publishes at most; the next pass takes the rest. */
@@ -138,7 +106,7 @@ const RELAY_BATCH = 100;
  */
 export class OutboxRelay extends Periodic {
   constructor(
-    private readonly store: PaymentStore,
+    private readonly store: Pick<PaymentStorage, 'leftovers' | 'relay'>,
     private readonly logger: Logger,
     intervalMs: number,
   ) {

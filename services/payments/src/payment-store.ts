@@ -1,20 +1,30 @@
-import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
+import type { ListQuery, PaymentCountKey } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 import { findPage, listKey, statusKey, type PageFinder } from './list-page';
-import {
-  PaymentModel,
-  paymentsCollection,
-  type OutboxEntry,
-  type OutboxMessage,
-  type PaymentDoc,
-  type PaymentState,
-} from './model';
+import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc } from './model';
 import { OutboxClearer } from './outbox-clearer';
+import {
+  countsOfChange,
+  countsOfInsert,
+  MAX_DECISIONS,
+  outboxEntries,
+  PaymentWriteContended,
+  type Change,
+  type NewPayment,
+  type PaymentStorage,
+  type Publish,
+  type Skip,
+  type WriteResult,
+} from './payment-storage';
 import { PublishRetry } from './publish-retry';
 
+/** Reads one of a store's payment counters. */
+export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<number>;
+
 /**
- * The payments' storage: the only module that reads or writes the database (eslint enforces it).
+ * The payments' storage on the database (PaymentStorage, payment-storage.ts): the only module that
+ * reads or writes it (eslint enforces it).
  *
  * Every write is one atomic command: a create is one insert, a change one update conditional on the
  * revision it was decided on (`{_id, rev}`), and each carries the messages it owes to JetStream (its
@@ -32,60 +42,7 @@ import { PublishRetry } from './publish-retry';
  * validation would only cost time on the hottest path; reads are lean.
  */
 
-/** A change of a payment: the fields to set and the messages it owes to JetStream. */
-export interface Change {
-  set: Partial<PaymentDoc>;
-  messages: OutboxMessage[];
-}
-
-/** Why a decision made no change; handed back to the caller. */
-export interface Skip<R extends string> {
-  skip: R;
-}
-
-export type WriteResult<R extends string> =
-  { written: true; doc: PaymentDoc } | { written: false; reason: R | 'not_found'; doc: PaymentDoc | null };
-
-/** Publishes messages; throws when JetStream did not take them all. */
-export type Publish = (messages: OutboxMessage[]) => Promise<void>;
-
-/** A new payment: every field but what this module derives (the list's keys, the outbox). */
-export type NewPayment = PaymentState;
-
-/** Reads one of a store's payment counters. */
-export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<number>;
-
-/**
- * How many times a change is decided again when other writers keep changing the payment first.
- * Each loss means another write landed, so this bounds work, not time.
- */
-const MAX_DECISIONS = 20;
-
-export class PaymentWriteContended extends Error {
-  /** Contention, not a bug: the caller may try again (a 503, or a redelivery). */
-  readonly transient = true;
-
-  constructor(paymentId: string) {
-    super(`payment ${paymentId} changed under ${MAX_DECISIONS} decisions in a row`);
-    this.name = 'PaymentWriteContended';
-  }
-}
-
-function entries(messages: OutboxMessage[], at: Date): OutboxEntry[] {
-  return messages.map((message) => ({ ...message, at }));
-}
-
-/** An increment of a store's counter, counted once per revision of the payment that causes it. */
-function countMessage(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, key: PaymentCountKey, by: number) {
-  return { subject: Subjects.paymentCount(doc.storeId, key), msgId: `count:${doc._id}:${rev}:${key}`, increment: by };
-}
-
-/** What moving a payment from one status to another does to its store's counters. */
-function recount(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, from: PaymentStatus, to: PaymentStatus) {
-  return from === to ? [] : [countMessage(doc, rev, from, -1), countMessage(doc, rev, to, 1)];
-}
-
-export class PaymentStore {
+export class PaymentStore implements PaymentStorage {
   private readonly clearer: OutboxClearer;
   private readonly retry: PublishRetry<Pick<PaymentDoc, '_id' | 'outbox'>>;
 
@@ -139,12 +96,12 @@ export class PaymentStore {
    * when a payment with this id is there already (a repeated create): nothing was written.
    */
   async insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
-    const owed = [...messages, countMessage(doc, doc.rev, 'all', 1), countMessage(doc, doc.rev, doc.status, 1)];
+    const owed = [...messages, ...countsOfInsert(doc)];
     const stored: PaymentDoc = {
       ...doc,
       listKey: listKey(doc.storeId, doc.createdAt, doc._id),
       statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
-      outbox: entries(owed, new Date()),
+      outbox: outboxEntries(owed, new Date()),
     };
     try {
       await paymentsCollection().insertOne(stored);
@@ -179,7 +136,7 @@ export class PaymentStore {
         rev,
         ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
       };
-      const owed = entries([...decision.messages, ...recount(doc, rev, doc.status, status)], new Date());
+      const owed = outboxEntries([...decision.messages, ...countsOfChange(doc, rev, doc.status, status)], new Date());
       // The outbox as it will be: what it holds that is still owed, then this change's messages.
       // Conditional on the revision read, so nothing another writer added can be lost by it.
       const { _id } = doc;

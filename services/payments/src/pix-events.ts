@@ -11,13 +11,13 @@ import type { z } from 'zod';
 import type { Config } from './config';
 import type { PaymentDoc } from './model';
 import { dueMessage } from './outbox';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { transition, type TransitionResult } from './transitions';
 
 export interface PixEventDeps {
   config: Config;
   logger: Logger;
-  store: PaymentStore;
+  store: PaymentStorage;
 }
 
 const ACK: HandlerOutcome = { ack: true };

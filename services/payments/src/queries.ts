@@ -1,22 +1,22 @@
 import { DomainError, type ListQuery, type Payment, type PaymentList } from '@pix/contracts';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { toPayment } from './presenter';
 
 /** A store's payment; another store's, or an unknown id, is the same 404. */
-export async function getPayment(store: PaymentStore, storeId: string, id: string): Promise<Payment> {
+export async function getPayment(store: PaymentStorage, storeId: string, id: string): Promise<Payment> {
   const doc = await store.forStore(storeId, id);
   if (!doc) throw new DomainError('payment_not_found');
   return toPayment(doc);
 }
 
 /** A page of a store's payments, newest first (createdAt, then id, descending). */
-export async function listPayments(store: PaymentStore, storeId: string, query: ListQuery): Promise<PaymentList> {
+export async function listPayments(store: PaymentStorage, storeId: string, query: ListQuery): Promise<PaymentList> {
   const { docs, total } = await store.list(storeId, query);
   return { items: docs.map(toPayment), page: query.page, limit: query.limit, total };
 }
 
 /** The copy-and-paste code behind a payment's public QR image (no store: the image is public). */
-export async function qrCopyPasteOf(store: PaymentStore, id: string): Promise<string | null> {
+export async function qrCopyPasteOf(store: PaymentStorage, id: string): Promise<string | null> {
   const doc = await store.byId(id);
   if (!doc) throw new DomainError('payment_not_found');
   return doc.qrCopyPaste;

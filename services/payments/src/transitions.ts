@@ -2,7 +2,7 @@ import type { PaymentStatus } from '@pix/contracts';
 import { statusChanges } from './metrics';
 import type { OutboxMessage, PaymentDoc } from './model';
 import { eventMessage } from './outbox';
-import type { PaymentStore } from './payment-store';
+import type { PaymentStorage } from './payment-storage';
 import { canTransition } from './state-machine';
 
 export type TransitionResult =
@@ -19,7 +19,7 @@ export type TransitionResult =
  * customer: the only way out of review is then not_approved, whatever the analysis says later.
  */
 export async function transition(
-  store: PaymentStore,
+  store: PaymentStorage,
   id: string,
   from: PaymentStatus,
   to: PaymentStatus,

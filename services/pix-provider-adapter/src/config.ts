@@ -44,8 +44,6 @@ export const config = loadConfig(
       SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
       /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
       PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
-      /** Test-only fail point of the sandbox PSP (see sandbox-psp/simulator.ts). */
-      SANDBOX_FAIL_POINT: z.enum(['crash-after-decision']).optional(),
     })
     .superRefine((env, ctx) => {
       if (env.PIX_PROVIDER !== 'apipix') return;

@@ -22,7 +22,7 @@ import type { AuthCache } from '../auth-cache';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
-import { hashToken, StoreModel, webhookSecretsOf } from '../stores';
+import { hashToken, type Stores } from '../storage';
 import { isPaymentId } from '../validation';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
@@ -55,6 +55,8 @@ export interface DashboardOptions {
   /** Where browsers reach the gateway: the only origin state-changing requests may come from. */
   publicBaseUrl: string;
   sandbox: boolean;
+  /** The store's name in the header, and its webhook secrets on the webhooks page. */
+  stores: Pick<Stores, 'name' | 'webhookSecrets'>;
 }
 
 interface SessionLocals {
@@ -83,7 +85,7 @@ function pageNumber(value: unknown): number {
  * checked like a bearer request (the auth cache, then the token's rate limit).
  */
 export function dashboardRouter(options: DashboardOptions): Router {
-  const { nc, rpcTimeoutMs, authCache, rateLimiter, feed, streams, signer, logger } = options;
+  const { nc, rpcTimeoutMs, authCache, rateLimiter, feed, streams, signer, logger, stores } = options;
   const origin = new URL(options.publicBaseUrl).origin;
   const secure = origin.startsWith('https:');
   // The __Host- prefix pins an https cookie to this host and path /, out of reach of subdomains.
@@ -99,8 +101,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   async function storeName(storeId: string): Promise<string> {
     const known = names.get(storeId);
     if (known !== undefined) return known;
-    const store = await StoreModel.findById(storeId).select({ name: 1 }).lean<{ name: string }>();
-    const name = store?.name ?? '';
+    const name = (await stores.name(storeId)) ?? '';
     if (names.size >= 10_000) names.clear();
     names.set(storeId, name);
     return name;
@@ -378,7 +379,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
       return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, 'webhooks')));
     }
-    await showWebhooks(res, await webhookSecretsOf(storeOf(res)));
+    await showWebhooks(res, await stores.webhookSecrets(storeOf(res)));
   });
 
   // Whether the session still stands: the script asks when its stream was refused.

@@ -12,7 +12,7 @@ import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
 import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
-import { StoreModel } from '../stores';
+import type { Stores } from '../storage';
 import { isPaymentId } from '../validation';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
 import { errorPage, PAGE_CSP, paymentPage } from './html';
@@ -47,8 +47,10 @@ export function paymentPageRouter(options: {
   feed: PaymentStatusFeed;
   /** Open streams count against the replica's and the payment's store's caps. */
   streams: StreamLimiter;
+  /** The page shows the store's name. */
+  stores: Pick<Stores, 'name'>;
 }): Router {
-  const { nc, rpcTimeoutMs, feed, streams } = options;
+  const { nc, rpcTimeoutMs, feed, streams, stores } = options;
   const router = express.Router();
 
   /** The payment as the page may show it; null when there is no such payment. */
@@ -77,13 +79,13 @@ export function paymentPageRouter(options: {
       return sendPage(res, 503, errorPage(T.unavailableTitle, T.unavailableDetail));
     }
     if (!view) return sendPage(res, 404, errorPage(T.notFoundTitle, T.notFoundDetail));
-    const store = await StoreModel.findById(view.storeId).select({ name: 1 }).lean<{ name: string }>();
+    const storeName = await stores.name(view.storeId);
     sendPage(
       res,
       200,
       paymentPage({
         id: view.id,
-        storeName: store?.name ?? '',
+        storeName: storeName ?? '',
         amount: view.amount,
         phase: pagePhase(view.status, view.pixReceived),
         qrCopyPaste: view.qrCopyPaste,

@@ -4,10 +4,10 @@ import type * as ApiPix from '../api-pix/client';
 import type { MutualTls } from '../api-pix/client';
 import { receivePix, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
+import { SandboxBooks } from '../sandbox-psp/books';
 import { SandboxProvider } from '../sandbox-psp/provider';
 import { SandboxPsp } from '../sandbox-psp/psp';
 import { SandboxPayer } from '../sandbox-psp/simulator';
-import { syncSandboxIndexes } from '../sandbox-psp/store';
 import { readPem, type ServerMutualTls } from '../tls';
 import type { OnPspRequest, PixProvider } from './provider';
 
@@ -69,13 +69,13 @@ export async function selectProvider(
       sandbox: null,
     };
   }
-  await syncSandboxIndexes(logger);
-  const psp = new SandboxPsp({
+  const books = await SandboxBooks.open(logger);
+  const psp = new SandboxPsp(books, {
     merchantName: config.PIX_MERCHANT_NAME,
     merchantCity: config.PIX_MERCHANT_CITY,
     locationHost: config.SANDBOX_LOCATION_HOST,
   });
-  const payer = new SandboxPayer((pix) => receivePix(js, [pix], logger), logger, config.SANDBOX_FAIL_POINT ?? null);
+  const payer = new SandboxPayer(books, (pix) => receivePix(js, [pix], logger), logger);
   return {
     provider: new SandboxProvider(psp, config.PIX_RECEIVER_KEY, onRequest),
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },

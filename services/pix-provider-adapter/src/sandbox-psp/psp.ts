@@ -3,7 +3,7 @@ import { brlToCents } from '@pix/contracts';
 import type { Cob, CobRequest, Devolucao } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
 import { newEndToEndId } from './ids';
-import { chargeOfPix, findCharge, findRefund, putCharge, putRefund } from './store';
+import type { SandboxBooks } from './books';
 
 export interface SandboxPspOptions {
   /** The receiver's name and city, written into every BR Code the PSP makes. */
@@ -19,12 +19,15 @@ export type RefundRefusal = 'no-such-pix' | 'more-than-the-pix';
 /**
  * The sandbox PSP's receiver side, as API Pix defines it: charges (cob) opened by txid and refunds
  * (devoluções) of a received Pix by id, each idempotent the way a PSP's PUT is (a retry answers
- * what the first request made). It keeps its books in MongoDB (store.ts), so a charge outlives the
+ * what the first request made). It keeps its books in MongoDB (books.ts), so a charge outlives the
  * replica that opened it. The adapter calls it in process (SandboxProvider); it is the same PSP a
  * client of API Pix meets over HTTP.
  */
 export class SandboxPsp {
-  constructor(private readonly options: SandboxPspOptions) {}
+  constructor(
+    private readonly books: SandboxBooks,
+    private readonly options: SandboxPspOptions,
+  ) {}
 
   /** PUT /cob/{txid}: the charge as stored (this request's, or the one a previous request opened). */
   async putCob(txid: string, request: CobRequest): Promise<{ cob: Cob; created: boolean }> {
@@ -46,7 +49,7 @@ export class SandboxPsp {
         location,
       }),
     };
-    const { charge, created } = await putCharge(txid, {
+    const { charge, created } = await this.books.putCharge(txid, {
       cob,
       amountCents: brlToCents(Number(request.valor.original)) ?? 0,
       expiresAt: new Date(now.getTime() + request.calendario.expiracao * 1000),
@@ -56,7 +59,7 @@ export class SandboxPsp {
 
   /** GET /cob/{txid}. */
   async getCob(txid: string): Promise<Cob | null> {
-    return (await findCharge(txid))?.cob ?? null;
+    return (await this.books.findCharge(txid))?.cob ?? null;
   }
 
   /** PUT /pix/{e2eid}/devolucao/{id}: the refund as stored, or why it is refused. */
@@ -65,7 +68,7 @@ export class SandboxPsp {
     id: string,
     valor: string,
   ): Promise<{ devolucao: Devolucao; created: boolean } | { refused: RefundRefusal }> {
-    const pix = (await chargeOfPix(endToEndId))?.pix;
+    const pix = (await this.books.chargeOfPix(endToEndId))?.pix;
     if (!pix) return { refused: 'no-such-pix' };
     const amountCents = brlToCents(Number(valor)) ?? 0;
     if (amountCents > pix.amountCents) return { refused: 'more-than-the-pix' };
@@ -77,11 +80,11 @@ export class SandboxPsp {
       horario: { solicitacao: now, liquidacao: now },
       status: 'DEVOLVIDO',
     };
-    return putRefund(`${endToEndId}/${id}`, { endToEndId, devolucao, amountCents });
+    return this.books.putRefund(`${endToEndId}/${id}`, { endToEndId, devolucao, amountCents });
   }
 
   /** GET /pix/{e2eid}/devolucao/{id}. */
   getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
-    return findRefund(`${endToEndId}/${id}`);
+    return this.books.findRefund(`${endToEndId}/${id}`);
   }
 }

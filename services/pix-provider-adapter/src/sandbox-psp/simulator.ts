@@ -3,26 +3,13 @@ import type { Logger } from '@pix/observability';
 import { valorFrom } from '../api-pix/transformers';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
-import {
-  chargesOwingCallbacks,
-  findCharge,
-  markNotified,
-  recordAnalysis,
-  recordPix,
-  type SandboxAnalysis,
-  type SandboxCharge,
-  type SandboxPix,
-} from './store';
+import type { SandboxAnalysis, SandboxBooks, SandboxCharge, SandboxPix } from './books';
 
 /**
  * How the PSP tells the receiver of a Pix (API Pix's callback, POST {webhook}/pix): resolves once
  * the receiver took it, rejects when it did not (the PSP tells it again later).
  */
 export type NotifyReceiver = (pix: PixCallback['pix'][number]) => Promise<void>;
-
-/** Test-only: the adapter exits right after an action is decided, before the PSP calls back. */
-export type SandboxFailPoint = 'crash-after-decision';
-export const FAIL_POINT_EXIT_CODE = 87;
 
 /** A callback the receiver did not acknowledge is sent again after these delays, then every minute. */
 const REDELIVERY_DELAYS_MS = [1000, 2000, 5000, 15_000, 30_000, 60_000];
@@ -48,9 +35,9 @@ export class SandboxPayer {
   private stopped = false;
 
   constructor(
+    private readonly books: SandboxBooks,
     private readonly notify: NotifyReceiver,
     private readonly logger: Logger,
-    private readonly failPoint: SandboxFailPoint | null = null,
   ) {}
 
   /**
@@ -59,16 +46,15 @@ export class SandboxPayer {
    */
   async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<Paid> {
     // With the amount given, the Pix is recorded at once (one command); without, the charge's is read first.
-    let charge = amountCents === undefined ? await findCharge(txid) : null;
+    let charge = amountCents === undefined ? await this.books.findCharge(txid) : null;
     if (amountCents === undefined && !charge) throw new DomainError('charge_not_found');
     const wanted = amountCents ?? charge?.amountCents ?? 0;
     if (!charge?.pix) {
       const now = new Date();
       const pix = { endToEndId: newEndToEndId('E'), amountCents: wanted, paidAt: now, held, notified: false };
-      charge = await recordPix(txid, pix, now);
+      charge = await this.books.recordPix(txid, pix, now);
       if (!charge) throw new DomainError('charge_not_found');
       if (!charge.pix) throw new DomainError('charge_expired');
-      if (charge.pix.endToEndId === pix.endToEndId) this.crashIfAsked();
     }
     const paid = charge as Paid;
     if (paid.pix.amountCents !== wanted || paid.pix.held !== held) throw new DomainError('charge_paid_otherwise');
@@ -81,15 +67,13 @@ export class SandboxPayer {
    * of the same outcome answers the same; the other outcome is refused once one is decided.
    */
   async endAnalysis(txid: string, outcome: Outcome): Promise<Paid> {
-    let charge = await findCharge(txid);
+    let charge = await this.books.findCharge(txid);
     if (!charge?.pix?.held) throw new DomainError('nothing_held');
     const held = charge as Paid;
     // The receiver hears of the held Pix before it hears the end of its analysis.
     if (!held.pix.notified) await this.completeNow(() => this.completePix(held));
     if (!charge.analysis) {
-      const decidedAt = new Date();
-      charge = await recordAnalysis(txid, { outcome, decidedAt, notified: false });
-      if (charge?.analysis?.decidedAt.getTime() === decidedAt.getTime()) this.crashIfAsked();
+      charge = await this.books.recordAnalysis(txid, { outcome, decidedAt: new Date(), notified: false });
     }
     const analysis = charge?.analysis;
     if (!analysis) throw new DomainError('nothing_held');
@@ -104,7 +88,7 @@ export class SandboxPayer {
    * callbacks, which the receiver deduplicates by endToEndId.
    */
   async resume(): Promise<void> {
-    const owing = await chargesOwingCallbacks();
+    const owing = await this.books.chargesOwingCallbacks();
     for (const charge of owing.pix) await this.completeOrRetry(() => this.completePix(charge as Paid));
     for (const charge of owing.analysis) {
       const { analysis } = charge;
@@ -128,7 +112,7 @@ export class SandboxPayer {
       horario: pix.paidAt.toISOString(),
       ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
     });
-    await markNotified(charge._id, 'pix');
+    await this.books.markNotified(charge._id, 'pix');
   }
 
   private async completeAnalysis(charge: Paid, analysis: SandboxAnalysis): Promise<void> {
@@ -140,7 +124,7 @@ export class SandboxPayer {
       horario: pix.paidAt.toISOString(),
       analise: analysis.outcome,
     });
-    await markNotified(charge._id, 'analysis');
+    await this.books.markNotified(charge._id, 'analysis');
   }
 
   /** Completes a decided action for the caller; when that fails, in the background, and tells the caller to retry. */
@@ -173,11 +157,5 @@ export class SandboxPayer {
       this.logger.warn({ err }, 'resuming a sandbox PSP callback failed; it will be sent again');
       this.completeLater(complete, 0);
     });
-  }
-
-  private crashIfAsked(): void {
-    if (this.failPoint !== 'crash-after-decision') return;
-    this.logger.error({ failPoint: this.failPoint }, 'fail point reached: exiting');
-    process.exit(FAIL_POINT_EXIT_CODE);
   }
 }

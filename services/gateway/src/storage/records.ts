@@ -1,0 +1,86 @@
+import mongoose, { Schema } from 'mongoose';
+
+/**
+ * What the gateway keeps in the database: stores, their API tokens (by hash) and Idempotency-Keys
+ * (by hash). The models are this folder's own: the rest of the gateway reaches them through
+ * GatewayStorage (eslint keeps mongoose out of it).
+ */
+
+export interface StoreDoc {
+  _id: string;
+  name: string;
+  active: boolean;
+  /** Standard Webhooks secrets (whsec_...), newest first. */
+  webhookSecrets: { secret: string; createdAt: Date; expiresAt: Date | null }[];
+  createdAt: Date;
+}
+
+export interface TokenDoc {
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  _id: string;
+  storeId: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface IdempotencyKeyDoc {
+  /** `${storeId}:${sha256Hex(key)}`: keys are per store, and the key itself is not stored. */
+  _id: string;
+  /** SHA-256 of the validated, canonical request body. */
+  requestHash: string;
+  /** The payment this key creates, chosen here so that every repeat asks payments for the same id. */
+  paymentId: string;
+  createdAt: Date;
+  /** The end of the window; the database forgets the key after it (a TTL index). */
+  expiresAt: Date;
+}
+
+export const StoreModel = mongoose.model<StoreDoc>(
+  'Store',
+  new Schema<StoreDoc>(
+    {
+      _id: { type: String, required: true },
+      name: { type: String, required: true },
+      active: { type: Boolean, required: true },
+      webhookSecrets: [{ _id: false, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } }],
+      createdAt: { type: Date, required: true },
+    },
+    { collection: 'stores', versionKey: false },
+  ),
+);
+
+export const TokenModel = mongoose.model<TokenDoc>(
+  'Token',
+  new Schema<TokenDoc>(
+    {
+      _id: { type: String, required: true },
+      storeId: { type: String, required: true, index: true },
+      createdAt: { type: Date, required: true },
+      expiresAt: { type: Date, default: null },
+      revokedAt: { type: Date, default: null },
+    },
+    { collection: 'tokens', versionKey: false },
+  ),
+);
+
+const IdempotencyKeySchema = new Schema<IdempotencyKeyDoc>(
+  {
+    _id: { type: String, required: true },
+    requestHash: { type: String, required: true },
+    paymentId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'idempotency_keys', versionKey: false, autoIndex: false },
+);
+// Until the TTL monitor removes a key (within a minute or so) the code ignores it once its window
+// has passed, so how soon it goes does not matter.
+IdempotencyKeySchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
+export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>('IdempotencyKey', IdempotencyKeySchema);
+
+/** The collection itself: a key is built whole here, so mongoose's casting would only cost time on every create. */
+export function idempotencyKeys(): mongoose.mongo.Collection<IdempotencyKeyDoc> {
+  return IdempotencyKeyModel.collection as unknown as mongoose.mongo.Collection<IdempotencyKeyDoc>;
+}

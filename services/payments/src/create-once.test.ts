@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '@pix/contracts';
+import { createPaymentOnce } from './create-once';
+import { FIRST_CHARGE_RETRY_MS } from './create-payment';
+import { dueIn, eventsIn, flowDeps, testConfig } from './testing/flows';
+
+const input = { amountCents: 4250, email: 'a@example.com', observation: 'order 7', webhookUrl: null };
+
+describe('a create', () => {
+  it('stores a pending payment with its charge, and owes payment.created and the expiry', async () => {
+    const flows = flowDeps();
+    const before = Date.now();
+    const payment = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    expect(payment).toMatchObject({
+      status: 'pending',
+      amount: 42.5,
+      storeId: 'store-1',
+      qrCopyPaste: expect.any(String),
+    });
+    const stored = await flows.store.byId(payment.id);
+    expect(stored).toMatchObject({ chargeCreated: true, rev: 1, eventSeq: 1 });
+    expect(eventsIn(flows.published).map((e) => [e.sequence, e.body.event])).toEqual([[1, 'payment.created']]);
+    const [expiry, ...others] = dueIn(flows.published);
+    expect(others).toEqual([]);
+    expect(expiry?.body).toMatchObject({ kind: 'expiry', at: stored?.expiresAt.toISOString() });
+    expect(stored!.expiresAt.getTime() - before).toBeGreaterThanOrEqual(testConfig.PIX_CHARGE_TTL);
+  });
+
+  it('stores the payment without QR data when the PSP cannot be reached, a retry of the charge owed', async () => {
+    const flows = flowDeps();
+    flows.adapter.reachable = false;
+    const payment = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    expect(payment).toMatchObject({ status: 'pending', qrCopyPaste: null, qrCodeUrl: null });
+    expect(await flows.store.byId(payment.id)).toMatchObject({ chargeCreated: false });
+    const retry = dueIn(flows.published).find((d) => d.body.kind === 'charge');
+    expect(retry?.body).toMatchObject({ paymentId: payment.id, attempt: 1 });
+    expect(retry!.at.getTime()).toBeLessThanOrEqual(Date.now() + FIRST_CHARGE_RETRY_MS);
+  });
+});
+
+describe('a create that may be repeated (a caller-chosen id)', () => {
+  it('returns the first payment for a repeated id, with one payment.created', async () => {
+    const flows = flowDeps();
+    const paymentId = randomUUID();
+    const first = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
+    const again = await createPaymentOnce(flows.deps, {
+      storeId: 'store-1',
+      input: { ...input, amountCents: 1 },
+      isPublic: false,
+      paymentId,
+    });
+    expect(again).toEqual(first);
+    expect(first.id).toBe(paymentId);
+    expect(eventsIn(flows.published).map((e) => e.body.event)).toEqual(['payment.created']);
+  });
+
+  it("refuses an id another store's payment has, as if there were none", async () => {
+    const flows = flowDeps();
+    const paymentId = randomUUID();
+    await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
+    const other = createPaymentOnce(flows.deps, { storeId: 'store-2', input, isPublic: true, paymentId });
+    await expect(other).rejects.toThrow(DomainError);
+    await expect(other).rejects.toMatchObject({ code: 'payment_not_found' });
+    expect(await flows.store.byId(paymentId)).toMatchObject({ storeId: 'store-1', amountCents: 4250 });
+  });
+});

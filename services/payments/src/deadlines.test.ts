@@ -1,0 +1,181 @@
+import { refundIdFor } from '@pix/contracts';
+import { onDue } from './deadlines';
+import type { PaymentDoc } from './model';
+import { dueIn, eventsIn, flowDeps, given } from './testing/flows';
+
+const E2E = 'E12345678202501011200abcdefghijk';
+const due = (doc: PaymentDoc, kind: 'expiry' | 'refund' | 'charge', at: Date | null, attempt = 1) => ({
+  paymentId: doc._id,
+  kind,
+  at: at?.toISOString() ?? new Date(0).toISOString(),
+  attempt,
+});
+
+describe('the expiry of a charge', () => {
+  it('makes a pending payment not_approved', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows);
+    expect(await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt))).toEqual({ ack: true });
+    expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'not_approved', eventSeq: 2 });
+    expect(eventsIn(flows.published).map((e) => e.body)).toMatchObject([
+      { status: 'not_approved', previousStatus: 'pending' },
+    ]);
+  });
+
+  it('changes nothing when set for another expiry', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows);
+    await onDue(flows.deps, due(doc, 'expiry', new Date(doc.expiresAt.getTime() - 1000)));
+    expect(await flows.store.byId(doc._id)).toEqual(doc);
+    expect(flows.published).toEqual([]);
+  });
+
+  it.each(['approved', 'review', 'not_approved'] as const)('changes nothing for a payment %s', async (status) => {
+    const flows = flowDeps();
+    const doc = await given(flows, { status });
+    await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt));
+    expect(await flows.store.byId(doc._id)).toEqual(doc);
+    expect(flows.published).toEqual([]);
+  });
+});
+
+describe('the refund of a payment in review', () => {
+  async function inReview(flows: ReturnType<typeof flowDeps>, fields: Partial<PaymentDoc> = {}) {
+    return given(flows, {
+      status: 'review',
+      amountCents: 2500,
+      paidEndToEndId: E2E,
+      paidAmountCents: 2400,
+      deadlineAt: new Date(Date.now() - 1000),
+      ...fields,
+    });
+  }
+
+  it('when its review times out: refunds the amount paid, then not_approved', async () => {
+    const flows = flowDeps();
+    const doc = await inReview(flows);
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    expect(flows.adapter.refunds).toEqual([{ refundId: refundIdFor(doc._id), endToEndId: E2E, amountCents: 2400 }]);
+    const stored = await flows.store.byId(doc._id);
+    expect(stored).toMatchObject({
+      status: 'not_approved',
+      deadlineAt: null,
+      refund: { id: refundIdFor(doc._id), reason: 'review_timeout', status: 'refunded' },
+    });
+    expect(eventsIn(flows.published).map((e) => e.body)).toMatchObject([
+      { status: 'not_approved', previousStatus: 'review' },
+    ]);
+  });
+
+  it('when the analysis rejected the Pix: the refund says so', async () => {
+    const flows = flowDeps();
+    const doc = await inReview(flows, { refundReason: 'analysis_rejected' });
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    expect(await flows.store.byId(doc._id)).toMatchObject({
+      status: 'not_approved',
+      refund: { reason: 'analysis_rejected' },
+    });
+  });
+
+  it('is not made for another deadline, or for a payment no longer in review', async () => {
+    const flows = flowDeps();
+    const moved = await inReview(flows);
+    await onDue(flows.deps, due(moved, 'refund', new Date(moved.deadlineAt!.getTime() - 60_000)));
+    const cleared = await inReview(flows, { status: 'approved', deadlineAt: null });
+    await onDue(flows.deps, due(cleared, 'refund', moved.deadlineAt));
+    expect(flows.adapter.refunds).toEqual([]);
+    expect(await flows.store.byId(moved._id)).toEqual(moved);
+    expect(await flows.store.byId(cleared._id)).toEqual(cleared);
+    expect(flows.published).toEqual([]);
+  });
+
+  it('is recorded before the PSP is asked, and retried later when the PSP cannot be reached', async () => {
+    const flows = flowDeps();
+    const doc = await inReview(flows);
+    flows.adapter.reachable = false;
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    const recorded = await flows.store.byId(doc._id);
+    // Recorded: the analysis can no longer approve it, and the retry asks for the same refund.
+    expect(recorded).toMatchObject({ status: 'review', refund: { id: refundIdFor(doc._id), status: null } });
+    const [retry, ...others] = dueIn(flows.published);
+    expect(others).toEqual([]);
+    expect(retry?.body).toEqual({ paymentId: doc._id, kind: 'refund', at: doc.deadlineAt?.toISOString(), attempt: 2 });
+    expect(retry?.at.getTime()).toBeGreaterThan(Date.now());
+
+    flows.adapter.reachable = true;
+    await onDue(flows.deps, retry!.body);
+    expect(flows.adapter.refunds.map((r) => r.refundId)).toEqual([refundIdFor(doc._id)]);
+    expect(await flows.store.byId(doc._id)).toMatchObject({
+      status: 'not_approved',
+      refund: { requestedAt: recorded?.refund?.requestedAt, status: 'refunded' },
+    });
+  });
+
+  it('refused by the PSP: stays in review for an operator, with no deadline left', async () => {
+    const flows = flowDeps();
+    const doc = await inReview(flows);
+    flows.adapter.refundStatus = 'failed';
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    expect(await flows.store.byId(doc._id)).toMatchObject({
+      status: 'review',
+      deadlineAt: null,
+      refund: { status: 'failed' },
+    });
+    expect(eventsIn(flows.published)).toEqual([]);
+  });
+});
+
+describe('the retry of a charge the PSP did not take', () => {
+  it('completes the charge', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows, { chargeCreated: false, qrCodeUrl: null, qrCopyPaste: null });
+    await onDue(flows.deps, due(doc, 'charge', doc.createdAt));
+    expect(flows.adapter.charges).toMatchObject([{ txid: doc.txid, paymentId: doc._id, amountCents: 1000 }]);
+    expect(await flows.store.byId(doc._id)).toMatchObject({
+      status: 'pending',
+      chargeCreated: true,
+      qrCopyPaste: `qr-of-${doc.txid}`,
+      qrCodeUrl: `http://127.0.0.1:8080/public-api/v1/qrcodes/${doc._id}.png`,
+    });
+  });
+
+  it('is tried again later, backing off, while the PSP cannot be reached', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows, { chargeCreated: false, qrCodeUrl: null, qrCopyPaste: null });
+    flows.adapter.reachable = false;
+    const delays: number[] = [];
+    let message = due(doc, 'charge', doc.createdAt);
+    for (let i = 0; i < 3; i++) {
+      flows.published.length = 0;
+      const before = Date.now();
+      await onDue(flows.deps, message);
+      const [retry] = dueIn(flows.published);
+      expect(retry?.body).toMatchObject({ kind: 'charge', attempt: message.attempt + 1, at: message.at });
+      delays.push(Math.round((retry!.at.getTime() - before) / 1000));
+      message = retry!.body;
+    }
+    expect(delays).toEqual([1, 2, 4]);
+    expect(await flows.store.byId(doc._id)).toEqual(doc);
+  });
+
+  it('does nothing for a charge taken since, or a payment no longer pending', async () => {
+    const flows = flowDeps();
+    const taken = await given(flows);
+    const expired = await given(flows, { status: 'not_approved', chargeCreated: false });
+    await onDue(flows.deps, due(taken, 'charge', taken.createdAt));
+    await onDue(flows.deps, due(expired, 'charge', expired.createdAt));
+    expect(flows.adapter.charges).toEqual([]);
+    expect(flows.published).toEqual([]);
+  });
+});
+
+describe('a scheduled message', () => {
+  it('is dropped when malformed, or of an unknown payment', async () => {
+    const flows = flowDeps();
+    expect(await onDue(flows.deps, { paymentId: 'p', kind: 'never', at: 'x', attempt: 1 })).toEqual({ ack: true });
+    expect(await onDue(flows.deps, { paymentId: 'nobody', kind: 'expiry', at: 'x', attempt: 1 })).toEqual({
+      ack: true,
+    });
+    expect(flows.published).toEqual([]);
+  });
+});

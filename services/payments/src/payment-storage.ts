@@ -1,0 +1,103 @@
+import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
+import type { OutboxEntry, OutboxMessage, PaymentDoc, PaymentState } from './model';
+
+/**
+ * What the payments' flows (create, PSP facts, deadlines, transitions, queries, the outbox relay)
+ * need of their storage, and the write protocol every implementation keeps: PaymentStore on the
+ * database in production, an in-memory one in the unit tests (src/testing/).
+ *
+ * - A create is one insert with the messages it owes; a payment with the same id already there
+ *   answers 'exists' and nothing is written.
+ * - A change is decided on the payment as read (`decide`) and written only if nobody wrote it in
+ *   between (conditional on its `rev`); a writer that lost reads the payment again and decides again.
+ * - What a write owes (its messages, and the store's counter increments it causes) is stored with
+ *   it, then published through the implementation's publish function; what could not be published
+ *   stays in the payment's outbox, for `leftovers` and `relay`.
+ */
+export interface PaymentStorage {
+  /** A store's payment (another store's is the same as none). */
+  forStore(storeId: string, id: string): Promise<PaymentDoc | null>;
+  byId(id: string): Promise<PaymentDoc | null>;
+  byTxid(txid: string): Promise<PaymentDoc | null>;
+  /** A page of a store's payments, newest first (createdAt, then id), and how many match. */
+  list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }>;
+  insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'>;
+  /**
+   * Changes one payment as `decide` says, given the payment as it is; `seen` saves the first read
+   * when the caller has just read the payment. Throws PaymentWriteContended when it lost too often.
+   */
+  write<R extends string>(
+    id: string,
+    decide: (doc: PaymentDoc) => Change | Skip<R>,
+    seen?: PaymentDoc,
+  ): Promise<WriteResult<R>>;
+  /** Payments with messages stored before `before` and still unpublished. */
+  leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]>;
+  /** Publishes a leftover outbox (the relay), as a writer does after its write. */
+  relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void>;
+  /** Finishes what is under way (shutdown). */
+  flush(): Promise<void>;
+}
+
+/** A change of a payment: the fields to set and the messages it owes to JetStream. */
+export interface Change {
+  set: Partial<PaymentDoc>;
+  messages: OutboxMessage[];
+}
+
+/** Why a decision made no change; handed back to the caller. */
+export interface Skip<R extends string> {
+  skip: R;
+}
+
+export type WriteResult<R extends string> =
+  { written: true; doc: PaymentDoc } | { written: false; reason: R | 'not_found'; doc: PaymentDoc | null };
+
+/** Publishes messages; throws when JetStream did not take them all. */
+export type Publish = (messages: OutboxMessage[]) => Promise<void>;
+
+/** A new payment: every field but what storage derives (the list's keys, the outbox). */
+export type NewPayment = PaymentState;
+
+/**
+ * How many times a change is decided again when other writers keep changing the payment first.
+ * Each loss means another write landed, so this bounds work, not time.
+ */
+export const MAX_DECISIONS = 20;
+
+export class PaymentWriteContended extends Error {
+  /** Contention, not a bug: the caller may try again (a 503, or a redelivery). */
+  readonly transient = true;
+
+  constructor(paymentId: string) {
+    super(`payment ${paymentId} changed under ${MAX_DECISIONS} decisions in a row`);
+    this.name = 'PaymentWriteContended';
+  }
+}
+
+export function outboxEntries(messages: OutboxMessage[], at: Date): OutboxEntry[] {
+  return messages.map((message) => ({ ...message, at }));
+}
+
+/** An increment of a store's counter, counted once per revision of the payment that causes it. */
+function countMessage(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, key: PaymentCountKey, by: number) {
+  return { subject: Subjects.paymentCount(doc.storeId, key), msgId: `count:${doc._id}:${rev}:${key}`, increment: by };
+}
+
+/**
+ * The store's payment counts (the list's total) are JetStream counters: a new payment owes one more
+ * in `all` and in its status.
+ */
+export function countsOfInsert(doc: Pick<PaymentDoc, '_id' | 'storeId' | 'rev' | 'status'>): OutboxMessage[] {
+  return [countMessage(doc, doc.rev, 'all', 1), countMessage(doc, doc.rev, doc.status, 1)];
+}
+
+/** What moving a payment from one status to another (revision `rev`) does to its store's counters. */
+export function countsOfChange(
+  doc: Pick<PaymentDoc, '_id' | 'storeId'>,
+  rev: number,
+  from: PaymentStatus,
+  to: PaymentStatus,
+): OutboxMessage[] {
+  return from === to ? [] : [countMessage(doc, rev, from, -1), countMessage(doc, rev, to, 1)];
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AdapterRpc, txidFor, type CreateRefundReply, type PaymentEvent, type RpcParsedRequest } from '@pix/contracts';
+import { createLogger } from '@pix/observability';
+import type { Config } from '../config';
+import type { DueMessage } from '../outbox';
+import type { OutboxMessage, PaymentDoc, PaymentState } from '../model';
+import { InMemoryPayments } from './in-memory-payments';
+
+/** The settings the flows read; the rest of Config is the process's business. */
+export const testConfig = {
+  PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+  PIX_CHARGE_TTL: 24 * 60 * 60 * 1000,
+  REVIEW_TIMEOUT: 30 * 60 * 1000,
+  PSP_TIMEOUT: 3000,
+  REFUND_TIMEOUT: 10_000,
+} as Config;
+
+/**
+ * The adapter as payments calls it over NATS (AdapterRpc), answering from memory: charges are taken
+ * unless `reachable` is false (then the call fails as with no adapter), refunds answer `refundStatus`.
+ */
+export class FakeAdapter {
+  readonly charges: RpcParsedRequest<typeof AdapterRpc.createCharge>[] = [];
+  readonly refunds: RpcParsedRequest<typeof AdapterRpc.createRefund>[] = [];
+  reachable = true;
+  refundStatus: CreateRefundReply['status'] = 'refunded';
+
+  readonly nc = {
+    request: async (subject: string, data: string) => {
+      if (!this.reachable) throw new Error('503 no responders');
+      const reply = this.answer(subject, JSON.parse(data));
+      return { json: () => ({ ok: true, data: reply }) };
+    },
+  } as unknown as NatsConnection;
+
+  private answer(subject: string, request: unknown): unknown {
+    if (subject === AdapterRpc.createCharge.subject) {
+      const charge = AdapterRpc.createCharge.request.parse(request);
+      this.charges.push(charge);
+      return { txid: charge.txid, location: `psp.example/${charge.txid}`, qrCopyPaste: `qr-of-${charge.txid}` };
+    }
+    if (subject === AdapterRpc.createRefund.subject) {
+      const refund = AdapterRpc.createRefund.request.parse(request);
+      this.refunds.push(refund);
+      return { refundId: refund.refundId, rtrId: `D${refund.refundId}`, status: this.refundStatus };
+    }
+    throw new Error(`no fake for ${subject}`);
+  }
+}
+
+/** What the flows are given, over an in-memory store and a fake adapter; `published` is everything published. */
+export function flowDeps() {
+  const published: OutboxMessage[] = [];
+  const publish = async (messages: OutboxMessage[]) => void published.push(...messages);
+  const store = new InMemoryPayments(publish);
+  const adapter = new FakeAdapter();
+  const deps = {
+    nc: adapter.nc,
+    config: testConfig,
+    logger: createLogger('test', 'silent'),
+    store,
+    publish,
+  };
+  return { deps, store, adapter, published };
+}
+
+/** The payment events among published messages, in publish order. */
+export function eventsIn(published: OutboxMessage[]): PaymentEvent[] {
+  return published.filter((m) => m.increment === undefined && !m.schedule).map((m) => m.body as PaymentEvent);
+}
+
+/** The scheduled messages (deadlines, retries) among published messages. */
+export function dueIn(published: OutboxMessage[]): { body: DueMessage; at: Date }[] {
+  return published.flatMap((m) => (m.schedule ? [{ body: m.body as DueMessage, at: m.schedule.at }] : []));
+}
+
+/** A payment as create stores it, pending with its charge at the PSP; `fields` change any of it. */
+export function paymentDoc(fields: Partial<PaymentState> = {}): PaymentState {
+  const id = fields._id ?? randomUUID();
+  const createdAt = new Date();
+  return {
+    _id: id,
+    txid: txidFor(id),
+    storeId: 'store-1',
+    status: 'pending',
+    amountCents: 1000,
+    email: null,
+    observation: null,
+    webhookUrl: null,
+    isPublic: true,
+    createdAt,
+    qrCodeUrl: `http://127.0.0.1:8080/public-api/v1/qrcodes/${id}.png`,
+    qrCopyPaste: 'qr',
+    chargeCreated: true,
+    expiresAt: new Date(createdAt.getTime() + testConfig.PIX_CHARGE_TTL),
+    paidEndToEndId: null,
+    paidAmountCents: null,
+    deadlineAt: null,
+    refundReason: null,
+    refund: null,
+    eventSeq: 1,
+    rev: 1,
+    ...fields,
+  };
+}
+
+/** Stores `doc` as an earlier write would have, and forgets what that published. */
+export async function given(
+  flows: ReturnType<typeof flowDeps>,
+  fields: Partial<PaymentState> = {},
+): Promise<PaymentDoc> {
+  const doc = paymentDoc(fields);
+  if ((await flows.store.insert(doc, [])) !== 'created') throw new Error(`payment ${doc._id} exists`);
+  flows.published.length = 0;
+  const stored = await flows.store.byId(doc._id);
+  if (!stored) throw new Error('just inserted');
+  return stored;
+}

@@ -1,0 +1,133 @@
+import type { ListQuery } from '@pix/contracts';
+import { listKey, statusKey } from '../list-page';
+import type { OutboxMessage, PaymentDoc } from '../model';
+import {
+  countsOfChange,
+  countsOfInsert,
+  MAX_DECISIONS,
+  outboxEntries,
+  PaymentWriteContended,
+  type Change,
+  type NewPayment,
+  type PaymentStorage,
+  type Publish,
+  type Skip,
+  type WriteResult,
+} from '../payment-storage';
+
+/**
+ * PaymentStorage in memory, for unit tests of the flows: the same protocol as PaymentStore (an
+ * insert of an id already there answers 'exists'; a write lands only on the revision it was decided
+ * on, and a writer that lost decides again on the payment as it is; what a write owes is published
+ * through `publish`, and stays in the outbox when that throws) with nothing started. Each read
+ * answers a copy, as a database does, so a caller holding a payment does not see later writes.
+ */
+export class InMemoryPayments implements PaymentStorage {
+  private readonly docs = new Map<string, PaymentDoc>();
+  /** Runs once before the next conditional write is applied: a test's racing writer goes there. */
+  private interloper: (() => Promise<void>) | undefined;
+
+  constructor(private readonly publish: Publish) {}
+
+  /** Has `write` run before the next conditional write lands, as another writer getting there first. */
+  beforeNextWrite(write: () => Promise<void>): void {
+    this.interloper = write;
+  }
+
+  async forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
+    const doc = this.docs.get(id);
+    return doc && doc.storeId === storeId ? structuredClone(doc) : null;
+  }
+
+  async byId(id: string): Promise<PaymentDoc | null> {
+    const doc = this.docs.get(id);
+    return doc ? structuredClone(doc) : null;
+  }
+
+  async byTxid(txid: string): Promise<PaymentDoc | null> {
+    const doc = [...this.docs.values()].find((d) => d.txid === txid);
+    return doc ? structuredClone(doc) : null;
+  }
+
+  async list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
+    const matching = [...this.docs.values()]
+      .filter((d) => d.storeId === storeId && (!query.status || d.status === query.status))
+      .sort((a, b) => (a.listKey < b.listKey ? 1 : a.listKey > b.listKey ? -1 : 0));
+    const skip = (query.page - 1) * query.limit;
+    return { docs: matching.slice(skip, skip + query.limit).map((d) => structuredClone(d)), total: matching.length };
+  }
+
+  async insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
+    if (this.docs.has(doc._id) || [...this.docs.values()].some((d) => d.txid === doc.txid)) return 'exists';
+    const stored: PaymentDoc = {
+      ...structuredClone(doc),
+      listKey: listKey(doc.storeId, doc.createdAt, doc._id),
+      statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+      outbox: outboxEntries([...messages, ...countsOfInsert(doc)], new Date()),
+    };
+    this.docs.set(doc._id, stored);
+    await this.publishOutbox(doc._id);
+    return 'created';
+  }
+
+  async write<R extends string>(
+    id: string,
+    decide: (doc: PaymentDoc) => Change | Skip<R>,
+    seen?: PaymentDoc,
+  ): Promise<WriteResult<R>> {
+    let doc = seen ?? (await this.byId(id));
+    for (let decisions = 0; decisions < MAX_DECISIONS; decisions++) {
+      if (!doc) return { written: false, reason: 'not_found', doc: null };
+      const decision = decide(doc);
+      if ('skip' in decision) return { written: false, reason: decision.skip, doc };
+      const interloper = this.interloper;
+      this.interloper = undefined;
+      await interloper?.();
+      const current = this.docs.get(id);
+      if (current && current.rev === doc.rev) {
+        const rev = doc.rev + 1;
+        const status = decision.set.status ?? doc.status;
+        const owed = [...decision.messages, ...countsOfChange(doc, rev, doc.status, status)];
+        const next: PaymentDoc = {
+          ...current,
+          ...structuredClone(decision.set),
+          rev,
+          statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id),
+          outbox: [...current.outbox, ...outboxEntries(owed, new Date())],
+        };
+        this.docs.set(id, next);
+        const written = structuredClone(next);
+        await this.publishOutbox(id);
+        return { written: true, doc: written };
+      }
+      doc = await this.byId(id);
+    }
+    throw new PaymentWriteContended(id);
+  }
+
+  async leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]> {
+    return [...this.docs.values()]
+      .filter((d) => d.outbox.some((entry) => entry.at <= before))
+      .slice(0, limit)
+      .map((d) => ({ _id: d._id, outbox: structuredClone(d.outbox) }));
+  }
+
+  async relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
+    await this.publishOutbox(doc._id);
+  }
+
+  async flush(): Promise<void> {}
+
+  /** Publishes what the payment's outbox holds and removes it; on a failure it stays, for the relay. */
+  private async publishOutbox(id: string): Promise<void> {
+    const owed = this.docs.get(id)?.outbox ?? [];
+    if (owed.length === 0) return;
+    try {
+      await this.publish(owed);
+    } catch {
+      return;
+    }
+    const doc = this.docs.get(id);
+    if (doc) this.docs.set(id, { ...doc, outbox: doc.outbox.filter((entry) => !owed.includes(entry)) });
+  }
+}

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { Subjects, txidFor } from '@pix/contracts';
+import type { OutboxMessage } from '../model';
+import type { PaymentStorage, Publish } from '../payment-storage';
+import { paymentDoc } from './flows';
+
+/** What a contract case is given: a storage whose publish the case controls. */
+export interface ContractSubject {
+  store: PaymentStorage;
+}
+
+/**
+ * Counts as JetStream's counters would from what was published: each increment once per message
+ * id, summed per subject. An implementation that reads its totals from the counters is handed this.
+ */
+export function countsOf(published: OutboxMessage[]) {
+  return async (storeId: string, key: string): Promise<number> => {
+    const seen = new Map<string, number>();
+    for (const m of published) {
+      if (m.increment !== undefined && m.subject === Subjects.paymentCount(storeId, key as never)) {
+        seen.set(m.msgId, m.increment);
+      }
+    }
+    return [...seen.values()].reduce((sum, n) => sum + n, 0);
+  };
+}
+
+/**
+ * The protocol every PaymentStorage keeps (payment-storage.ts), as cases that run against any of
+ * them: the in-memory one in the unit layer (testing/in-memory-payments.test.ts), PaymentStore on
+ * the database in the service layer (tests/service/payment-storage-contract.test.ts). `make` builds
+ * a storage that publishes through `publish` and reads its totals from `countsOf` of what it published.
+ */
+export function describeStorageContract(make: (publish: Publish, published: OutboxMessage[]) => ContractSubject): void {
+  const published: OutboxMessage[] = [];
+  let failing = false;
+  const publish: Publish = async (messages) => {
+    if (failing) throw new Error('JetStream unreachable');
+    published.push(...messages);
+  };
+  let store: PaymentStorage;
+  const storeId = `contract-${randomUUID()}`;
+
+  beforeAll(() => {
+    store = make(publish, published).store;
+  });
+  beforeEach(() => {
+    published.length = 0;
+    failing = false;
+  });
+  afterAll(() => store.flush());
+
+  const created = (id: string): OutboxMessage => ({ subject: 'payments.events.created', msgId: `evt_${id}` });
+
+  it('inserts a payment once, publishing what it owes and its counts; a second insert answers exists', async () => {
+    const doc = paymentDoc({ storeId });
+    expect(await store.insert(doc, [created(doc._id)])).toBe('created');
+    expect(published.map((m) => m.msgId)).toEqual([
+      `evt_${doc._id}`,
+      `count:${doc._id}:1:all`,
+      `count:${doc._id}:1:pending`,
+    ]);
+    published.length = 0;
+    expect(await store.insert({ ...doc, amountCents: 1 }, [created(doc._id)])).toBe('exists');
+    expect(published).toEqual([]);
+    expect(await store.byId(doc._id)).toMatchObject({ amountCents: doc.amountCents, rev: 1 });
+    expect(await store.byTxid(txidFor(doc._id))).toMatchObject({ _id: doc._id });
+    expect(await store.forStore(storeId, doc._id)).toMatchObject({ _id: doc._id });
+    expect(await store.forStore('another-store', doc._id)).toBeNull();
+    expect(await store.byId(randomUUID())).toBeNull();
+  });
+
+  it('writes a change on the revision decided on; a writer that lost decides again on the payment as it is', async () => {
+    const doc = paymentDoc({ storeId, chargeCreated: false });
+    await store.insert(doc, []);
+    const seen = (await store.byId(doc._id))!;
+    published.length = 0;
+    await store.write(doc._id, () => ({ set: { chargeCreated: true }, messages: [] }));
+    const decidedOn: number[] = [];
+    const result = await store.write<'never'>(
+      doc._id,
+      (current) => {
+        decidedOn.push(current.rev);
+        return { set: { status: 'approved' }, messages: [created(`${doc._id}-approved`)] };
+      },
+      seen,
+    );
+    expect(decidedOn).toEqual([1, 2]);
+    expect(result).toMatchObject({ written: true, doc: { status: 'approved', chargeCreated: true, rev: 3 } });
+    expect(await store.byId(doc._id)).toMatchObject({ status: 'approved', chargeCreated: true, rev: 3 });
+    expect(published.map((m) => m.msgId)).toContain(`evt_${doc._id}-approved`);
+    expect(published.filter((m) => m.increment !== undefined).map((m) => m.msgId)).toEqual([
+      `count:${doc._id}:3:pending`,
+      `count:${doc._id}:3:approved`,
+    ]);
+  });
+
+  it('hands back why a decision made no change, and not_found for no payment', async () => {
+    const doc = paymentDoc({ storeId });
+    await store.insert(doc, []);
+    published.length = 0;
+    expect(await store.write(doc._id, () => ({ skip: 'moved_on' }))).toMatchObject({
+      written: false,
+      reason: 'moved_on',
+      doc: { _id: doc._id, rev: 1 },
+    });
+    expect(await store.write(randomUUID(), () => ({ set: {}, messages: [] }))).toEqual({
+      written: false,
+      reason: 'not_found',
+      doc: null,
+    });
+    expect(published).toEqual([]);
+  });
+
+  it('keeps what could not be published in the outbox, for the relay', async () => {
+    const doc = paymentDoc({ storeId });
+    failing = true;
+    expect(await store.insert(doc, [created(doc._id)])).toBe('created');
+    const later = new Date(Date.now() + 60_000);
+    const left = (await store.leftovers(later, 1000)).find((d) => d._id === doc._id);
+    expect(left?.outbox.map((m) => m.msgId)).toEqual([
+      `evt_${doc._id}`,
+      `count:${doc._id}:1:all`,
+      `count:${doc._id}:1:pending`,
+    ]);
+    expect((await store.leftovers(new Date(Date.now() - 60_000), 1000)).map((d) => d._id)).not.toContain(doc._id);
+    failing = false;
+    await store.relay(left!);
+    await store.flush();
+    expect(published.map((m) => m.msgId)).toContain(`evt_${doc._id}`);
+    expect((await store.leftovers(later, 1000)).map((d) => d._id)).not.toContain(doc._id);
+  });
+
+  it("lists a store's payments newest first, by status, with the total", async () => {
+    const listed = `${storeId}-list`;
+    const at = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const docs = [
+      paymentDoc({ storeId: listed, createdAt: at(3) }),
+      paymentDoc({ storeId: listed, createdAt: at(2), status: 'approved' }),
+      paymentDoc({ storeId: listed, createdAt: at(1) }),
+    ];
+    for (const doc of docs) await store.insert(doc, []);
+    await store.flush();
+    const all = await store.list(listed, { page: 1, limit: 2 });
+    expect({ ids: all.docs.map((d) => d._id), total: all.total }).toEqual({
+      ids: [docs[2]!._id, docs[1]!._id],
+      total: 3,
+    });
+    const second = await store.list(listed, { page: 2, limit: 2 });
+    expect(second.docs.map((d) => d._id)).toEqual([docs[0]!._id]);
+    const pending = await store.list(listed, { page: 1, limit: 10, status: 'pending' });
+    expect({ ids: pending.docs.map((d) => d._id), total: pending.total }).toEqual({
+      ids: [docs[2]!._id, docs[0]!._id],
+      total: 2,
+    });
+  });
+}

@@ -1,0 +1,24 @@
+import mongoose from 'mongoose';
+import { createLogger } from '@pix/observability';
+import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import { countsOf, describeStorageContract } from '../../services/payments/src/testing/storage-contract';
+import { sharedStack } from '../support/stack';
+
+/**
+ * PaymentStore on the real engine keeps the contract the unit tests' in-memory storage is held to
+ * (services/payments/src/in-memory-payments.test.ts): the same cases, against both.
+ */
+describe('PaymentStore keeps the storage contract', () => {
+  beforeAll(async () => {
+    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/payment_storage_contract'));
+    await syncPaymentIndexes();
+  });
+  afterAll(async () => {
+    await mongoose.connection.dropDatabase();
+    await mongoose.disconnect();
+  });
+
+  describeStorageContract((publish, published) => ({
+    store: new PaymentStore(publish, countsOf(published), createLogger('test', 'silent')),
+  }));
+});
