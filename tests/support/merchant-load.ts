@@ -64,14 +64,19 @@ export class MerchantClient {
   /** Every 200 answer per key: a retry must return the payment the first answer named. */
   readonly answers = new Map<string, string[]>();
 
+  /** Requests that were never answered with a final answer within the client's patience. */
+  readonly givenUp: { key: string; firstSentAt: number; lastStatus: number }[] = [];
+
   /**
-   * `halt` ends every retry loop at once (the test failed, or is over): a client left retrying
-   * would outlive its test and load the suites that run after it.
+   * `patienceMs`: how long one request is retried, from its first attempt, before it is given up
+   * (a careful merchant retries for a minute). `halt` ends every retry loop at once (the test
+   * failed, or is over): a client left retrying would outlive its test and load the suites that
+   * run after it.
    */
   constructor(
     private readonly gateways: readonly string[],
     private readonly token: string,
-    private readonly giveUpAt: number,
+    private readonly patienceMs: number,
     private readonly halt: AbortSignal,
   ) {}
 
@@ -88,6 +93,7 @@ export class MerchantClient {
     start: number,
     retryStatus?: number,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const giveUpAt = Date.now() + this.patienceMs;
     for (let n = start, delay = FIRST_RETRY_MS; ; n++, delay = Math.min(delay * 2, LAST_RETRY_MS)) {
       const base = this.gateways[n % this.gateways.length];
       const sentAt = Date.now();
@@ -110,7 +116,10 @@ export class MerchantClient {
       }
       this.attempts.push({ key, sentAt, at: Date.now(), status });
       if (status !== 0 && status < 500 && status !== retryStatus) return { status, body: parsed };
-      if (Date.now() > this.giveUpAt || this.halt.aborted) throw new Error(`${key}: gave up, last answer ${status}`);
+      if (Date.now() > giveUpAt || this.halt.aborted) {
+        if (!this.halt.aborted) this.givenUp.push({ key, firstSentAt: giveUpAt - this.patienceMs, lastStatus: status });
+        throw new Error(`${key}: gave up, last answer ${status}`);
+      }
       await sleep(delay * (0.5 + Math.random() / 2));
     }
   }
@@ -138,11 +147,12 @@ export class MerchantClient {
 
 /**
  * Creates `rate` payments per second (open loop: a slow answer does not slow the load) until
- * stopped; every other payment is paid by its customer. `stop()` resolves with every payment once
- * each is answered.
+ * stopped; every other payment is paid by its customer. `stop()` resolves once every payment has
+ * its final answers: the payments made, and the errors of those that did not end well (a create or
+ * a pay given up, a final answer other than 200).
  */
 export function startLoad(options: { client: MerchantClient; rate: number; webhookUrl: string; keyPrefix: string }): {
-  stop: () => Promise<Created[]>;
+  stop: () => Promise<{ created: Created[]; failed: string[] }>;
 } {
   const { client, rate, webhookUrl, keyPrefix } = options;
   const start = Date.now();
@@ -160,16 +170,18 @@ export function startLoad(options: { client: MerchantClient; rate: number; webho
     for (let i = 0; !stopped && !client.halted; i++) {
       await sleep(start + (i * 1000) / rate - Date.now());
       if (stopped || client.halted) break;
-      const payment = one(i);
-      payment.catch(() => undefined); // awaited by stop(); not unhandled meanwhile
-      payments.push(payment);
+      payments.push(one(i));
     }
   })();
   return {
     stop: async () => {
       stopped = true;
       await ticking;
-      return Promise.all(payments);
+      const settled = await Promise.allSettled(payments);
+      return {
+        created: settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : [])),
+        failed: settled.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : [])),
+      };
     },
   };
 }
