@@ -206,6 +206,7 @@ describe('every hot query is served by an index of its schema', () => {
         await deliveryLog.record(event(2), 'https://example.com/h', new Date(), false);
         await deliveryLog.earlierDeliveries(paymentId, 2);
         await deliveryLog.waitBehind(paymentId, 2);
+        await deliveryLog.successorOf(paymentId, 1);
         await deliveryLog.findClaim(first.eventId, 1, 1);
         await deliveryLog.extendLease(first.eventId, 1, 1, new Date());
         await deliveryLog.conclude(first, result, { next: 'retry', at: new Date() });

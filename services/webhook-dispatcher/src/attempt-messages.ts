@@ -12,21 +12,23 @@ import { attemptId } from './delivery-log';
  * | `first`       | an event taken in whose endpoint is busy; a replay (a new run)   | attempt 1, attempt | now             |
  * | `first-later` | an event taken in, when the schedule's first delay is not 0       | attempt 1, attempt | that delay      |
  * | `stall-check` | a pending delivery that did not move on (its message was lost)    | next attempt       | now             |
- * | `busy`        | its endpoint (or the replica) has no slot, nor room to wait       | same, deferred     | backoff ≤ 3 s   |
  * | `no-secrets`  | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s          |
  * | `held`        | an earlier event of the payment is pending, or not recorded yet   | same, held         | look again      |
- * | `wake`        | the earlier event it waits for finished                           | the held one       | now             |
+ * | `wake`        | the earlier event it waits for finished                           | attempt 1, held    | now             |
  * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
  *
  * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
  * twice (a redelivered event, a replay retried) is one message; the stall check adds which look it
- * is, since a message JetStream stored and then lost keeps its id taken for the duplicate window.
- * The rest are scheduled messages on the event's own subject, which fire onto webhooks.attempts.due
- * when due; a schedule replaces the one before it there, so an event never has two next steps
- * waiting, and `wake` finds the held one there. An attempt whose claim lapsed (its replica died
- * mid-attempt) is made again by the message that found it, not by a new one.
+ * is, and a wake that it is one, since a message JetStream stored (and maybe lost) keeps its id
+ * taken for the duplicate window. The rest are scheduled messages on the event's own subject, which
+ * fire onto webhooks.attempts.due when due; a schedule replaces the one before it there, so an
+ * event never has two next steps waiting. A wake does not go through the schedule: a stream's new
+ * leader may fire schedules seconds late, and a woken event should not wait for that. An attempt
+ * whose claim lapsed (its replica died mid-attempt) is made again by the message that found it,
+ * not by a new one; one whose endpoint has no room is handed back to the consumer for a little
+ * later (a nak with a delay), not published again.
  */
-export type AttemptStep = 'first' | 'first-later' | 'stall-check' | 'busy' | 'no-secrets' | 'held' | 'wake' | 'retry';
+export type AttemptStep = 'first' | 'first-later' | 'stall-check' | 'no-secrets' | 'held' | 'wake' | 'retry';
 
 interface StepRule {
   reason: WebhookAttemptMessage['reason'];
@@ -41,10 +43,9 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   first: { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'now' },
   'first-later': { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'scheduled' },
   'stall-check': { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'now' },
-  busy: { reason: 'deferred', attempt: 'same', waits: 'count', publish: 'scheduled' },
   'no-secrets': { reason: 'deferred', attempt: 'same', waits: 'count', publish: 'scheduled' },
   held: { reason: 'held', attempt: 'same', waits: 'count', publish: 'scheduled' },
-  wake: { reason: 'held', attempt: 'same', waits: 'keep', publish: 'scheduled' },
+  wake: { reason: 'held', attempt: 'same', waits: 'keep', publish: 'now' },
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
 };
 
@@ -94,12 +95,9 @@ export async function advance(
   };
   if (rule.publish === 'now') {
     const id = attemptId(next.eventId, next.run, next.attempt);
-    await publishEvent(
-      js,
-      Subjects.webhookAttemptDue,
-      next,
-      options.stallLook === undefined ? id : `${id}:stall-check-${options.stallLook}`,
-    );
+    const suffix =
+      step === 'wake' ? ':wake' : options.stallLook === undefined ? '' : `:stall-check-${options.stallLook}`;
+    await publishEvent(js, Subjects.webhookAttemptDue, next, `${id}${suffix}`);
     return;
   }
   await js.publish(Subjects.webhookAttemptScheduled(next.paymentId, next.sequence), JSON.stringify(next), {

@@ -1,19 +1,12 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  Streams,
-  Subjects,
-  WebhookAttemptMessageSchema,
-  type PaymentEvent,
-  type WebhookAttemptMessage,
-} from '@pix/contracts';
+import { WebhookAttemptMessageSchema, type PaymentEvent, type WebhookAttemptMessage } from '@pix/contracts';
 import { jetstream, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { advance, firstAttempt } from './attempt-messages';
 import type { Config } from './config';
 import { publishDeadLetter } from './dead-letters';
 import { deliver } from './deliver';
-import type { AttemptResult, Claim, Conclusion, DeliveryLog } from './delivery-log';
+import type { AttemptResult, Claim, Conclusion, DeliveryLog, EarlierDeliveries } from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
@@ -80,7 +73,6 @@ function conclusionOf(claim: Claim & { outcome: AttemptResult['outcome'] }): Con
  */
 export class AttemptRunner {
   private readonly js: JetStreamClient;
-  private jsm: JetStreamManager | undefined;
 
   constructor(private readonly deps: AttemptRunnerDeps) {
     this.js = jetstream(deps.nc);
@@ -108,10 +100,14 @@ export class AttemptRunner {
       await advance(this.js, step, msg, { at });
     };
     if (firstDelayMs > 0) return handOff('first-later', new Date(Date.now() + firstDelayMs));
-    const hold = await this.orderHold(msg);
-    if (hold) {
+    const earlier = await this.earlierOf(msg);
+    if (earlier && (earlier.pending.length > 0 || earlier.recorded < msg.sequence - 1)) {
+      // Recorded before it marks the earlier event it waits for, so that the earlier one, finishing,
+      // finds it to wake.
       await log.record(event, url, new Date(), false);
-      await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
+      const hold = await this.holdFor(msg, earlier);
+      if (hold) await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
+      else await advance(this.js, 'first', msg);
       return;
     }
     const secrets = await this.secretsOf(msg);
@@ -141,7 +137,8 @@ export class AttemptRunner {
     // read, no request); a message deferred for a slot passed it already. A replay is a new
     // delivery of an old event and goes at once.
     if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
-      const hold = await this.orderHold(msg);
+      const earlier = await this.earlierOf(msg);
+      const hold = earlier && (await this.holdFor(msg, earlier));
       if (hold) {
         await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
         return { ack: true };
@@ -150,10 +147,11 @@ export class AttemptRunner {
     const taken = await this.deps.limiter.take(originOf(msg.url));
     // Stopping: handed back at once, for another replica (or this one, restarted).
     if ('stopped' in taken) return { ack: false, retryInMs: 0 };
-    if ('busy' in taken) {
-      await advance(this.js, 'busy', msg, { at: new Date(Date.now() + waitDelay(msg.waits, DEFER_MAX_MS)) });
-      return { ack: true };
-    }
+    // Its endpoint's line is full: the message goes back to the consumer, which hands it out again
+    // a little later (backing off with its deliveries), rather than through a scheduled message,
+    // which a stream's new leader may fire late. Only the attempts consumer's own pending messages
+    // wait so: a backlog at one endpoint does not hold the others (see its max_ack_pending).
+    if ('busy' in taken) return { ack: false, retryInMs: waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS) };
     try {
       return await this.attempt(msg, taken.slot);
     } finally {
@@ -220,17 +218,22 @@ export class AttemptRunner {
     await this.conclude(msg, result, conclusion, false);
   }
 
+  /** The payment's deliveries before this one (null for its first event: none to wait for). */
+  private earlierOf(msg: WebhookAttemptMessage): Promise<EarlierDeliveries> | null {
+    return msg.sequence > 1 ? this.deps.log.earlierDeliveries(msg.paymentId, msg.sequence) : null;
+  }
+
   /**
    * When the payment has an earlier event still pending, or not recorded yet, the time to look
-   * again; null when this one may go. A pending earlier event is marked, and wakes this one when it
-   * ends (wakeSuccessor); looking again is for the rare race where the hold was stored just after
-   * that wake-up.
+   * again; null when this one may go. A pending earlier event is marked (this one is recorded
+   * already), and wakes this one when it ends (wakeSuccessor); looking again is only a net.
    */
-  private async orderHold(msg: WebhookAttemptMessage): Promise<{ until: Date; missingSince: string | null } | null> {
-    if (msg.sequence <= 1) return null;
+  private async holdFor(
+    msg: WebhookAttemptMessage,
+    earlier: EarlierDeliveries,
+  ): Promise<{ until: Date; missingSince: string | null } | null> {
     const { log, logger } = this.deps;
     const now = Date.now();
-    const earlier = await log.earlierDeliveries(msg.paymentId, msg.sequence);
     if (earlier.pending.length > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
       // Not before the earlier event's own next attempt: nothing can change until then.
       const next = Math.max(...earlier.pending.map((e) => e.nextAttemptAt?.getTime() ?? 0));
@@ -337,16 +340,15 @@ export class AttemptRunner {
   }
 
   /**
-   * The payment's next event, held waiting for this one, goes now: its hold (a scheduled message on
-   * its own subject) is replaced by one that fires at once. Asked of the stream, not of the
-   * database. Any later events are held behind that one and are woken by it in turn.
+   * The payment's next event, held waiting for this one, goes now: its first attempt is published
+   * at once, built from its delivery in the log (recorded before it waited). Not through its
+   * scheduled hold, which a stream's new leader may fire late; the hold still fires in its time and
+   * then finds the attempt claimed. Any later events are held behind that one and woken by it.
    */
   private async wakeSuccessor(msg: WebhookAttemptMessage): Promise<void> {
-    this.jsm ??= await jetstreamManager(this.deps.nc);
-    const stored = await this.jsm.streams.getMessage(Streams.webhookAttempts.name, {
-      last_by_subj: Subjects.webhookAttemptScheduled(msg.paymentId, msg.sequence + 1),
-    });
-    const held = stored ? WebhookAttemptMessageSchema.safeParse(stored.json()) : undefined;
-    if (held?.success && held.data.reason === 'held') await advance(this.js, 'wake', held.data);
+    const next = await this.deps.log.successorOf(msg.paymentId, msg.sequence);
+    if (next?.status === 'pending' && next.claimed === 0) {
+      await advance(this.js, 'wake', { ...firstAttempt(next.event, next.url, next.run), reason: 'held' });
+    }
   }
 }

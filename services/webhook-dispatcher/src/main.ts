@@ -20,6 +20,8 @@ import { StallSweep } from './stall-sweep';
  * that hold the slots, the rest of the stream keeps moving.
  */
 const INTAKE_HEADROOM = 16;
+/** Attempt messages handed out and not acked yet, over every replica: in hand, or waiting for a slot. */
+const ATTEMPTS_MAX_ACK_PENDING = 20_000;
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -37,7 +39,8 @@ async function main(): Promise<void> {
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
   await ensureConsumer(nc, Consumers.dispatcherPayments);
-  await ensureConsumer(nc, Consumers.dispatcherAttempts);
+  // Room for a merchant's backlog handed back while its endpoint is busy, besides the others'.
+  await ensureConsumer(nc, Consumers.dispatcherAttempts, { max_ack_pending: ATTEMPTS_MAX_ACK_PENDING });
   service.mark('streams and consumers');
   const js = jetstream(nc);
 

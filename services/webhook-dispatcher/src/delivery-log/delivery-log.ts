@@ -24,6 +24,12 @@ export type Conclusion =
   | { next: 'retry'; at: Date }
   | { next: 'dead'; reason: NonNullable<DeliveryDoc['deadReason']> };
 
+/** A payment's deliveries before one of its events: how many are recorded, and which are still pending. */
+export interface EarlierDeliveries {
+  recorded: number;
+  pending: { nextAttemptAt: Date | null }[];
+}
+
 /** The claim of one attempt, as the log holds it (null: never claimed). */
 export type Claim = Pick<AttemptEntry, 'at' | 'leaseUntil' | 'outcome' | 'statusCode' | 'latencyMs' | 'error'> & {
   nextAttemptAt: Date | null;
@@ -157,15 +163,17 @@ export class DeliveryLog {
   }
 
   /** The payment's deliveries before `sequence`: how many are recorded, and which are still pending. */
-  async earlierDeliveries(
-    paymentId: string,
-    sequence: number,
-  ): Promise<{ recorded: number; pending: { nextAttemptAt: Date | null }[] }> {
+  async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
     const all = await deliveries()
       .find({ paymentId }, { projection: { sequence: 1, status: 1, nextAttemptAt: 1 } })
       .toArray();
     const earlier = all.filter((d) => d.sequence < sequence);
     return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending') };
+  }
+
+  /** The payment's delivery of the event after `sequence` (the one a finishing delivery may wake). */
+  successorOf(paymentId: string, sequence: number): Promise<DeliveryDoc | null> {
+    return deliveries().findOne({ paymentId, sequence: sequence + 1 });
   }
 
   /**

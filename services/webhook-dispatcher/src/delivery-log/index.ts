@@ -4,7 +4,14 @@
  * (delivery-log.ts) and what its readers read (reads.ts).
  */
 export { attemptId, type AttemptEntry, type DeliveryDoc } from './records';
-export { DeliveryLog, type AttemptResult, type Claim, type Conclusion, type DeliveryLogSettings } from './delivery-log';
+export {
+  DeliveryLog,
+  type AttemptResult,
+  type Claim,
+  type Conclusion,
+  type DeliveryLogSettings,
+  type EarlierDeliveries,
+} from './delivery-log';
 export {
   deliveriesOf,
   deliveriesOfPayments,
