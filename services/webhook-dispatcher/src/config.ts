@@ -19,12 +19,13 @@ export const config = loadConfig(
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
     /**
      * A pending delivery not moved on this long after its next attempt was due is looked at: its
-     * next attempt is published again (the safety net for a JetStream message that went missing).
-     * Longer than WEBHOOK_TIMEOUT plus 15 s, the time an attempt in flight may take.
+     * next attempt is published again (the net for a JetStream message gone missing, or a scheduled
+     * one a stream's new leader fires late). Publishing one still under way is harmless: its claim
+     * keeps it to one send.
      */
-    WEBHOOK_STALL_AFTER: duration('2m'),
-    /** How often the stall check looks for deliveries whose look is due. */
-    WEBHOOK_STALL_SWEEP_INTERVAL: duration('1m'),
+    WEBHOOK_STALL_AFTER: duration('10s'),
+    /** How often the stall check looks for deliveries whose look is due (one range read, of those only). */
+    WEBHOOK_STALL_SWEEP_INTERVAL: duration('5s'),
     /** How long finished deliveries and their attempts stay in the delivery log. */
     WEBHOOK_LOG_RETENTION: duration('30d'),
   }),
