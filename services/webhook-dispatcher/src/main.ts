@@ -66,10 +66,7 @@ async function main(): Promise<void> {
     (msg) => runner.handle(msg),
   );
   service.addReadinessCheck('attempts consumer', attempts.isBound);
-  service.onShutdown('attempts consumer', () => {
-    limiter.stop();
-    return attempts.stop();
-  });
+  service.onShutdown('attempts consumer', () => attempts.stop());
 
   // The PAYMENTS message is acked once its delivery is recorded and its first attempt made (its
   // result recorded), or handed to WEBHOOK_ATTEMPTS: an event never waits for a busy endpoint here.
@@ -91,6 +88,9 @@ async function main(): Promise<void> {
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
+  // First of the two: an attempt waiting for a slot is handed back at SIGTERM, not given the slot
+  // that an attempt in flight frees while the consumers drain.
+  service.onShutdown('endpoint slots', () => limiter.stop());
 
   const stallSweep = new StallSweep(
     js,
