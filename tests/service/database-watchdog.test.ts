@@ -16,6 +16,7 @@ describe('a database client that stopped checking its server', () => {
     logger: { error: (_: unknown, msg: string) => logged.push(msg) },
     onShutdown: (_: string, step: () => unknown) => shutdown.push(step),
     addReadinessCheck: () => undefined,
+    mark: () => undefined,
   } as unknown as Service;
 
   afterAll(async () => {
