@@ -1,6 +1,6 @@
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { eventually } from '../support/api';
-import { commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
+import { commandCounts, commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createPayment, deliveriesOf } from './helpers';
@@ -83,5 +83,44 @@ describe('database commands per delivered webhook', () => {
       // webhooks list, read by the test to see it delivered (one find per reading)
       'find webhook_deliveries': listing,
     });
+  });
+
+  it('holds payment.status_changed behind a payment.created in flight, and wakes it for 7 commands more', async () => {
+    // payment.created is answered only once payment.status_changed has been taken in and is held.
+    let answerCreated: () => void = () => undefined;
+    const createdAnswered = new Promise<number>((resolve) => (answerCreated = () => resolve(200)));
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' ? createdAnswered : 200);
+    try {
+      const before = await settledCounts(stack);
+      const id = await createPayment(stack, store.token, url);
+      await eventually(
+        async () => receiver.events(id, 'payment.created'),
+        (hooks) => hooks.length === 1,
+      );
+      const updates = async () => (await commandCounts(stack)).get('webhook-dispatcher update webhook_deliveries') ?? 0;
+      const updatesBefore = await updates();
+      await admin(stack.natsUrl, 'sandbox', 'pay', id);
+      // The held event marks the pending one it waits behind (an update); then created is answered.
+      await eventually(updates, (n) => n > updatesBefore);
+      answerCreated();
+      await eventually(
+        async () => receiver.events(id, 'payment.status_changed'),
+        (hooks) => hooks.length === 1,
+      );
+      const dispatcher = of('webhook-dispatcher', commandsBetween(before, await settledCounts(stack, 1_500)));
+
+      expect(Object.fromEntries(dispatcher)).toEqual({
+        // created: recorded with its attempt claimed, then its result (which finds the mark)
+        'insert webhook_deliveries': 2, // ...and status_changed recorded, unclaimed, as it is held
+        'findAndModify webhook_deliveries': 2, // both results
+        // status_changed's earlier events read as it is taken in and again as it is woken; created,
+        // finishing, reads the delivery it wakes
+        'find webhook_deliveries': 3,
+        'update webhook_deliveries': 2, // the mark on created; the claim of the woken attempt
+      });
+      expect(receiver.events(id).map((hook) => hook.json.event)).toEqual(['payment.created', 'payment.status_changed']);
+    } finally {
+      receiver.respond = () => 200;
+    }
   });
 });

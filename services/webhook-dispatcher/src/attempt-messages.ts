@@ -13,7 +13,7 @@ import { attemptId } from './delivery-log';
  * | `first-later` | an event taken in, when the schedule's first delay is not 0       | attempt 1, attempt | that delay      |
  * | `stall-check` | a pending delivery that did not move on (its message was lost)    | next attempt       | now             |
  * | `no-secrets`  | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s          |
- * | `held`        | an earlier event of the payment is pending, or not recorded yet   | same, held         | look again      |
+ * | `held`        | an earlier event of the payment is not recorded yet               | same, held         | look again      |
  * | `wake`        | the earlier event it waits for finished                           | attempt 1, held    | now             |
  * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
  *

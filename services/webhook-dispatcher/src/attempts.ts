@@ -29,8 +29,6 @@ export const MISSING_PREDECESSOR_GRACE_MS = 10 * 60_000;
 /** Waits while busy (deferral) or behind an earlier event (hold) back off from/to these. */
 const WAIT_FIRST_MS = 250;
 const DEFER_MAX_MS = 3_000;
-/** Behind a pending event: the earlier one wakes it when it ends, so looking again is only a net. */
-const HOLD_MAX_MS = 30_000;
 /** Behind an event not recorded yet: nothing wakes it, so it looks again often. */
 const MISSING_LOOK_MAX_MS = 2_000;
 
@@ -106,8 +104,9 @@ export class AttemptRunner {
       // finds it to wake.
       await log.record(event, url, new Date(), false);
       const hold = await this.holdFor(msg, earlier);
-      if (hold) await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
-      else await advance(this.js, 'first', msg);
+      if (!hold) await advance(this.js, 'first', msg);
+      else if (hold !== 'woken')
+        await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
       return;
     }
     const secrets = await this.secretsOf(msg);
@@ -133,26 +132,28 @@ export class AttemptRunner {
       return { ack: true };
     }
     const msg = parsed.data;
-    // Order within a payment is decided before its first attempt, and before it takes a slot (a
-    // read, no request); a message deferred for a slot passed it already. A replay is a new
-    // delivery of an old event and goes at once.
-    if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
-      const earlier = await this.earlierOf(msg);
-      const hold = earlier && (await this.holdFor(msg, earlier));
-      if (hold) {
-        await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
-        return { ack: true };
-      }
-    }
     const taken = await this.deps.limiter.take(originOf(msg.url));
     // Stopping: handed back at once, for another replica (or this one, restarted).
     if ('stopped' in taken) return { ack: false, retryInMs: 0 };
     // Its endpoint's line is full: the message goes back to the consumer, which hands it out again
     // a little later (backing off with its deliveries), rather than through a scheduled message,
     // which a stream's new leader may fire late. Only the attempts consumer's own pending messages
-    // wait so: a backlog at one endpoint does not hold the others (see its max_ack_pending).
+    // wait so: a backlog at one endpoint does not hold the others (see its max_ack_pending). This
+    // comes before anything that reads the log, so a message handed back costs no command.
     if ('busy' in taken) return { ack: false, retryInMs: waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS) };
     try {
+      // Order within a payment is decided before its first attempt is made (a read, with the slot
+      // held); a message deferred for the secrets passed it already. A replay is a new delivery of
+      // an old event and goes at once.
+      if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
+        const earlier = await this.earlierOf(msg);
+        const hold = earlier && (await this.holdFor(msg, earlier));
+        if (hold) {
+          if (hold !== 'woken')
+            await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
+          return { ack: true };
+        }
+      }
       return await this.attempt(msg, taken.slot);
     } finally {
       taken.slot.release();
@@ -224,22 +225,20 @@ export class AttemptRunner {
   }
 
   /**
-   * When the payment has an earlier event still pending, or not recorded yet, the time to look
-   * again; null when this one may go. A pending earlier event is marked (this one is recorded
-   * already), and wakes this one when it ends (wakeSuccessor); looking again is only a net.
+   * Whether this event waits for an earlier one of its payment. Behind one still pending it is
+   * `woken`: the earlier one is marked (this one is recorded already) and publishes this one's
+   * attempt when it ends (wakeSuccessor); if that message is lost, the stall check publishes it
+   * again. Behind one not recorded yet nothing wakes it, so it looks again at the time returned.
+   * Null when it may go now.
    */
   private async holdFor(
     msg: WebhookAttemptMessage,
     earlier: EarlierDeliveries,
-  ): Promise<{ until: Date; missingSince: string | null } | null> {
+  ): Promise<'woken' | { until: Date; missingSince: string } | null> {
     const { log, logger } = this.deps;
-    const now = Date.now();
-    if (earlier.pending.length > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
-      // Not before the earlier event's own next attempt: nothing can change until then.
-      const next = Math.max(...earlier.pending.map((e) => e.nextAttemptAt?.getTime() ?? 0));
-      return { until: new Date(Math.max(now + waitDelay(msg.waits, HOLD_MAX_MS), next)), missingSince: null };
-    }
+    if (earlier.pending.length > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'woken';
     if (earlier.recorded < msg.sequence - 1) {
+      const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
       const givesUpAt = Date.parse(missingSince) + MISSING_PREDECESSOR_GRACE_MS;
       if (now < givesUpAt) {
