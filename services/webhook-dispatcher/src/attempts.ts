@@ -28,7 +28,7 @@ const SECRETS_UNAVAILABLE_RETRY_MS = 5_000;
 export const MISSING_PREDECESSOR_GRACE_MS = 10 * 60_000;
 /** Waits while busy (deferral) or behind an earlier event (hold) back off from/to these. */
 const WAIT_FIRST_MS = 250;
-const DEFER_MAX_MS = 3_000;
+const DEFER_MAX_MS = 5_000;
 /** Behind an event not recorded yet: nothing wakes it, so it looks again often. */
 const MISSING_LOOK_MAX_MS = 2_000;
 

@@ -29,10 +29,10 @@ describe('EndpointLimiter', () => {
     expect(l.tryTake(B)).toBeNull();
   });
 
-  it('lets four attempts a slot wait in line, and tells the next one the endpoint is busy', async () => {
+  it('lets eight attempts a slot wait in line, and tells the next one the endpoint is busy', async () => {
     const { limiter: l } = limiter(1, 10);
     const held = l.tryTake(A)!;
-    const waiters = [l.take(A), l.take(A), l.take(A), l.take(A)];
+    const waiters = Array.from({ length: 8 }, () => l.take(A));
     expect(await l.take(A)).toEqual({ busy: true });
     held.release();
     const first = await waiters[0]!;

@@ -16,12 +16,12 @@ export interface EndpointLimits {
 }
 
 /** How many attempts may wait in a replica for a busy endpoint, per slot it has. */
-const WAITING_PER_SLOT = 4;
+const WAITING_PER_SLOT = 8;
 
 /**
  * How many webhook attempts this replica has in flight, per endpoint and in all, so that one slow
  * or failing merchant cannot take every connection and a burst cannot flood a merchant. Beyond the
- * limits a few attempts per endpoint (four per slot) wait here for a slot; the rest are told the
+ * limits a few attempts per endpoint (eight per slot) wait here for a slot; the rest are told the
  * endpoint is busy, and wait elsewhere (a scheduled message), so a backlog never piles up in memory
  * or unacked on a consumer.
  *
