@@ -99,7 +99,7 @@ export class AttemptRunner {
     };
     if (firstDelayMs > 0) return handOff('first-later', new Date(Date.now() + firstDelayMs));
     const earlier = await this.earlierOf(msg);
-    if (earlier && (earlier.pending.length > 0 || earlier.recorded < msg.sequence - 1)) {
+    if (earlier && (earlier.pending > 0 || earlier.recorded < msg.sequence - 1)) {
       // Recorded before it marks the earlier event it waits for, so that the earlier one, finishing,
       // finds it to wake.
       await log.record(event, url, new Date(), false);
@@ -236,7 +236,7 @@ export class AttemptRunner {
     earlier: EarlierDeliveries,
   ): Promise<'woken' | { until: Date; missingSince: string } | null> {
     const { log, logger } = this.deps;
-    if (earlier.pending.length > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'woken';
+    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'woken';
     if (earlier.recorded < msg.sequence - 1) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();

@@ -24,10 +24,10 @@ export type Conclusion =
   | { next: 'retry'; at: Date }
   | { next: 'dead'; reason: NonNullable<DeliveryDoc['deadReason']> };
 
-/** A payment's deliveries before one of its events: how many are recorded, and which are still pending. */
+/** A payment's deliveries before one of its events: how many are recorded, and how many still pending. */
 export interface EarlierDeliveries {
   recorded: number;
-  pending: { nextAttemptAt: Date | null }[];
+  pending: number;
 }
 
 /** The claim of one attempt, as the log holds it (null: never claimed). */
@@ -162,13 +162,13 @@ export class DeliveryLog {
     return { recorded: before !== null, successorWaiting: before?.successorWaiting === true };
   }
 
-  /** The payment's deliveries before `sequence`: how many are recorded, and which are still pending. */
+  /** The payment's deliveries before `sequence`: how many are recorded, and how many still pending. */
   async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
     const all = await deliveries()
-      .find({ paymentId }, { projection: { sequence: 1, status: 1, nextAttemptAt: 1 } })
+      .find({ paymentId }, { projection: { sequence: 1, status: 1 } })
       .toArray();
     const earlier = all.filter((d) => d.sequence < sequence);
-    return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending') };
+    return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending').length };
   }
 
   /** The payment's delivery of the event after `sequence` (the one a finishing delivery may wake). */
