@@ -103,10 +103,7 @@ export class AttemptRunner {
       // Recorded before it marks the earlier event it waits for, so that the earlier one, finishing,
       // finds it to wake.
       await log.record(event, url, new Date(), false);
-      const hold = await this.holdFor(msg, earlier);
-      if (!hold) await advance(this.js, 'first', msg);
-      else if (hold !== 'woken')
-        await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
+      if (!(await this.held(msg, earlier))) await advance(this.js, 'first', msg);
       return;
     }
     const secrets = await this.secretsOf(msg);
@@ -147,12 +144,7 @@ export class AttemptRunner {
       // an old event and goes at once.
       if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
         const earlier = await this.earlierOf(msg);
-        const hold = earlier && (await this.holdFor(msg, earlier));
-        if (hold) {
-          if (hold !== 'woken')
-            await advance(this.js, 'held', msg, { at: hold.until, missingSince: hold.missingSince });
-          return { ack: true };
-        }
+        if (earlier && (await this.held(msg, earlier))) return { ack: true };
       }
       return await this.attempt(msg, taken.slot);
     } finally {
@@ -225,31 +217,30 @@ export class AttemptRunner {
   }
 
   /**
-   * Whether this event waits for an earlier one of its payment. Behind one still pending it is
-   * `woken`: the earlier one is marked (this one is recorded already) and publishes this one's
-   * attempt when it ends (wakeSuccessor); if that message is lost, the stall check publishes it
-   * again. Behind one not recorded yet nothing wakes it, so it looks again at the time returned.
-   * Null when it may go now.
+   * Holds this event behind an earlier one of its payment, if it must wait; false when it may go
+   * now. Behind one still pending, the earlier one is marked (this one is recorded already) and
+   * publishes this one's attempt when it ends (wakeSuccessor); if that message is lost, the stall
+   * check publishes it again. Behind one not recorded yet nothing wakes it, so it looks again by a
+   * scheduled message.
    */
-  private async holdFor(
-    msg: WebhookAttemptMessage,
-    earlier: EarlierDeliveries,
-  ): Promise<'woken' | { until: Date; missingSince: string } | null> {
+  private async held(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<boolean> {
     const { log, logger } = this.deps;
-    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'woken';
+    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return true;
     if (earlier.recorded < msg.sequence - 1) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
       const givesUpAt = Date.parse(missingSince) + MISSING_PREDECESSOR_GRACE_MS;
       if (now < givesUpAt) {
-        return { until: new Date(Math.min(now + waitDelay(msg.waits, MISSING_LOOK_MAX_MS), givesUpAt)), missingSince };
+        const at = new Date(Math.min(now + waitDelay(msg.waits, MISSING_LOOK_MAX_MS), givesUpAt));
+        await advance(this.js, 'held', msg, { at, missingSince });
+        return true;
       }
       logger.warn(
         { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence },
         'earlier events of the payment never arrived; delivering out of order',
       );
     }
-    return null;
+    return false;
   }
 
   /**
