@@ -1,4 +1,5 @@
 import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
+import { statusKey } from './list-page';
 import type { OutboxEntry, OutboxMessage, PaymentDoc, PaymentState } from './model';
 
 /**
@@ -73,6 +74,52 @@ export class PaymentWriteContended extends Error {
     super(`payment ${paymentId} changed under ${MAX_DECISIONS} decisions in a row`);
     this.name = 'PaymentWriteContended';
   }
+}
+
+/** A decided change as it is written: the fields to set, with the next revision, and what it owes. */
+export interface PlannedWrite {
+  set: Partial<PaymentDoc>;
+  owed: OutboxEntry[];
+}
+
+/**
+ * The write protocol, kept by every implementation: `change` is decided on the payment as read,
+ * and `land` writes it conditionally on the revision read, answering the payment as written, or
+ * null when another writer got there first; then the payment is read again and `decide` asked
+ * again, so a decision is always made on the current state. `seen` saves the first read when the
+ * caller has just read the payment.
+ */
+export async function writeDecided<R extends string>(
+  id: string,
+  read: (id: string) => Promise<PaymentDoc | null>,
+  decide: (doc: PaymentDoc) => Change | Skip<R>,
+  seen: PaymentDoc | undefined,
+  land: (doc: PaymentDoc, plan: PlannedWrite) => Promise<PaymentDoc | null>,
+): Promise<WriteResult<R>> {
+  let doc = seen ?? (await read(id));
+  for (let decisions = 0; decisions < MAX_DECISIONS; decisions++) {
+    if (!doc) return { written: false, reason: 'not_found', doc: null };
+    const decision = decide(doc);
+    if ('skip' in decision) return { written: false, reason: decision.skip, doc };
+    const written = await land(doc, planWrite(doc, decision));
+    if (written) return { written: true, doc: written };
+    doc = await read(id);
+  }
+  throw new PaymentWriteContended(id);
+}
+
+/** What a change writes: the next revision, the list key when the status moves, its messages and counter moves. */
+function planWrite(doc: PaymentDoc, change: Change): PlannedWrite {
+  const rev = doc.rev + 1;
+  const status = change.set.status ?? doc.status;
+  return {
+    set: {
+      ...change.set,
+      rev,
+      ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
+    },
+    owed: outboxEntries([...change.messages, ...countsOfChange(doc, rev, doc.status, status)], new Date()),
+  };
 }
 
 export function outboxEntries(messages: OutboxMessage[], at: Date): OutboxEntry[] {

@@ -5,17 +5,15 @@ import { findPage, listKey, statusKey, type PageFinder } from './list-page';
 import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc } from './model';
 import { OutboxClearer } from './outbox-clearer';
 import {
-  countsOfChange,
   countsOfInsert,
-  MAX_DECISIONS,
   outboxEntries,
-  PaymentWriteContended,
   type Change,
   type NewPayment,
   type PaymentStorage,
   type Publish,
   type Skip,
   type WriteResult,
+  writeDecided,
 } from './payment-storage';
 import { PublishRetry } from './publish-retry';
 
@@ -113,43 +111,29 @@ export class PaymentStore implements PaymentStorage {
     return 'created';
   }
 
-  /**
-   * Changes one payment as `decide` says, given the payment as it is: `decide` returns the change,
-   * or why there is none. The update is conditional on the revision decided on; when another writer
-   * got there first, the payment is read again and `decide` asked again, so a decision is always made
-   * on the current state. `seen` saves the first read when the caller has just read the payment.
-   */
-  async write<R extends string>(
+  /** Changes one payment as `decide` says, by the write protocol (writeDecided), one conditional update per decision. */
+  write<R extends string>(
     id: string,
     decide: (doc: PaymentDoc) => Change | Skip<R>,
     seen?: PaymentDoc,
   ): Promise<WriteResult<R>> {
-    let doc = seen ?? (await this.byId(id));
-    for (let decisions = 0; decisions < MAX_DECISIONS; decisions++) {
-      if (!doc) return { written: false, reason: 'not_found', doc: null };
-      const decision = decide(doc);
-      if ('skip' in decision) return { written: false, reason: decision.skip, doc };
-      const rev = doc.rev + 1;
-      const status = decision.set.status ?? doc.status;
-      const set: Partial<PaymentDoc> = {
-        ...decision.set,
-        rev,
-        ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
-      };
-      const owed = outboxEntries([...decision.messages, ...countsOfChange(doc, rev, doc.status, status)], new Date());
-      // The outbox as it will be: what it holds that is still owed, then this change's messages.
-      // Conditional on the revision read, so nothing another writer added can be lost by it.
-      const { _id } = doc;
-      const outbox = [...doc.outbox.filter((e) => !this.clearer.published(_id, e.msgId)), ...owed];
-      const updated = await paymentsCollection().updateOne({ _id, rev: doc.rev }, { $set: { ...set, outbox } });
-      if (updated.modifiedCount === 1) {
+    return writeDecided(
+      id,
+      (i) => this.byId(i),
+      decide,
+      seen,
+      async (doc, { set, owed }) => {
+        // The outbox as it will be: what it holds that is still owed, then this change's messages.
+        // Conditional on the revision read, so nothing another writer added can be lost by it.
+        const { _id } = doc;
+        const outbox = [...doc.outbox.filter((e) => !this.clearer.published(_id, e.msgId)), ...owed];
+        const updated = await paymentsCollection().updateOne({ _id, rev: doc.rev }, { $set: { ...set, outbox } });
+        if (updated.modifiedCount !== 1) return null;
         const next: PaymentDoc = { ...doc, ...set, outbox };
         await this.publishOutbox(next);
-        return { written: true, doc: next };
-      }
-      doc = await this.byId(id);
-    }
-    throw new PaymentWriteContended(id);
+        return next;
+      },
+    );
   }
 
   /**

@@ -2,17 +2,15 @@ import type { ListQuery } from '@pix/contracts';
 import { listKey, statusKey } from '../list-page';
 import type { OutboxMessage, PaymentDoc } from '../model';
 import {
-  countsOfChange,
   countsOfInsert,
-  MAX_DECISIONS,
   outboxEntries,
-  PaymentWriteContended,
   type Change,
   type NewPayment,
   type PaymentStorage,
   type Publish,
   type Skip,
   type WriteResult,
+  writeDecided,
 } from '../payment-storage';
 
 /**
@@ -70,39 +68,29 @@ export class InMemoryPayments implements PaymentStorage {
     return 'created';
   }
 
-  async write<R extends string>(
+  write<R extends string>(
     id: string,
     decide: (doc: PaymentDoc) => Change | Skip<R>,
     seen?: PaymentDoc,
   ): Promise<WriteResult<R>> {
-    let doc = seen ?? (await this.byId(id));
-    for (let decisions = 0; decisions < MAX_DECISIONS; decisions++) {
-      if (!doc) return { written: false, reason: 'not_found', doc: null };
-      const decision = decide(doc);
-      if ('skip' in decision) return { written: false, reason: decision.skip, doc };
-      const interloper = this.interloper;
-      this.interloper = undefined;
-      await interloper?.();
-      const current = this.docs.get(id);
-      if (current && current.rev === doc.rev) {
-        const rev = doc.rev + 1;
-        const status = decision.set.status ?? doc.status;
-        const owed = [...decision.messages, ...countsOfChange(doc, rev, doc.status, status)];
-        const next: PaymentDoc = {
-          ...current,
-          ...structuredClone(decision.set),
-          rev,
-          statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id),
-          outbox: [...current.outbox, ...outboxEntries(owed, new Date())],
-        };
+    return writeDecided(
+      id,
+      (i) => this.byId(i),
+      decide,
+      seen,
+      async (doc, { set, owed }) => {
+        const interloper = this.interloper;
+        this.interloper = undefined;
+        await interloper?.();
+        const current = this.docs.get(id);
+        if (!current || current.rev !== doc.rev) return null;
+        const next: PaymentDoc = { ...current, ...structuredClone(set), outbox: [...current.outbox, ...owed] };
         this.docs.set(id, next);
         const written = structuredClone(next);
         await this.publishOutbox(id);
-        return { written: true, doc: written };
-      }
-      doc = await this.byId(id);
-    }
-    throw new PaymentWriteContended(id);
+        return written;
+      },
+    );
   }
 
   async leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]> {
