@@ -23,7 +23,12 @@ describe('graceful shutdown under load', () => {
     stack = await startPrivateStack({
       // Failed deliveries come back quickly, so a lost one would show within the test.
       // A short grace: a service that works through its backlog instead of handing it back exceeds it.
-      env: { WEBHOOK_RETRY_SCHEDULE: '0s,500ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s', SHUTDOWN_GRACE: '5s' },
+      // Few slots per endpoint, so that a slow merchant's webhooks wait for them and have a backlog.
+      env: {
+        WEBHOOK_RETRY_SCHEDULE: '0s,500ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
+        SHUTDOWN_GRACE: '5s',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '8',
+      },
     });
     nc = await connect({ servers: stack.natsUrl });
     store = await createStore(stack.natsUrl, 'Shutdown store');

@@ -13,10 +13,16 @@ export const config = loadConfig(
     WEBHOOK_RETRY_SCHEDULE: z.string().default('0s,5s,5m,30m,2h,5h,10h,10h'),
     /** Allows merchant URLs on loopback and private networks (local development only). */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: flag(false),
-    /** Attempts in flight at once to one endpoint (URL origin), per replica. */
-    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(16),
-    /** Attempts in flight at once in total, per replica. */
-    WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(200),
+    /**
+     * Attempts in flight at once to one endpoint (URL origin), per replica. A slot is held from
+     * before the attempt's claim is written until its request is over, so it also covers our own
+     * database round trip: 16 slots saturated at 75 webhooks/s to one endpoint when a cold or
+     * loaded stack made that trip 150-800 ms, and a saturated endpoint's attempts cost twice the
+     * commands (handed to WEBHOOK_ATTEMPTS), which kept it saturated. docs/webhooks.md#isolation.
+     */
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).default(64),
+    /** Attempts in flight at once in total, per replica: eight endpoints' worth of slots. */
+    WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(512),
     /**
      * A pending delivery not moved on this long after its next attempt was due is looked at: its
      * next attempt is published again (the net for a JetStream message gone missing, or a scheduled
