@@ -65,9 +65,10 @@ export const WebhookAttemptMessageSchema = z.object({
   attempt: z.number().int().min(1),
   /**
    * Why this message waited: `attempt` (first attempt, retry or replay), `deferred` (its endpoint or
-   * the replica was busy), `held` (an earlier event of the payment was pending or not yet recorded).
+   * the replica was busy), `held` (an earlier event of the payment was pending or not yet recorded),
+   * `woken` (the earlier event it was held behind has finished, so its order is settled).
    */
-  reason: z.enum(['attempt', 'deferred', 'held']),
+  reason: z.enum(['attempt', 'deferred', 'held', 'woken']),
   /** Deferrals and holds so far of this attempt, for their backoff. */
   waits: z.number().int().min(0),
   /** When it began waiting for an earlier event that was not recorded yet (it waits 10 minutes at most). */

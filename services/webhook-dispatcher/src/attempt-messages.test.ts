@@ -55,7 +55,7 @@ describe('the attempt lifecycle', () => {
     expect(published.map((p) => [p.subject, p.id, p.msg.attempt, p.msg.reason, p.msg.waits])).toEqual([
       ['webhooks.attempts.due', `${event.eventId}:1:3`, 3, 'attempt', 0],
       ['webhooks.attempts.due', `${event.eventId}:1:3:stall-check-4`, 3, 'attempt', 0],
-      ['webhooks.attempts.due', `${event.eventId}:1:3:wake`, 3, 'held', 2],
+      ['webhooks.attempts.due', `${event.eventId}:1:3:wake`, 3, 'woken', 2],
     ]);
   });
 

@@ -14,7 +14,7 @@ import { attemptId } from './delivery-log';
  * | `stall-check` | a pending delivery that did not move on (its message was lost)    | next attempt       | now             |
  * | `no-secrets`  | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s          |
  * | `held`        | an earlier event of the payment is not recorded yet               | same, held         | look again      |
- * | `wake`        | the earlier event it waits for finished                           | attempt 1, held    | now             |
+ * | `wake`        | the earlier event it waits for finished                           | attempt 1, woken   | now             |
  * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
  *
  * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
@@ -45,7 +45,7 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   'stall-check': { reason: 'attempt', attempt: 'same', waits: 'reset', publish: 'now' },
   'no-secrets': { reason: 'deferred', attempt: 'same', waits: 'count', publish: 'scheduled' },
   held: { reason: 'held', attempt: 'same', waits: 'count', publish: 'scheduled' },
-  wake: { reason: 'held', attempt: 'same', waits: 'keep', publish: 'now' },
+  wake: { reason: 'woken', attempt: 'same', waits: 'keep', publish: 'now' },
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
 };
 

@@ -140,9 +140,10 @@ export class AttemptRunner {
     if ('busy' in taken) return { ack: false, retryInMs: waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS) };
     try {
       // Order within a payment is decided before its first attempt is made (a read, with the slot
-      // held); a message deferred for the secrets passed it already. A replay is a new delivery of
+      // held); a message deferred for the secrets passed it already, and a woken one was published
+      // by the earlier event it waited for, once that one finished. A replay is a new delivery of
       // an old event and goes at once.
-      if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred') {
+      if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred' && msg.reason !== 'woken') {
         const earlier = await this.earlierOf(msg);
         if (earlier && (await this.held(msg, earlier))) return { ack: true };
       }
@@ -338,7 +339,7 @@ export class AttemptRunner {
   private async wakeSuccessor(msg: WebhookAttemptMessage): Promise<void> {
     const next = await this.deps.log.successorOf(msg.paymentId, msg.sequence);
     if (next?.status === 'pending' && next.claimed === 0) {
-      await advance(this.js, 'wake', { ...firstAttempt(next.event, next.url, next.run), reason: 'held' });
+      await advance(this.js, 'wake', firstAttempt(next.event, next.url, next.run));
     }
   }
 }
