@@ -22,8 +22,9 @@ const WAITING_PER_SLOT = 8;
  * How many webhook attempts this replica has in flight, per endpoint and in all, so that one slow
  * or failing merchant cannot take every connection and a burst cannot flood a merchant. Beyond the
  * limits a few attempts per endpoint (eight per slot) wait here for a slot; the rest are told the
- * endpoint is busy, and wait elsewhere (a scheduled message), so a backlog never piles up in memory
- * or unacked on a consumer.
+ * endpoint is busy and wait outside the replica (an event taken in goes to WEBHOOK_ATTEMPTS, an
+ * attempt message back to its consumer for a little later: attempts.ts), so a backlog never piles
+ * up in its memory.
  *
  * Slots go to those waiting first, in the order they came: a freed slot passes straight to the
  * next in line, and `tryTake` (for a newcomer that will not wait) gets none while anyone waits. A
