@@ -1,3 +1,4 @@
+import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -36,14 +37,19 @@ import { verify } from '../webhooks/helpers';
  * - no 503 to a request whose life did not overlap a fault;
  * - after each fault, a create sent after it succeeds within 2 s (the database's: 5 s);
  * - the restart, webhook and backlog figures within LIMITS.
- * It prints the figures per fault beside issue 19's TARGETS, marking each one missed. Where a target
- * and its limit differ, the target is not held on the 2-core machine this runs on (the stack uses
- * about 190 % of its 200 % of CPU at 50 creates/s, so a restarted replica loads its modules in 2 to
- * 3 s, and a fault's backlog drains slowly); the limit keeps the figure from getting worse
- * unnoticed. docs/reliability.md has the figures of the latest runs.
+ * It prints the figures per fault beside issue 19's TARGETS, marking each one missed, and how busy
+ * the machine was. Where a target and its limit differ, the target is not held on a 2-core machine
+ * at issue 19's 50 creates/s (the stack uses about 190 % of its 200 % of CPU there, so a restarted
+ * replica loads its modules in 2 to 3 s, and a fault's backlog drains slowly); the limit keeps the
+ * figure from getting worse unnoticed. docs/reliability.md has the figures of the latest runs.
  */
-/** Creates per second (half of them paid: about 75 requests and 75 webhooks a second); CHAOS_RATE overrides it. */
-const RATE = Number(process.env.CHAOS_RATE ?? 50);
+/**
+ * Creates per second (half of them paid: 1.5 requests and 1.5 webhooks a second per create);
+ * CHAOS_RATE overrides it. `make test` runs 20, which leaves a 2-core machine more than half idle:
+ * at 50 (`make chaos`) this machine is ~95 % busy, and CI's, slower, fell behind from the first
+ * minute (docs/decisions/chaos-rate.md).
+ */
+const RATE = Number(process.env.CHAOS_RATE ?? 20);
 /** How long the merchant's client retries one request before giving it up. */
 const CLIENT_PATIENCE_MS = 60_000;
 /** Time between one fault's recovery and the next fault. */
@@ -134,6 +140,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
   }, 120_000);
 
   it('loses nothing, does nothing twice, and recovers within its bounds from each fault', async () => {
+    const loadAverageAtStart = loadavg()[0]!.toFixed(1);
     // Signatures are checked as each webhook arrives: their timestamps are only good for 5 minutes.
     let secret = '';
     const badSignatures: string[] = [];
@@ -153,6 +160,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     secret = store.webhookSecret;
     const client = new MerchantClient([stack.gatewayUrl, secondGateway], store.token, CLIENT_PATIENCE_MS, halt.signal);
     const loadStarted = Date.now();
+    const cpuAtStart = cpuTime();
     const load = startLoad({ client, rate: RATE, webhookUrl, keyPrefix: 'chaos' });
     const faults: Fault[] = [];
 
@@ -174,6 +182,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
 
     await sleep(STEADY_MS);
     const steadyEnded = Date.now();
+    const cpuAfterSteady = cpuTime();
 
     // 1. The NATS member that leads PAYMENTS: the stream elects another leader among the two left.
     const jsm = await jetstreamManager(nc);
@@ -259,6 +268,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     // The load's own span: from the first create sent to the last (its rate is what was offered).
     const loadSeconds = (payments.at(-1)!.firstSentAt - payments[0]!.firstSentAt) / 1000;
     await converged(payments, store);
+    const cpuAtEnd = cpuTime();
 
     const owed = owedWebhooks(payments, client);
     const steady = owed.filter((o) => o.causedAt >= loadStarted && o.causedAt < steadyEnded);
@@ -282,6 +292,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
           `${payments.filter((p) => p.paid).length} paid; ${client.attempts.length} requests, ` +
           `${client.attempts.filter((a) => a.status === 503).length} answered 503, ` +
           `${client.attempts.filter((a) => a.status === 0).length} without an answer, ${client.givenUp.length} given up`,
+        `chaos: machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${loadAverageAtStart}` +
+          ` before the load; busy ${busy(cpuAtStart, cpuAfterSteady)} before any fault, ${busy(cpuAtStart, cpuAtEnd)} in all`,
         `chaos: before any fault, ${((steadyEnded - loadStarted) / 1000).toFixed(0)} s: ${steadyAttempts.length} requests, ` +
           `${steadyAttempts.filter((a) => a.status === 503).length} answered 503; webhooks ${latencies(steady)}`,
         `chaos: webhooks outside the faults ${latencies(outside)}` +
@@ -422,6 +434,23 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     return info.state.subjects?.[subject] ?? 0;
   }
 });
+
+/** The machine's CPU time so far, busy and in all, summed over its cores (ms). */
+function cpuTime(): { busy: number; all: number } {
+  let busy = 0;
+  let all = 0;
+  for (const { times } of cpus()) {
+    const sum = times.user + times.nice + times.sys + times.irq + times.idle;
+    all += sum;
+    busy += sum - times.idle;
+  }
+  return { busy, all };
+}
+
+/** How busy the whole machine was between two readings, as a share of all its cores. */
+function busy(from: { busy: number; all: number }, to: { busy: number; all: number }): string {
+  return `${Math.round((100 * (to.busy - from.busy)) / Math.max(1, to.all - from.all))} %`;
+}
 
 /** An event is owed during a fault when it was caused before the fault was over and not delivered when it struck. */
 function owedDuring(o: Owed, f: Fault): boolean {
