@@ -35,7 +35,7 @@ import { verify } from '../webhooks/helpers';
  * copies), it asserts:
  * - every create answered 200 within the client's minute of retries (none given up);
  * - no 503 to a request whose life did not overlap a fault;
- * - after each fault, a create sent after it succeeds within 2 s (the database's: 5 s);
+ * - after each fault, a create sent after it succeeds within 2 s (the database's: 8 s);
  * - the restart, webhook and backlog figures within LIMITS.
  * It prints the figures per fault beside issue 19's TARGETS, marking each one missed, and how busy
  * the machine was. Where a target and its limit differ, the target is not held on a 2-core machine
@@ -45,8 +45,8 @@ import { verify } from '../webhooks/helpers';
  */
 /**
  * Creates per second (half of them paid: 1.5 requests and 1.5 webhooks a second per create);
- * CHAOS_RATE overrides it. `make test` runs 20, which keeps a 2-core machine about half busy (this
- * test's own client and endpoint included), so it passes with a full core taken away; at 50
+ * CHAOS_RATE overrides it. `make test` runs 20, which keeps a 2-core machine 45-57 % busy in most
+ * runs (this test's own client and endpoint included), so it passes with a full core taken away; at 50
  * (`make chaos`) the machine is ~95 % busy, and CI's, slower, fell behind from the first minute
  * (docs/decisions/chaos-rate.md).
  */
@@ -73,13 +73,26 @@ const TARGETS = {
   /** Every webhook owed during a fault delivered this soon after its recovery (the endpoint's: its retries are at most 5 s apart). */
   owedAfterRecoveryMs: 10_000,
 };
-/** What is asserted: the targets where this machine holds them, and the latest runs' worst with room to spare where not. */
+/**
+ * What is asserted: the targets where every machine seen holds them, and the worst seen with room
+ * to spare where not. This VM's speed varies: the same 20 creates/s kept it 57 % busy in one
+ * fresh-clone run and 90 % in the next, when the database's first good create took 4.8 s (3 s of
+ * it the wait before the restart) and a replica 5.6 s to be ready.
+ */
 const LIMITS = {
   firstCreateMs: TARGETS.firstCreateMs,
-  firstCreateAfterDatabaseMs: TARGETS.firstCreateAfterDatabaseMs,
-  readyAfterStartMs: 10_000,
+  firstCreateAfterDatabaseMs: 8000,
+  readyAfterStartMs: 15_000,
   webhookP99Ms: 60_000,
   owedAfterRecoveryMs: 60_000,
+};
+/** A fault's first good create: its target and its limit. */
+const FIRST_CREATE = {
+  afterAnyOther: { firstCreateTargetMs: TARGETS.firstCreateMs, firstCreateBoundMs: LIMITS.firstCreateMs },
+  afterDatabase: {
+    firstCreateTargetMs: TARGETS.firstCreateAfterDatabaseMs,
+    firstCreateBoundMs: LIMITS.firstCreateAfterDatabaseMs,
+  },
 };
 /** A liveness cap, not a figure: what has not happened by then fails the test. */
 const CAP_MS = 120_000;
@@ -92,7 +105,8 @@ interface Fault {
   /** From the restart's spawn until the process was ready (not for the endpoint). */
   readyMs?: number;
   firstCreateMs?: number;
-  /** Its first good create's limit, which is also its target. */
+  /** Its first good create's target (printed) and limit (asserted). */
+  firstCreateTargetMs: number;
   firstCreateBoundMs: number;
 }
 
@@ -212,7 +226,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       start: natsStart,
       recovery: Date.now(),
       readyMs: member.readyMs,
-      firstCreateBoundMs: LIMITS.firstCreateMs,
+      ...FIRST_CREATE.afterAnyOther,
     });
 
     // 2. One replica of each service: the other carries on, and the killed one is restarted as
@@ -228,7 +242,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
         start,
         recovery: Date.now(),
         readyMs: restarted.readyMs,
-        firstCreateBoundMs: LIMITS.firstCreateMs,
+        ...FIRST_CREATE.afterAnyOther,
       });
     }
 
@@ -250,7 +264,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       start: dbStart,
       recovery: Date.now(),
       readyMs: database.readyMs,
-      firstCreateBoundMs: LIMITS.firstCreateAfterDatabaseMs,
+      ...FIRST_CREATE.afterDatabase,
     });
 
     // 4. The merchant's endpoint answers 503 for 30 s: its deliveries wait, retried, and then arrive.
@@ -262,7 +276,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       name: 'merchant endpoint answers 503 for 30 s',
       start: endpointStart,
       recovery: Date.now(),
-      firstCreateBoundMs: LIMITS.firstCreateMs,
+      ...FIRST_CREATE.afterAnyOther,
     });
 
     const { created: payments, failed } = await load.stop();
@@ -469,7 +483,7 @@ function faultTable(faults: Fault[], owed: Owed[], client: MerchantClient): stri
       f.name,
       `${seconds(f.recovery - f.start)}`,
       `${attempts.filter((a) => a.status === 503).length} / ${attempts.filter((a) => a.status === 0).length}`,
-      seconds(f.firstCreateMs) + mark(f.firstCreateMs, f.firstCreateBoundMs),
+      seconds(f.firstCreateMs) + mark(f.firstCreateMs, f.firstCreateTargetMs),
       seconds(f.readyMs) + mark(f.readyMs, TARGETS.readyAfterStartMs),
       `${during.length}`,
       seconds(afterRecovery) + mark(afterRecovery, TARGETS.owedAfterRecoveryMs),
