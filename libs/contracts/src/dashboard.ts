@@ -58,6 +58,11 @@ export const DashboardTexts = {
     timeline: 'Linha do tempo',
     created: 'Pagamento criado',
     statusChange: (from: string, to: string) => `Situação: ${from} → ${to}`,
+    refundEvents: {
+      'refund.created': (amount: string) => `Reembolso de ${amount} solicitado`,
+      'refund.succeeded': (amount: string) => `Reembolso de ${amount} concluído`,
+      'refund.failed': (amount: string) => `Reembolso de ${amount} não realizado`,
+    },
     noEvents: 'Sem eventos de webhook: este pagamento foi criado sem webhookUrl.',
     attempt: 'Tentativa',
     rerun: (n: number) => `reenvio ${n}`,
