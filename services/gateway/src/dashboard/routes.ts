@@ -339,9 +339,9 @@ export function dashboardRouter(options: DashboardOptions): Router {
             const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
             const validated = validateSandboxPayBody({ amount: amount ?? -1 });
             if (!validated.ok) throw new RpcFailure(400, validated.message);
-            amountCents = validated.value;
+            amountCents = validated.value.amountCents;
           }
-          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith(amountCents));
+          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith({ amountCents, late: false }));
         }
         const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
         if (!definition) throw new RpcFailure(404, ErrorMessages.routeNotFound);

@@ -42,8 +42,17 @@ function attemptRows(event: PublicEventDetail): string {
 }
 
 function eventTitle(event: PublicEventDetail): string {
-  if (event.body.event === 'payment.created') return P.created;
-  return P.statusChange(StatusLabels[event.body.previousStatus], StatusLabels[event.body.status]);
+  const { body } = event;
+  switch (body.event) {
+    case 'payment.created':
+      return P.created;
+    case 'payment.status_changed':
+      return P.statusChange(StatusLabels[body.previousStatus], StatusLabels[body.status]);
+    case 'refund.created':
+    case 'refund.succeeded':
+    case 'refund.failed':
+      return P.refundEvents[body.event](formatBrl(body.amount));
+  }
 }
 
 /** One event: what happened, its delivery's state, each attempt, and Reenviar. */
