@@ -308,7 +308,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     console.log(
       [
         `chaos: ${payments.length} payments in ${loadSeconds.toFixed(0)} s (${(payments.length / loadSeconds).toFixed(1)} creates/s), ` +
-          `${payments.filter((p) => p.paid).length} paid; ${client.attempts.length} requests, ` +
+          `${payments.filter((p) => p.paid).length} paid, ${payments.flatMap((p) => p.refunds).length} refunds, ` +
+          `${payments.filter((p) => p.cancelled).length} cancelled; ${client.attempts.length} requests, ` +
           `${client.attempts.filter((a) => a.status === 503).length} answered 503, ` +
           `${client.attempts.filter((a) => a.status === 0).length} without an answer, ${client.givenUp.length} given up`,
         `chaos: machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), load average ${loadAverageAtStart}` +
