@@ -256,7 +256,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       stack.replaceProcess(killedPostgres, (await startPostgres(stack.dir, stack.ports.postgres, false)).started);
       stack.replaceProcess(
         killedFerret,
-        await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgresUrl!),
+        await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgres!),
       );
     });
     await recovered({

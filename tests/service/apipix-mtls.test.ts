@@ -56,7 +56,7 @@ describe('apipix provider over mutual TLS', () => {
       },
     });
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
-    await mongoose.connect(stack.mongoUrl);
+    await mongoose.connect(stack.mongoAdminUrl!);
     const app = express();
     app.put('/v2/cob/:txid', (req, res, next) => {
       chargeAttempts.set(req.params.txid, (chargeAttempts.get(req.params.txid) ?? 0) + 1);

@@ -67,7 +67,7 @@ describe('every hot query is served by an index of its schema', () => {
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
     mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => sent.push(event));
     await Promise.all([
       syncPaymentIndexes(),

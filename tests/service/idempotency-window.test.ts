@@ -8,7 +8,7 @@ const input = { amountCents: 1000, email: null, observation: null, webhookUrl: n
 const storeId = `window-store-${Date.now()}`;
 const keys = new GatewayStorage().idempotencyKeys;
 
-beforeAll(() => mongoose.connect(stack.mongoUrl));
+beforeAll(() => mongoose.connect(stack.mongoAdminUrl!));
 afterAll(() => mongoose.disconnect());
 
 describe('Idempotency-Key window', () => {

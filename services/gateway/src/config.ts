@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 
 /** The gateway's environment, checked once at start (exported for its tests). */
 export const gatewayEnv = z
   .object({
     ...CommonEnv,
-    MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+    ...MongoEnv,
     HTTP_HOST: z.string().default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
     OPS_HOST: z.string().default('127.0.0.1'),

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
   const { logger } = service;
 
-  await connectDatabase(service, config.MONGO_URL);
+  await connectDatabase(service, config);
   const storage = await GatewayStorage.open(logger);
   service.mark('indexes');
 

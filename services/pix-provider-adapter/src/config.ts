@@ -1,4 +1,4 @@
-import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 
 const optionalFile = z.string().min(1).optional();
@@ -7,7 +7,7 @@ export const config = loadConfig(
   z
     .object({
       ...CommonEnv,
-      MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+      ...MongoEnv,
       OPS_HOST: z.string().default('127.0.0.1'),
       OPS_PORT: port(9103),
       /** The adapter's own HTTP port: the PSP's payment callbacks arrive here. */
