@@ -1,12 +1,13 @@
 import mongoose from 'mongoose';
 import { GatewayStorage, IDEMPOTENCY_WINDOW_MS } from '../../services/gateway/src/storage';
 import { sharedStack } from '../support/stack';
+import { testSealer } from '../support/sealer';
 
 /** The 24-hour window of Idempotency-Key, on the stack's database, with the clock given explicitly. */
 const stack = sharedStack();
 const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
 const storeId = `window-store-${Date.now()}`;
-const keys = new GatewayStorage().idempotencyKeys;
+const keys = new GatewayStorage(testSealer()).idempotencyKeys;
 
 beforeAll(() => mongoose.connect(stack.mongoAdminUrl!));
 afterAll(() => mongoose.disconnect());
