@@ -44,6 +44,17 @@ const token = 'pxt_a-token';
 const record = { storeId: 'store-1', expiresAt: null, revokedAt: null };
 
 let cache: AuthCache;
+
+/** Authenticates the token while the watch revokes it, the database read still under way. */
+async function revokedDuringItsRead() {
+  let answer: (value: typeof record) => void = () => undefined;
+  findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+  const pending = cache.authenticate(token);
+  watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
+  await tick();
+  answer(record);
+  return pending;
+}
 beforeEach(async () => {
   findTokenMock.mockReset().mockResolvedValue(record);
   findStoreActiveMock.mockReset().mockResolvedValue(true);
@@ -90,13 +101,7 @@ describe('AuthCache', () => {
   });
 
   it('lets the watch win over a MongoDB read that started before it', async () => {
-    let answer: (value: typeof record) => void = () => undefined;
-    findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
-    const pending = cache.authenticate(token);
-    watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
-    await tick();
-    answer(record);
-    expect(await pending).toEqual({ ok: false, reason: 'token_invalid' });
+    expect(await revokedDuringItsRead()).toEqual({ ok: false, reason: 'token_invalid' });
 
     let active: (value: boolean) => void = () => undefined;
     findStoreActiveMock.mockReturnValueOnce(new Promise((resolve) => (active = resolve)));
@@ -174,13 +179,7 @@ describe('AuthCache negative cache', () => {
 
 describe('AuthCache revocations', () => {
   it('keeps a revoked token refused after the revocation itself is forgotten', async () => {
-    let answer: (value: typeof record) => void = () => undefined;
-    findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
-    const pending = cache.authenticate(token);
-    watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
-    await tick();
-    answer(record);
-    expect((await pending).ok).toBe(false);
+    expect((await revokedDuringItsRead()).ok).toBe(false);
     // The stale read kept nothing: forgetting the revocation leaves the database to refuse it.
     findTokenMock.mockResolvedValueOnce({ ...record, revokedAt: new Date() });
     const bounded = new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxRevoked: 1 });
