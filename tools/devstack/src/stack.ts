@@ -211,8 +211,11 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
     PUBLIC_BASE_URL: gatewayUrl,
     // On a cluster every stream and bucket is copied to each member, as in Kubernetes.
     JETSTREAM_REPLICAS: String(ports.natsCluster?.length ?? 1),
-    SECRETS_KEYS: secrets.secretsKeys,
-    DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
+    // The gateway's keys reach the gateway only.
+    ...(name === 'gateway' && {
+      SECRETS_KEYS: secrets.secretsKeys,
+      DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
+    }),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: natsUrl,
