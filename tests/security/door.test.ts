@@ -92,6 +92,32 @@ it('answers 429 past 100 refused tokens from one address, without reading the da
   expect(missing).toMatchObject({ status: 401, body: { statusCode: 401, message: ErrorMessages.bearerMissing } });
 });
 
+it("counts the dashboard's sign-in at the same door", async () => {
+  const page = await fetch(`${stack.gatewayUrl}/dashboard/entrar`);
+  const nonce = /pix_dashboard_login=([^;]+)/.exec(page.headers.get('set-cookie') ?? '')?.[1];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  expect(nonce && csrf).toBeTruthy();
+  const signIn = (token: string) =>
+    fetch(`${stack.gatewayUrl}/dashboard/entrar`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: `pix_dashboard_login=${nonce}`,
+        origin: stack.gatewayUrl,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': '192.0.2.50',
+      },
+      body: new URLSearchParams({ token, csrf: csrf! }).toString(),
+    });
+  for (let i = 0; i < 100; i++) expect((await signIn(randomToken())).status).toBe(401);
+  const throttled = await signIn(randomToken());
+  expect(throttled.status).toBe(429);
+  expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(await throttled.text()).toContain(ErrorMessages.authThrottled);
+  // The store's token, which this replica knows, still signs in from that address.
+  expect((await signIn(store.token)).status).toBe(303);
+});
+
 it('believes no X-Forwarded-For without TRUST_PROXY: every client is its connection', async () => {
   const direct = await startPrivateStack({ services: ['gateway'] });
   try {
