@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorMessages } from '@pix/contracts';
-import { createStore, type StoreCredentials } from '../support/admin';
-import { api } from '../support/api';
+import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { api, eventually } from '../support/api';
 import { commandCounts, commandsBetween, total } from '../support/db-commands';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
@@ -84,9 +84,20 @@ it('answers 429 past 100 refused tokens from one address, without reading the da
       `gateway commands meanwhile: ${total(commandsBetween(counts, await commandCounts({ opsUrls: { gateway: stack.opsUrls.gateway } })))}\n`,
   );
 
-  // Another address is not throttled, and the throttled one is still served with its valid token.
+  // Another address is not throttled, and the throttled one is still served with its valid token,
+  // and with a token issued now, which this replica has never met (the AUTH bucket told it).
   expect((await from('198.51.100.2', randomToken())).status).toBe(401);
   expect((await from(attacker, store.token)).status).toBe(200);
+  const fresh = await admin<{ token: string }>(stack.natsUrl, 'token', 'issue', '--store', store.storeId);
+  expect(
+    (
+      await eventually(
+        () => from(attacker, fresh.token),
+        (res) => res.status !== 429,
+        2000,
+      )
+    ).status,
+  ).toBe(200);
   // A missing token is never a refused authentication: it costs nothing and stays the spec's 401.
   const missing = await api(stack.gatewayUrl, 'GET', LIST, { headers: { 'x-forwarded-for': attacker } });
   expect(missing).toMatchObject({ status: 401, body: { statusCode: 401, message: ErrorMessages.bearerMissing } });

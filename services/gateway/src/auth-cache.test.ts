@@ -163,6 +163,18 @@ describe('AuthCache negative cache', () => {
     expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
   });
 
+  it('knows the hashes the bucket says were issued, until they are revoked', async () => {
+    const tokenHash = hashToken('pxt_new');
+    expect(cache.wasIssued(tokenHash)).toBe(false);
+    watch.put(AuthBucket.tokenKey(tokenHash), { issued: true });
+    await tick();
+    expect(cache.wasIssued(tokenHash)).toBe(true);
+    expect(findTokenMock).not.toHaveBeenCalled();
+    watch.put(AuthBucket.tokenKey(tokenHash), { revoked: true });
+    await tick();
+    expect(cache.wasIssued(tokenHash)).toBe(false);
+  });
+
   it('keeps at most maxUnknown unknown tokens', async () => {
     findTokenMock.mockResolvedValue(null);
     for (const t of ['pxt_u1', 'pxt_u2', 'pxt_u3']) await cache.authenticate(t);

@@ -37,6 +37,8 @@ export interface AuthCacheLimits {
   negativeTtlMs: number;
   /** Revocations kept, each for REVOKED_TTL_MS. */
   maxRevoked: number;
+  /** Hashes of tokens the bucket said were issued (wasIssued), kept without a time limit. */
+  maxIssued: number;
 }
 
 export const DEFAULT_AUTH_CACHE_LIMITS: AuthCacheLimits = {
@@ -44,6 +46,7 @@ export const DEFAULT_AUTH_CACHE_LIMITS: AuthCacheLimits = {
   maxUnknown: 100_000,
   negativeTtlMs: 60_000,
   maxRevoked: 100_000,
+  maxIssued: 1_000_000,
 };
 
 /**
@@ -61,6 +64,12 @@ export class AuthCache {
   private readonly unknown: LRUCache<string, true>;
   /** Bumped by every issue fact: a read that saw one begin meanwhile does not cache "unknown". */
   private issues = 0;
+  /**
+   * Hashes of the tokens issued (not since revoked), as the bucket tells them: not a proof of
+   * validity (only the database gives that), but what makes a token worth a read when its address
+   * is throttled. A random guess is never among them.
+   */
+  private readonly issued: LRUCache<string, true>;
   private readonly storeActive = new Map<string, boolean>();
   /** Dashboard sessions ended before their expiry, with that expiry (they matter only until then). */
   private readonly endedSessions = new Map<string, number>();
@@ -78,6 +87,7 @@ export class AuthCache {
   ) {
     this.revoked = new LRUCache({ max: limits.maxRevoked, ttl: REVOKED_TTL_MS });
     this.unknown = new LRUCache({ max: limits.maxUnknown, ttl: limits.negativeTtlMs });
+    this.issued = new LRUCache({ max: limits.maxIssued });
   }
 
   /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
@@ -121,9 +131,10 @@ export class AuthCache {
   }
 
   /**
-   * A token was issued: every replica forgets having found its hash unknown. Best effort: if the
-   * bucket cannot be written, a replica that had the hash as unknown refuses it for at most the
-   * negative cache's time-to-live.
+   * A token was issued: every replica forgets having found its hash unknown, and learns that the
+   * hash is worth a read even from a throttled address. Best effort: if the bucket cannot be
+   * written, a replica that had the hash as unknown refuses it for at most the negative cache's
+   * time-to-live.
    */
   async tokenIssued(tokenHash: string): Promise<void> {
     this.applyIssue(tokenHash);
@@ -191,6 +202,14 @@ export class AuthCache {
     return active === undefined ? null : this.withStore(cached, active);
   }
 
+  /**
+   * Whether the bucket said this token was issued (and not revoked since): a throttled address's
+   * token that memory cannot judge is read from the database only then (auth.ts).
+   */
+  wasIssued(tokenHash: string): boolean {
+    return this.issued.has(tokenHash);
+  }
+
   /** A refusal from the token alone, or null when it passes (its store is judged next). */
   private judge(tokenHash: string, cached: CachedToken | null | undefined, now: number): AuthResult | null {
     // The map is keyed by a SHA-256 digest, whose timing reveals nothing about the token; the final
@@ -248,11 +267,13 @@ export class AuthCache {
   private applyRevocation(tokenHash: string): void {
     this.revoked.set(tokenHash, true);
     this.tokens.delete(tokenHash);
+    this.issued.delete(tokenHash);
   }
 
   private applyIssue(tokenHash: string): void {
     this.issues++;
     this.unknown.delete(tokenHash);
+    this.issued.set(tokenHash, true);
   }
 
   private apply(entry: KvWatchEntry): void {

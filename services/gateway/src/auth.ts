@@ -51,8 +51,9 @@ export type DoorAnswer = AuthResult | { ok: false; reason: 'throttled'; retryAft
 /**
  * The door every presented token passes (the API's bearer auth and the dashboard's login). Refused
  * tokens are counted per client address (req.ip: the connection's address, or X-Forwarded-For as
- * far as TRUST_PROXY trusts it). Past the limit, the address's tokens are judged from memory only:
- * one this replica knows to be valid passes as always, any other is answered 429 without a
+ * far as TRUST_PROXY trusts it). Past the limit, the address's tokens are judged from memory: one
+ * this replica knows to be valid passes as always, one the AUTH bucket said was issued is read from
+ * the database as below the limit (a guess never is one), any other is answered 429 without a
  * database read. Below the limit an unknown token costs one read, then none (the negative cache).
  */
 export async function throughTheDoor(
@@ -67,6 +68,7 @@ export async function throughTheDoor(
   if (retryAfterSeconds !== null) {
     const known = cache.fromMemory(tokenHash);
     if (known?.ok || known?.reason === 'store_inactive') return known;
+    if (known === null && cache.wasIssued(tokenHash)) return cache.authenticateHash(tokenHash);
     failures.refused();
     return { ok: false, reason: 'throttled', retryAfterSeconds };
   }
