@@ -291,6 +291,8 @@ export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
     } catch (err) {
       throw new Error(`DocumentDB is not installed in PostgreSQL (run \`make infra\`): ${(err as Error).message}`);
     }
+    // A statement that fails is logged with its text: not these, which hold passwords.
+    await client.query("SET log_min_error_statement = 'panic'");
     const logins = [
       { ...secrets.ferretdb, grant: 'documentdb_admin_role' },
       { ...secrets.admin, grant: null },
