@@ -166,7 +166,11 @@ describe('the Events API', () => {
 
   it('refuses malformed queries with class-validator style messages, and requires the token', async () => {
     const cases: [string, string][] = [
-      ['type=payment.paid', 'type must be one of the following values: payment.created, payment.status_changed'],
+      [
+        'type=payment.paid',
+        'type must be one of the following values: payment.created, payment.status_changed, refund.created, ' +
+          'refund.succeeded, refund.failed',
+      ],
       ['paymentId=abc', ErrorMessages.paymentIdInvalid],
       ['page=0', 'page must not be less than 1'],
       ['limit=201', 'limit must not be greater than 200'],

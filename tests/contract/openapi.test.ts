@@ -127,10 +127,21 @@ describe('the Events API and the webhooks in the OpenAPI document', () => {
     }
   });
 
-  it('describes the two webhooks a payment sends', () => {
-    expect(Object.keys(document.webhooks)).toEqual(['payment.created', 'payment.status_changed']);
-    expect(document.webhooks['payment.created']?.post.requestBody).toMatchObject({
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentCreatedWebhook' } } },
-    });
+  it("describes the webhooks a payment sends, its refunds' included", () => {
+    expect(Object.keys(document.webhooks)).toEqual([
+      'payment.created',
+      'payment.status_changed',
+      'refund.created',
+      'refund.succeeded',
+      'refund.failed',
+    ]);
+    for (const [event, schema] of [
+      ['payment.created', 'PaymentCreatedWebhook'],
+      ['refund.succeeded', 'RefundSucceededWebhook'],
+    ]) {
+      expect(document.webhooks[event!]?.post.requestBody).toMatchObject({
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+      });
+    }
   });
 });

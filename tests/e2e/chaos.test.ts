@@ -2,7 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { Streams, Subjects } from '@pix/contracts';
+import { Streams, Subjects, type EventType } from '@pix/contracts';
 import {
   freePort,
   isAlive,
@@ -16,6 +16,7 @@ import {
 } from '@pix/devstack';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
+import { withDb } from '../support/db';
 import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
@@ -118,6 +119,9 @@ interface Owed {
   deliveredAt: number;
 }
 
+/** A create of the load (its key alone), not a pay, a refund or a cancel of one. */
+const isCreate = (key: string) => /^chaos-\d+$/.test(key);
+
 describe('chaos under load, on a 3-member NATS cluster with two replicas of every service', () => {
   let stack: PrivateStack;
   let nc: NatsConnection;
@@ -182,7 +186,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     /** Measures the fault's first good create (sent after it struck), then lets the stack settle. */
     const recovered = async (fault: Fault): Promise<void> => {
       const create = await until(halt.signal, () =>
-        client.attempts.find((a) => a.sentAt >= fault.start && a.status === 200 && !a.key.endsWith(':pay')),
+        client.attempts.find((a) => a.sentAt >= fault.start && a.status === 200 && isCreate(a.key)),
       );
       fault.firstCreateMs = create.at - fault.start;
       faults.push(fault);
@@ -348,10 +352,18 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
 
     // None lost, none created twice: the store has exactly these, and each event is on PAYMENTS once.
     const paid = payments.filter((p) => p.paid);
+    const cancelled = payments.filter((p) => p.cancelled);
+    const refunds = payments.flatMap((p) => p.refunds);
     expect(await total(secondGateway, store, '')).toBe(payments.length);
     expect(await total(secondGateway, store, '&status=approved')).toBe(paid.length);
-    expect(await storedEvents('created')).toBe(payments.length);
-    expect(await storedEvents('status_changed')).toBe(paid.length);
+    expect(await storedEvents('payment.created')).toBe(payments.length);
+    expect(await storedEvents('payment.status_changed')).toBe(paid.length + cancelled.length);
+    expect(await storedEvents('refund.created')).toBe(refunds.length);
+    expect(await storedEvents('refund.succeeded')).toBe(refunds.length);
+
+    // Money went back exactly once: every refund reached the PSP as one devolução, asked once, and
+    // settled; each payment's refundedAmount is the sum of its refunds; cancelled ones stayed so.
+    await moneyWentBack(payments, store);
 
     // The restarted NATS member holds its copy of every stream again: the cluster is back to
     // surviving the loss of any one member.
@@ -365,32 +377,110 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       const created = hooks.filter((h) => h.json.event === 'payment.created');
       const changed = hooks.filter((h) => h.json.event === 'payment.status_changed');
       expect(new Set(created.map((h) => h.headers['webhook-id'])).size).toBe(1);
-      expect(new Set(changed.map((h) => h.headers['webhook-id'])).size).toBe(payment.paid ? 1 : 0);
-      if (payment.paid) {
+      expect(new Set(changed.map((h) => h.headers['webhook-id'])).size).toBe(payment.paid || payment.cancelled ? 1 : 0);
+      if (payment.paid || payment.cancelled) {
         expect(hooks.indexOf(created[0]!)).toBeLessThan(hooks.indexOf(changed[0]!));
-        expect(changed.every((h) => h.json.status === 'approved')).toBe(true);
+        expect(changed.every((h) => h.json.status === (payment.paid ? 'approved' : 'not_approved'))).toBe(true);
+      }
+      // Each refund's webhooks under one webhook-id each, after the payment's approval.
+      for (const refund of payment.refunds) {
+        const refundHooks = hooksOf.get(refund.id) ?? [];
+        for (const event of ['refund.created', 'refund.succeeded']) {
+          const ids = new Set(refundHooks.filter((h) => h.json.event === event).map((h) => h.headers['webhook-id']));
+          expect({ refund: refund.id, event, ids: ids.size }).toEqual({ refund: refund.id, event, ids: 1 });
+        }
+        expect(refundHooks.every((h) => h.at >= changed[0]!.at)).toBe(true);
       }
     }
     expect(badSignatures).toEqual([]);
   }, 900_000);
 
+  /**
+   * Refunds and cancels under the faults: each refund is one devolução at the sandbox PSP, asked of
+   * it once (its PUT counted), settled; every refunded payment's refundedAmount is its refunds'
+   * sum; every cancelled payment is not_approved with its charge removed at the PSP.
+   */
+  async function moneyWentBack(payments: Created[], store: StoreCredentials): Promise<void> {
+    const refunds = payments.flatMap((p) => p.refunds.map((r) => ({ ...r, paymentId: p.id })));
+    const refunded = payments.filter((p) => p.refunds.length > 0);
+    const atPsp = await withDb(stack.mongoAdminUrl!, (db) =>
+      db
+        .collection<{ endToEndId: string; requests: number; amountCents: number; devolucao: { status: string } }>(
+          'sandbox_psp_refunds',
+        )
+        .find({})
+        .toArray(),
+    );
+    expect(atPsp).toHaveLength(refunds.length);
+    expect(atPsp.filter((r) => r.requests !== 1 || r.devolucao.status !== 'DEVOLVIDO')).toEqual([]);
+    for (const payment of refunded) {
+      const read = await api<{ refundedAmount: number; status: string }>(
+        secondGateway,
+        'GET',
+        `/public-api/v1/payments/${payment.id}`,
+        { token: store.token },
+      );
+      const list = await api<{ items: { id: string; status: string; amount: number }[] }>(
+        secondGateway,
+        'GET',
+        `/public-api/v1/payments/${payment.id}/refunds`,
+        { token: store.token },
+      );
+      const asked = payment.refunds.map((r) => r.id).sort();
+      expect({ payment: payment.id, refunds: list.body.items.map((r) => [r.id, r.status]).sort() }).toEqual({
+        payment: payment.id,
+        refunds: asked.map((id) => [id, 'succeeded']),
+      });
+      const sum = payment.refunds.reduce((total, r) => total + r.amountCents, 0);
+      expect({ payment: payment.id, refundedCents: Math.round(read.body.refundedAmount * 100) }).toEqual({
+        payment: payment.id,
+        refundedCents: sum,
+      });
+      expect(read.body.status).toBe('approved');
+    }
+    const cancelled = payments.filter((p) => p.cancelled);
+    const cobs = await withDb(stack.mongoAdminUrl!, (db) =>
+      db
+        .collection<{ _id: string; cob: { status: string } }>('sandbox_psp_cobs')
+        .find({ _id: { $in: cancelled.map((p) => p.id.replace(/-/g, '')) } })
+        .toArray(),
+    );
+    expect(cobs.filter((c) => c.cob.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR').map((c) => c._id)).toEqual([]);
+    for (const payment of cancelled) {
+      const read = await api<{ status: string }>(secondGateway, 'GET', `/public-api/v1/payments/${payment.id}`, {
+        token: store.token,
+      });
+      expect({ payment: payment.id, status: read.body.status }).toEqual({
+        payment: payment.id,
+        status: 'not_approved',
+      });
+    }
+  }
+
   /** Each event's cause (the answer of the create or the pay) and its first 2xx at the endpoint. */
   function owedWebhooks(payments: Created[], client: MerchantClient): Owed[] {
     const answeredAt = new Map<string, number>();
-    for (const a of client.attempts) if (a.status === 200 && !answeredAt.has(a.key)) answeredAt.set(a.key, a.at);
+    // A cancel retried after an earlier attempt made it (its answer lost) is answered 409: the
+    // change happened before that answer.
+    const final = (a: { key: string; status: number }) =>
+      a.status === 200 || (a.status === 409 && a.key.endsWith(':cancel'));
+    for (const a of client.attempts) if (final(a) && !answeredAt.has(a.key)) answeredAt.set(a.key, a.at);
     const deliveredAt = new Map<string, number>();
     for (const { hook, status } of answered) {
       const key = `${String(hook.json.id)}|${String(hook.json.event)}`;
       if (status === 200 && !deliveredAt.has(key)) deliveredAt.set(key, hook.at);
     }
     return payments.flatMap((p) => {
-      const causes: [string, string][] = [[p.key, 'payment.created']];
-      if (p.paid) causes.push([`${p.key}:pay`, 'payment.status_changed']);
-      return causes.map(([key, event]) => ({
+      // [what caused it (its request's key), the event, whose id the webhook carries]
+      const causes: [string, string, string][] = [[p.key, 'payment.created', p.id]];
+      if (p.paid) causes.push([`${p.key}:pay`, 'payment.status_changed', p.id]);
+      if (p.cancelled) causes.push([`${p.key}:cancel`, 'payment.status_changed', p.id]);
+      for (const r of p.refunds) causes.push([r.key, 'refund.created', r.id]);
+      return causes.map(([key, event, id]) => ({
         paymentId: p.id,
         event,
         causedAt: answeredAt.get(key)!,
-        deliveredAt: deliveredAt.get(`${p.id}|${event}`)!,
+        deliveredAt: deliveredAt.get(`${id}|${event}`)!,
       }));
     });
   }
@@ -401,7 +491,10 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     const deadline = Date.now() + CAP_MS;
     for (;;) {
       const missing = payments.filter(
-        (p) => !delivered(p.id, 'payment.created') || (p.paid && !delivered(p.id, 'payment.status_changed')),
+        (p) =>
+          !delivered(p.id, 'payment.created') ||
+          ((p.paid || p.cancelled) && !delivered(p.id, 'payment.status_changed')) ||
+          p.refunds.some((r) => !delivered(r.id, 'refund.created') || !delivered(r.id, 'refund.succeeded')),
       );
       if (missing.length === 0) return;
       if (Date.now() > deadline) {
@@ -424,7 +517,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       payment: await read(`/public-api/v1/payments/${payment.id}`),
       events: events.items ?? events,
       received: answered
-        .filter(({ hook }) => hook.json.id === payment.id)
+        .filter(({ hook }) => hook.json.id === payment.id || hook.json.paymentId === payment.id)
         .map(({ hook, status }) => ({ event: hook.json.event, at: new Date(hook.at).toISOString(), status })),
     });
   }
@@ -443,7 +536,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     return eventually(read, (copies) => copies.every((c) => c.endsWith(': 3 current')), CAP_MS, 1000);
   }
 
-  async function storedEvents(type: 'created' | 'status_changed'): Promise<number> {
+  async function storedEvents(type: EventType): Promise<number> {
     const subject = Subjects.paymentEvent(type);
     const info = await (await jetstreamManager(nc)).streams.info(Streams.payments.name, { subjects_filter: subject });
     return info.state.subjects?.[subject] ?? 0;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '@pix/devstack';
-import { DashboardTexts, StatusLabels } from '@pix/contracts';
+import { DashboardTexts, ErrorMessages, PlatformRefundReasons, StatusLabels } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api } from '../support/api';
 import { contrastRatios, launchChromium } from '../support/browser';
@@ -30,7 +30,9 @@ interface Payment {
  * log in with the store's token; another store's payment is not reachable; filter by status; a
  * payment made through the API appears without a reload; paid from its page in the sandbox it is
  * approved within 2 s; its deliveries show their HTTP status; a failing endpoint's attempts show,
- * and once fixed Reenviar delivers again with the same webhook-id; logging out is refused after.
+ * and once fixed Reenviar delivers again with the same webhook-id; a refund made from the payment's
+ * page settles live with its webhooks, one per refund id however often the form is sent, and a
+ * pending payment is cancelled after a confirmation; logging out is refused after.
  * The steps run in order on one browser context, as one merchant's session.
  */
 describe('merchant dashboard in a real browser', () => {
@@ -242,7 +244,7 @@ describe('merchant dashboard in a real browser', () => {
       DashboardTexts.payment.statusChange(StatusLabels.pending, StatusLabels.approved),
     );
     expect(await sameDocument()).toBe(true);
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-payment.png'), fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'payment-approved.png'), fullPage: true });
     await fitsNarrowScreen('payment-320.png');
   }, 30_000);
 
@@ -309,6 +311,277 @@ describe('merchant dashboard in a real browser', () => {
     await page.locator('#sandbox-answer[data-ok="false"]').waitFor();
     expect(await page.locator('#sandbox-answer').textContent()).toMatch(/^HTTP 409/);
   }, 30_000);
+
+  const R = DashboardTexts.payment.refunds;
+  const refundRows = () => page.locator('#refund-rows tr');
+  const refundsOf = async (id: string) =>
+    (
+      await api<{ items: { id: string; amount: number; status: string }[] }>(
+        stack.gatewayUrl,
+        'GET',
+        `/public-api/v1/payments/${id}/refunds`,
+        { token: store.token },
+      )
+    ).body.items;
+
+  /** Records every status a refund's row shows, from now on (a refund may settle within moments). */
+  const watchRefundStatuses = () =>
+    page.evaluate(`(() => {
+      const seen = (window.__refundStatuses = {});
+      const record = () => {
+        document.querySelectorAll('#refund-rows tr').forEach((row) => {
+          const statuses = (seen[row.getAttribute('data-refund-id')] ??= []);
+          const status = row.getAttribute('data-status');
+          if (statuses[statuses.length - 1] !== status) statuses.push(status);
+        });
+      };
+      new MutationObserver(record).observe(document.getElementById('refunds'), {
+        subtree: true,
+        childList: true,
+        attributes: true,
+      });
+    })()`);
+  const refundStatusesSeen = async (refundId: string) =>
+    (await page.evaluate(`window.__refundStatuses[${JSON.stringify(refundId)}] || []`)) as string[];
+
+  /** A refund event of the timeline, delivered to the receiver with HTTP 200 under its webhook-id. */
+  async function deliveredRefundEvent(refundId: string, type: string): Promise<void> {
+    const event = page.locator(`li.event[data-type="${type}"][data-refund-id="${refundId}"]`);
+    await event.locator('tr[data-outcome="success"]').first().waitFor({ timeout: 10_000 });
+    expect(await event.getAttribute('data-delivery')).toBe('delivered');
+    expect(await event.locator('tr[data-outcome="success"] .answer').first().textContent()).toBe('HTTP 200');
+    const eventId = (await event.getAttribute('data-event-id')) ?? '';
+    expect(receiver.events(refundId, type).map((h) => h.headers['webhook-id'])).toEqual([eventId]);
+  }
+
+  it('refunds part of an approved payment from its page: what is left before and after, pending then Concluído live, with its webhooks', async () => {
+    const id = payments.fresh.id;
+    await page.goto(url(`/dashboard/pagamentos/${id}`));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await markDocument();
+    const F = DashboardTexts.payment.refund;
+    expect(await page.locator('#cancel-section').isVisible()).toBe(false);
+    expect(await page.getByRole('heading', { name: F.title, exact: true }).isVisible()).toBe(true);
+    expect(await page.locator('#refund-available').textContent()).toBe('R$ 25,50');
+    expect(await page.locator('#refunded-amount').textContent()).toBe('R$ 0,00');
+    expect(await page.locator('#refunds-empty').textContent()).toBe(R.empty);
+    // When the charge expires, in São Paulo's time like every time of the page.
+    const created = await api<{ expiresAt: string }>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, {
+      token: store.token,
+    });
+    expect(await page.locator('#expires-at time').getAttribute('datetime')).toBe(created.body.expiresAt);
+
+    await watchRefundStatuses();
+    await page.getByLabel(F.amountLabel).fill('10,00');
+    await page.getByLabel(F.reasonLabel).fill('Devolução de um item');
+    expect(await page.getByLabel(F.reasonLabel).getAttribute('maxlength')).toBe('140');
+    await page.getByRole('button', { name: F.submit, exact: true }).click();
+    await page.locator('#refund-answer[data-ok="true"]').waitFor();
+    expect(await page.locator('#refund-answer').textContent()).toBe(F.requested('R$ 10,00'));
+    expect(await page.getByLabel(F.amountLabel).inputValue()).toBe('');
+
+    const row = refundRows().first();
+    const refundId = (await row.getAttribute('data-refund-id')) ?? '';
+    await page.locator(`#refund-${refundId}[data-status="succeeded"]`).waitFor({ timeout: 10_000 });
+    expect(await refundStatusesSeen(refundId)).toEqual(['pending', 'succeeded']);
+    expect(await row.locator('.refund-amount').textContent()).toBe('R$ 10,00');
+    expect(await row.locator('.refund-status').textContent()).toBe(R.statuses.succeeded);
+    expect(await row.locator('.refund-origin').textContent()).toBe(R.origins.merchant);
+    expect(await row.locator('.refund-reason').textContent()).toBe('Devolução de um item');
+    expect(await row.locator('.refund-settled time').count()).toBe(1);
+    await page.locator('#refunded-amount', { hasText: 'R$ 10,00' }).waitFor();
+    await page.locator('#refund-available', { hasText: 'R$ 15,50' }).waitFor();
+    expect(await page.locator('#status').getAttribute('data-status')).toBe('approved');
+
+    await deliveredRefundEvent(refundId, 'refund.created');
+    await deliveredRefundEvent(refundId, 'refund.succeeded');
+    expect(await page.locator(`li.event[data-type="refund.succeeded"] h3`).textContent()).toBe(
+      DashboardTexts.payment.refundEvents['refund.succeeded']('R$ 10,00'),
+    );
+    expect(await sameDocument()).toBe(true);
+  }, 60_000);
+
+  it("refuses an amount above what is left with the API's message, and changes nothing", async () => {
+    const F = DashboardTexts.payment.refund;
+    await page.getByLabel(F.amountLabel).fill('20,00');
+    await page.getByRole('button', { name: F.submit, exact: true }).click();
+    await page.locator('#refund-answer[data-ok="false"]').waitFor();
+    expect(await page.locator('#refund-answer').textContent()).toBe(ErrorMessages.refundAboveLeft(1550));
+    await page.getByLabel(F.amountLabel).fill('10,001');
+    await page.getByRole('button', { name: F.submit, exact: true }).click();
+    await page.locator('#refund-answer', { hasText: ErrorMessages.refundAmountInvalid }).waitFor();
+    expect(await refundRows().count()).toBe(1);
+    expect(await refundsOf(payments.fresh.id)).toHaveLength(1);
+    expect(await page.locator('#refund-available').textContent()).toBe('R$ 15,50');
+  });
+
+  it('settles the next refund as not done after Recusar o próximo reembolso: Não realizado, with its reason', async () => {
+    const F = DashboardTexts.payment.refund;
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.failNextRefund }).click();
+    await page.locator('#sandbox-answer[data-ok="true"]').waitFor();
+    const armed = JSON.parse(((await page.locator('#sandbox-answer').textContent()) ?? '').replace(/^HTTP 200\n/, ''));
+    expect(armed.failureReason).toEqual(expect.any(String));
+
+    await page.getByLabel(F.amountLabel).fill('5');
+    await page.getByRole('button', { name: F.submit, exact: true }).click();
+    await page.locator('#refund-answer', { hasText: F.requested('R$ 5,00') }).waitFor();
+    const row = refundRows().first();
+    const refundId = (await row.getAttribute('data-refund-id')) ?? '';
+    await page.locator(`#refund-${refundId}[data-status="failed"]`).waitFor({ timeout: 10_000 });
+    expect(await refundStatusesSeen(refundId)).toEqual(['pending', 'failed']);
+    expect(await row.locator('.refund-status .badge').textContent()).toBe(R.statuses.failed);
+    expect(await row.locator('.failure-reason bdi').textContent()).toBe(armed.failureReason);
+    // A refund not done leaves its money to refund, and nothing was returned.
+    await page.locator('#refund-available', { hasText: 'R$ 15,50' }).waitFor();
+    expect(await page.locator('#refunded-amount').textContent()).toBe('R$ 10,00');
+    await deliveredRefundEvent(refundId, 'refund.failed');
+
+    const contrast = await contrastRatios(page, [
+      '.refund-succeeded',
+      '.refund-failed',
+      '.failure-reason',
+      '#refund-answer',
+      '#refund-amount-hint',
+      '#refund-available',
+    ]);
+    for (const { selector, ratio } of contrast) expect({ selector, aa: ratio >= 4.5 }).toEqual({ selector, aa: true });
+  }, 30_000);
+
+  it('makes one refund of a double-submitted form, and of its request sent twice', async () => {
+    const F = DashboardTexts.payment.refund;
+    const id = payments.fresh.id;
+    const before = await refundsOf(id);
+    const nonce = await page.locator('#refund-id').inputValue();
+    // Every refund request the page sends is sent a second time, at the same moment, as a retry would.
+    const replays: Promise<{ status: number; refundId: string }>[] = [];
+    await page.route('**/reembolsos', async (route) => {
+      const request = route.request();
+      const headers = await request.allHeaders();
+      replays.push(
+        context.request
+          .post(request.url(), {
+            headers: {
+              'content-type': 'application/json',
+              'x-csrf-token': headers['x-csrf-token'] ?? '',
+              origin: new URL(stack.gatewayUrl).origin,
+            },
+            data: request.postData() ?? '',
+          })
+          .then(async (res) => ({
+            status: res.status(),
+            refundId: ((await res.json()) as { refund: { id: string } }).refund.id,
+          })),
+      );
+      await route.continue();
+    });
+    await page.getByLabel(F.amountLabel).fill('1,00');
+    await page.getByRole('button', { name: F.submit, exact: true }).dblclick();
+    await page.locator('#refund-answer', { hasText: F.requested('R$ 1,00') }).waitFor();
+    await page.unroute('**/reembolsos');
+    const replayed = await Promise.all(replays);
+    expect(replayed).toHaveLength(1);
+    const shown = (await refundRows().first().getAttribute('data-refund-id')) ?? '';
+    expect(replayed).toEqual([{ status: 200, refundId: shown }]);
+    const after = await refundsOf(id);
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.filter((r) => r.amount === 1).map((r) => r.id)).toEqual([shown]);
+    await page.locator(`#refund-${shown}[data-status="succeeded"]`).waitFor({ timeout: 10_000 });
+    await page.locator('#refunded-amount', { hasText: 'R$ 11,00' }).waitFor();
+    await page.locator('#refund-available', { hasText: 'R$ 14,50' }).waitFor();
+    expect(await refundRows().count()).toBe(3);
+    // The refund is the one the page's refund id named; the next one will be another.
+    expect(shown).toBe(nonce);
+    expect(await page.locator('#refund-id').inputValue()).not.toBe(nonce);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-payment.png'), fullPage: true });
+    await fitsNarrowScreen('payment-refunds-320.png');
+  }, 30_000);
+
+  it('shows a refund made through the API live, its hostile reason as text, and after a reload too', async () => {
+    const hostile = `<script>alert(1)</script>"' \u202Eodnuf`;
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const id = payments.paid.id;
+    await page.goto(url(`/dashboard/pagamentos/${id}`));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await markDocument();
+    await watchRefundStatuses();
+    // Made elsewhere (the merchant's backend): the page hears it from its stream alone.
+    const made = await api<{ id: string }>(stack.gatewayUrl, 'POST', `/public-api/v1/payments/${id}/refunds`, {
+      token: store.token,
+      body: { amount: 1, reason: hostile },
+    });
+    expect(made.status).toBe(200);
+    const row = page.locator(`#refund-${made.body.id}`);
+    await page.locator(`#refund-${made.body.id}[data-status="succeeded"]`).waitFor({ timeout: 10_000 });
+    expect(await refundStatusesSeen(made.body.id)).toContain('succeeded');
+    await page.locator('#refunded-amount', { hasText: 'R$ 1,00' }).waitFor();
+    await page.locator('#refund-available', { hasText: 'R$ 88,90' }).waitFor();
+    await deliveredRefundEvent(made.body.id, 'refund.succeeded');
+    expect(await sameDocument()).toBe(true);
+    for (const view of ['live', 'reloaded']) {
+      if (view === 'reloaded') await page.reload();
+      expect(await row.locator('.refund-reason').textContent()).toBe(hostile);
+      expect(await row.locator('.refund-reason bdi').count()).toBe(1);
+      expect(await page.locator('#refunds script').count()).toBe(0);
+    }
+    expect(dialogs).toEqual([]);
+  }, 30_000);
+
+  it('cancels a pending payment after a confirmation: Não aprovado live, and Cancelar is gone', async () => {
+    const C = DashboardTexts.payment.cancel;
+    const id = payments.big.id;
+    await page.goto(url(`/dashboard/pagamentos/${id}`));
+    await page.locator('#live[data-live="on"]').waitFor();
+    await markDocument();
+    expect(await page.locator('#refund-section').isVisible()).toBe(false);
+    const open = page.getByRole('button', { name: C.button });
+    const dialog = page.getByRole('dialog', { name: C.confirmTitle });
+
+    // By keyboard: the dialog opens on the safe choice, and Escape leaves the payment as it was.
+    await open.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    expect(await page.evaluate('document.activeElement.id')).toBe('cancel-keep');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: C.button }).click();
+    await dialog.getByRole('button', { name: C.keep }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.locator('#status').getAttribute('data-status')).toBe('pending');
+
+    await open.click();
+    await fitsNarrowScreen('payment-cancel-320.png');
+    await dialog.getByRole('button', { name: C.confirm }).click();
+    await page.locator('#status[data-status="not_approved"]').waitFor({ timeout: 5000 });
+    expect(await page.locator('#status').textContent()).toBe(StatusLabels.not_approved);
+    expect(await page.locator('#payment-answer').textContent()).toBe(C.done);
+    expect(await open.isVisible()).toBe(false);
+    expect(await page.locator('#refund-section').isVisible()).toBe(false);
+    const now = await api<{ status: string }>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, {
+      token: store.token,
+    });
+    expect(now.body.status).toBe('not_approved');
+    await page.locator('li.event[data-type="payment.status_changed"] h3').waitFor({ timeout: 10_000 });
+    expect(await page.locator('li.event[data-type="payment.status_changed"] h3').textContent()).toBe(
+      DashboardTexts.payment.statusChange(StatusLabels.pending, StatusLabels.not_approved),
+    );
+
+    // A Pix that arrives after the cancel goes back to its payer by itself, and the page shows it.
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.payLate }).click();
+    await page.locator('#sandbox-answer[data-ok="true"]').waitFor();
+    const back = refundRows().first();
+    await back.waitFor({ timeout: 10_000 });
+    expect(await back.locator('.refund-origin').textContent()).toBe(R.origins.platform);
+    expect(await back.locator('.refund-amount').textContent()).toBe('R$ 1.234,50');
+    expect(await back.locator('.refund-reason').textContent()).toBe(PlatformRefundReasons.latePix);
+    await page.locator('#refund-rows tr[data-origin="platform"][data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#status').getAttribute('data-status')).toBe('not_approved');
+    expect(await page.locator('#refunded-amount').textContent()).toBe('R$ 0,00');
+    expect(await sameDocument()).toBe(true);
+  }, 60_000);
 
   it('logs out, and the session is refused afterwards', async () => {
     const before = (await context.cookies()).find((c) => c.name === 'pix_dashboard');

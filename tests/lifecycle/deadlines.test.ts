@@ -1,4 +1,6 @@
+import { PlatformRefundReasons } from '@pix/contracts';
 import { admin } from '../support/admin';
+import { eventually } from '../support/api';
 import { withDb } from '../support/db';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -46,23 +48,29 @@ describe('deadlines with two payments replicas', () => {
         ['review', 'not_approved'],
       ]);
     }
+    // The paid Pix of each goes back once: asked with the change, settled by the PSP's callback.
+    for (const p of reviewed) {
+      await eventually(
+        () => client.get(p.id),
+        (read) => read.refundedAmount === 5.55,
+      );
+    }
     await withDb(stack.mongoAdminUrl!, async (db) => {
       for (const [i, p] of reviewed.entries()) {
         const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: paid[i]?.endToEndId }).toArray();
         expect(refunds).toHaveLength(1);
         expect(refunds[0]).toMatchObject({ amountCents: 555, requests: 1, devolucao: { status: 'DEVOLVIDO' } });
         const stored = await db.collection('payments').findOne({ _id: p.id as never });
-        expect(stored?.refund).toMatchObject({
-          id: refundIdOf(p.id),
-          reason: 'review_timeout',
-          status: 'refunded',
-          rtrId: refunds[0]?.devolucao.rtrId,
-        });
+        expect(stored?.refunds).toMatchObject([
+          {
+            pspRefundId: refunds[0]?.devolucao.id,
+            origin: 'platform',
+            reason: PlatformRefundReasons.reviewTimeout,
+            status: 'succeeded',
+            rtrId: refunds[0]?.devolucao.rtrId,
+          },
+        ]);
       }
     });
   });
 });
-
-function refundIdOf(paymentId: string): string {
-  return `dev${paymentId.replace(/-/g, '')}`;
-}

@@ -1,5 +1,5 @@
 import { parsePix, hasError } from 'pix-utils';
-import { SandboxMessages } from '@pix/contracts';
+import { PlatformRefundReasons, SandboxMessages } from '@pix/contracts';
 import { admin, adminFails } from '../support/admin';
 import { eventually } from '../support/api';
 import { withDb } from '../support/db';
@@ -60,12 +60,29 @@ describe('payment lifecycle on the running stack', () => {
     await admin(stack.natsUrl, 'sandbox', 'reject', payment.id);
     await client.waitForStatus(payment.id, 'not_approved');
     await expectOneChange(payment.id, 'review', 'not_approved');
+    // The refund settles through the PSP's callback, as a merchant's does.
+    const refunded = await eventually(
+      () => client.get(payment.id),
+      (p) => p.refundedAmount === 10,
+    );
+    expect(refunded.status).toBe('not_approved');
     await withDb(stack.mongoAdminUrl!, async (db) => {
       const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: held.endToEndId }).toArray();
       expect(refunds).toHaveLength(1);
-      expect(refunds[0]).toMatchObject({ amountCents: 1000, devolucao: { status: 'DEVOLVIDO', valor: '10.00' } });
+      expect(refunds[0]).toMatchObject({
+        amountCents: 1000,
+        requests: 1,
+        devolucao: { status: 'DEVOLVIDO', valor: '10.00' },
+      });
       const stored = await db.collection('payments').findOne({ _id: payment.id as never });
-      expect(stored?.refund).toMatchObject({ reason: 'analysis_rejected', status: 'refunded' });
+      expect(stored?.refunds).toMatchObject([
+        {
+          endToEndId: held.endToEndId,
+          origin: 'platform',
+          status: 'succeeded',
+          reason: PlatformRefundReasons.analysisRejected,
+        },
+      ]);
     });
   });
 

@@ -112,4 +112,37 @@ describe('database commands per operation', () => {
     });
     expect(total(counts)).toBeLessThanOrEqual(8);
   });
+
+  it("a refund's check and record is one update, and the refund costs 6 commands until the PSP settled it", async () => {
+    const { body } = await create({ amount: 20 });
+    await admin(stack.natsUrl, 'sandbox', 'pay', body.id);
+    await eventually(
+      async () =>
+        (
+          await api<{ status: string }>(stack.gatewayUrl, 'GET', `/api-public/payments/${body.id}`, {
+            token: store.token,
+          })
+        ).body.status,
+      (status) => status === 'approved',
+    );
+    // Until the whole platform is quiet again: the PSP settles the refund 200 ms after taking it.
+    const counts = await measure(async () => {
+      const refund = await api(stack.gatewayUrl, 'POST', `/api-public/payments/${body.id}/refunds`, {
+        token: store.token,
+        body: { amount: 5 },
+      });
+      expect(refund.status).toBe(200);
+    });
+    const after = await api<{ refundedAmount: number }>(stack.gatewayUrl, 'GET', `/api-public/payments/${body.id}`, {
+      token: store.token,
+    });
+    expect(after.body.refundedAmount).toBe(5);
+    // Asked: the payment read (the store's, or 404), the one conditional update that checks what is
+    // left and records the refund, the removal of its published messages. Settled: the payment read
+    // by its txid, the refund's update, the removal.
+    expect([...counts].sort()).toEqual([
+      ['payments find payments', 2],
+      ['payments update payments', 4],
+    ]);
+  });
 });

@@ -3,7 +3,7 @@
  * below. `make lint` type-checks it (tsconfig.test.json); tests/sdk/payment-type.test.ts shows
  * that a changed field of the Payment breaks the compile.
  */
-import type { Payment, PaymentStatus, PaymentWebhook } from '@pix-payments/client';
+import type { Payment, PaymentStatus, PaymentWebhook, Refund, Webhook } from '@pix-payments/client';
 
 /** True only when A and B are the same type (not merely assignable either way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -24,6 +24,25 @@ export type PaymentIsExact = Expect<
       qrCodeUrl: string | null;
       qrCopyPaste: string | null;
       isPublic: boolean;
+      refundedAmount: number;
+      expiresAt: string;
+    }
+  >
+>;
+export type RefundIsExact = Expect<
+  Equal<
+    Refund,
+    {
+      id: string;
+      paymentId: string;
+      endToEndId: string;
+      amount: number;
+      status: 'pending' | 'succeeded' | 'failed';
+      reason: string | null;
+      origin: 'merchant' | 'platform';
+      createdAt: string;
+      settledAt: string | null;
+      failureReason: string | null;
     }
   >
 >;
@@ -35,6 +54,12 @@ export type StatusesAreExact = Expect<
 >;
 export type WebhookEventsAreExact = Expect<
   Equal<PaymentWebhook['event'], 'payment.created' | 'payment.status_changed'>
+>;
+export type AllWebhookEventsAreExact = Expect<
+  Equal<
+    Webhook['event'],
+    'payment.created' | 'payment.status_changed' | 'refund.created' | 'refund.succeeded' | 'refund.failed'
+  >
 >;
 
 declare const payment: Payment;

@@ -3,8 +3,8 @@ import {
   PixApiError,
   webhooks,
   WebhookVerificationError,
-  type PaymentWebhook,
   type PixPaymentsClient,
+  type Webhook,
 } from '@pix-payments/client';
 import { ErrorMessages } from '@pix/contracts';
 import { createStore, type StoreCredentials } from '../support/admin';
@@ -31,7 +31,7 @@ describe('the README walkthrough through @pix-payments/client', () => {
   });
   afterAll(() => receiver.stop());
 
-  const verified = (hook: ReceivedWebhook | undefined): PaymentWebhook =>
+  const verified = (hook: ReceivedWebhook | undefined): Webhook =>
     webhooks.verify(hook?.body ?? '', hook?.headers ?? {}, store.webhookSecret);
 
   it('creates, pages through, pays, verifies both webhooks, lists events and redelivers one', async () => {
@@ -112,6 +112,48 @@ describe('the README walkthrough through @pix-payments/client', () => {
       [1, 1, 'success', 200],
       [2, 1, 'success', 200],
     ]);
+  });
+
+  it('refunds in parts with a key of its own, verifies the refund webhooks, cancels a pending payment', async () => {
+    const payment = await client.payments.create({ amount: 40, webhookUrl });
+    await client.sandbox.pay(payment.id);
+    await eventually(
+      () => client.payments.get(payment.id),
+      (p) => p.status === 'approved',
+    );
+    const refund = await client.refunds.create(payment.id, { amount: 15, reason: 'Troca' }, { idempotencyKey: 'rf-1' });
+    expect(refund).toMatchObject({ paymentId: payment.id, amount: 15, status: 'pending', origin: 'merchant' });
+    // The same key again is the same refund, not a second one.
+    expect(
+      await client.refunds.create(payment.id, { amount: 15, reason: 'Troca' }, { idempotencyKey: 'rf-1' }),
+    ).toEqual(refund);
+    const rest = await client.refunds.create(payment.id);
+    expect(rest.amount).toBe(25);
+    await eventually(
+      () => client.payments.get(payment.id),
+      (p) => p.refundedAmount === 40,
+    );
+    expect((await client.refunds.list(payment.id)).items.map((r) => [r.id, r.status])).toEqual([
+      [rest.id, 'succeeded'],
+      [refund.id, 'succeeded'],
+    ]);
+    expect(await client.refunds.get(payment.id, refund.id)).toMatchObject({ status: 'succeeded' });
+    const tooMuch = await client.refunds.create(payment.id, { amount: 0.01 }).catch((err: unknown) => err);
+    expect(tooMuch).toMatchObject({ statusCode: 400, message: ErrorMessages.refundAboveLeft(0) });
+
+    const hooks = await eventually(
+      async () => receiver.events(payment.id).filter((h) => String(h.json.event).startsWith('refund.')),
+      (found) => found.length === 4,
+    );
+    const succeeded = hooks.map(verified).filter((e) => e.event === 'refund.succeeded');
+    expect(succeeded.map((e) => e.event === 'refund.succeeded' && e.amount).sort()).toEqual([15, 25]);
+
+    const pending = await client.payments.create({ amount: 12 });
+    expect(await client.payments.cancel(pending.id)).toMatchObject({ id: pending.id, status: 'not_approved' });
+    await expect(client.payments.cancel(pending.id)).rejects.toMatchObject({
+      statusCode: 409,
+      message: ErrorMessages.cancelNotPending,
+    });
   });
 
   it('throws typed errors: statusCode and the API message', async () => {

@@ -3,9 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { got } from '@pix/http';
 import { sameSecret } from '@pix/runtime';
 import type { MutualTls } from '../../services/pix-provider-adapter/src/api-pix/client';
-import { CobRequestSchema, DevolucaoRequestSchema } from '../../services/pix-provider-adapter/src/api-pix/wire';
+import {
+  CobRemovalSchema,
+  CobRequestSchema,
+  DevolucaoRequestSchema,
+} from '../../services/pix-provider-adapter/src/api-pix/wire';
 import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import { SandboxPsp, type SandboxPspOptions } from '../../services/pix-provider-adapter/src/sandbox-psp/psp';
+import type { SandboxSettlements } from '../../services/pix-provider-adapter/src/sandbox-psp/settlements';
 import type { NotifyReceiver } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
@@ -23,13 +28,13 @@ function problem(res: Response, status: number, title: string, detail: string): 
  * The sandbox PSP behind BACEN's API Pix over HTTP, as a real PSP serves it (OAuth2 client
  * credentials, cob, devolução): what the adapter's `apipix` mode talks to, for a test of that mode
  * (served over mutual TLS by tests/service/apipix-mtls.test.ts). The adapter's own sandbox mode
- * calls the same PSP in process.
+ * calls the same PSP in process. `settlements` settles the refunds it takes and calls back.
  */
 export function apiPixPspApp(
   books: SandboxBooks,
-  options: SandboxPspOptions & { clientId: string; clientSecret: string },
+  options: SandboxPspOptions & { clientId: string; clientSecret: string; settlements: SandboxSettlements },
 ): express.Express {
-  const psp = new SandboxPsp(books, options);
+  const psp = new SandboxPsp(books, options, options.settlements);
   const tokens = new Map<string, number>();
   const app = express();
   app.disable('x-powered-by');
@@ -74,12 +79,22 @@ export function apiPixPspApp(
     res.json(cob);
   });
 
+  // The receiver removes an active charge; one paid or removed already is refused, as API Pix does.
+  api.patch('/cob/:txid', async (req: Request<{ txid: string }>, res: Response) => {
+    if (!CobRemovalSchema.safeParse(req.body).success)
+      return problem(res, 400, 'CobOperacaoInvalida', 'invalid change');
+    const removal = await psp.removeCob(req.params.txid);
+    if (removal === 'not_found') return problem(res, 404, 'CobNaoEncontrado', 'no charge with this txid');
+    if (removal === 'not_active') return problem(res, 400, 'CobOperacaoInvalida', 'the charge is not active');
+    res.json(await psp.getCob(req.params.txid));
+  });
+
   api.put('/pix/:e2eid/devolucao/:id', async (req: Request<{ e2eid: string; id: string }>, res: Response) => {
     const parsed = DevolucaoRequestSchema.safeParse(req.body);
     if (!REFUND_ID.test(req.params.id) || !parsed.success) {
       return problem(res, 400, 'DevolucaoOperacaoInvalida', 'invalid refund');
     }
-    const answer = await psp.putDevolucao(req.params.e2eid, req.params.id, parsed.data.valor);
+    const answer = await psp.putDevolucao(req.params.e2eid, req.params.id, parsed.data);
     if ('refused' in answer) {
       return answer.refused === 'no-such-pix'
         ? problem(res, 404, 'PixNaoEncontrado', 'no Pix with this endToEndId')

@@ -5,12 +5,14 @@ import { got } from '@pix/http';
 import { freePort } from '@pix/devstack';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
+import { OwedCallbacks } from '../../services/pix-provider-adapter/src/sandbox-psp/owed-callbacks';
+import { SandboxSettlements } from '../../services/pix-provider-adapter/src/sandbox-psp/settlements';
 import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
 import { createLogger } from '@pix/observability';
 import { ErrorMessages } from '@pix/contracts';
-import { api } from '../support/api';
+import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { apiPixPspApp, callbackOverHttp } from './api-pix-psp';
@@ -33,8 +35,19 @@ describe('apipix provider over mutual TLS', () => {
   /** The PSP answers 503 to the next this many charge requests (to see the client retry). */
   let failNextCharges = 0;
   const chargeAttempts = new Map<string, number>();
+  /** PUT devolução requests per devolução id, and a delay of the next one's answer (to time the client out). */
+  const refundPuts = new Map<string, number>();
+  let slowNextRefundMs = 0;
+  /** The PSP answers 503 to the next this many charge removals (the PSP down during a cancel). */
+  let failNextRemovals = 0;
+  const removals: string[] = [];
   /** The PSP's books, in the stack's database: the adapter in apipix mode keeps none of its own. */
   const books = new SandboxBooks();
+  const logger = createLogger('psp', 'silent');
+  const callbacks = new OwedCallbacks(logger);
+  /** While set, the PSP settles refunds without calling back (a callback that never comes). */
+  let dropRefundCallbacks = false;
+  let settlements: SandboxSettlements;
 
   beforeAll(async () => {
     pki = makeTestPki();
@@ -53,11 +66,45 @@ describe('apipix provider over mutual TLS', () => {
         CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
         CALLBACK_CLIENT_CA_FILE: pki.files.ca,
         REVIEW_TIMEOUT: '2s',
+        // Short, so that a refund answered late times the client out within the test.
+        PIX_TIMEOUT: '2s',
       },
     });
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
     await mongoose.connect(stack.mongoAdminUrl!);
+    const notify = callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) });
+    settlements = new SandboxSettlements(
+      books,
+      async (pix) => {
+        if (dropRefundCallbacks && pix.devolucoes) return;
+        await notify(pix);
+      },
+      callbacks,
+    );
     const app = express();
+    app.put('/v2/pix/:e2eid/devolucao/:id', (req, res, next) => {
+      refundPuts.set(req.params.id, (refundPuts.get(req.params.id) ?? 0) + 1);
+      const delay = slowNextRefundMs;
+      slowNextRefundMs = 0;
+      // Taken at once, answered late: the client times out on a refund the PSP has.
+      if (delay > 0) {
+        const send = res.json.bind(res);
+        res.json = (body: unknown) => {
+          setTimeout(() => send(body), delay);
+          return res;
+        };
+      }
+      next();
+    });
+    app.patch('/v2/cob/:txid', (req, res, next) => {
+      removals.push(req.params.txid);
+      if (failNextRemovals > 0) {
+        failNextRemovals--;
+        res.status(503).end();
+        return;
+      }
+      next();
+    });
     app.put('/v2/cob/:txid', (req, res, next) => {
       chargeAttempts.set(req.params.txid, (chargeAttempts.get(req.params.txid) ?? 0) + 1);
       if (failNextCharges > 0) {
@@ -74,11 +121,13 @@ describe('apipix provider over mutual TLS', () => {
         merchantName: 'LOJA MTLS',
         merchantCity: 'CURITIBA',
         locationHost: 'psp.example/pix',
+        settlements,
       }),
     );
     psp = await listen(app, pspPort, '127.0.0.1', { cert: pki.server.cert, key: pki.server.key, clientCa: pki.ca });
   });
   afterAll(async () => {
+    callbacks.stop();
     await stack.stop();
     await closeHttpServer(psp);
     await mongoose.disconnect();
@@ -89,7 +138,7 @@ describe('apipix provider over mutual TLS', () => {
     return new SandboxPayer(
       books,
       callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }),
-      createLogger('psp', 'silent'),
+      callbacks,
     );
   }
 
@@ -126,14 +175,148 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     const payment = await client.create(50);
     const txid = payment.id.replace(/-/g, '');
-    await payer().pay(txid, 49_00, false);
+    const { pix } = await payer().pay(txid, 49_00, false);
     await client.waitForStatus(payment.id, 'review');
     await client.waitForStatus(payment.id, 'not_approved');
-    const refunds = await mongoose.connection.db
-      ?.collection('sandbox_psp_refunds')
-      .find({ amountCents: 4900 })
+    await eventually(
+      () => client.get(payment.id),
+      (p) => p.refundedAmount === 49,
+    );
+    const refunds = await pspRefundsOf(pix.endToEndId);
+    expect(refunds.map((r) => [r.amountCents, r.requests, r.devolucao.status])).toEqual([[4900, 1, 'DEVOLVIDO']]);
+  });
+
+  /** An approved payment of the given store, paid through an mTLS callback. */
+  async function approvedPayment(client: Awaited<ReturnType<typeof paymentsClient>>, amount: number) {
+    const payment = await client.create(amount);
+    const { pix } = await payer().pay(payment.id.replace(/-/g, ''), undefined, false);
+    await client.waitForStatus(payment.id, 'approved');
+    return { payment, pix };
+  }
+
+  function refund(client: Awaited<ReturnType<typeof paymentsClient>>, paymentId: string, body: unknown) {
+    return api<{ id: string; status: string }>(
+      stack.gatewayUrl,
+      'POST',
+      `/public-api/v1/payments/${paymentId}/refunds`,
+      {
+        token: client.store.token,
+        body,
+      },
+    );
+  }
+
+  async function refundSettled(
+    client: Awaited<ReturnType<typeof paymentsClient>>,
+    paymentId: string,
+    refundId: string,
+  ) {
+    return eventually(
+      async () =>
+        (
+          await api<{ status: string; failureReason: string | null }>(
+            stack.gatewayUrl,
+            'GET',
+            `/public-api/v1/payments/${paymentId}/refunds/${refundId}`,
+            { token: client.store.token },
+          )
+        ).body,
+      (r) => r.status !== 'pending',
+      20_000,
+    );
+  }
+
+  function pspRefundsOf(endToEndId: string) {
+    return mongoose.connection
+      .db!.collection<{
+        amountCents: number;
+        requests: number;
+        devolucao: { id: string; status: string; descricao?: string };
+      }>('sandbox_psp_refunds')
+      .find({ endToEndId })
       .toArray();
-    expect(refunds).toHaveLength(1);
+  }
+
+  it("sends a merchant's refund once, with its descricao, and the PSP's callback settles it", async () => {
+    const client = await paymentsClient(stack);
+    const { payment, pix } = await approvedPayment(client, 30);
+    const asked = await refund(client, payment.id, { amount: 12.5, reason: 'Troca de produto' });
+    expect(asked.body.status).toBe('pending');
+    expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
+    const atPsp = await pspRefundsOf(pix.endToEndId);
+    expect(atPsp.map((r) => [r.amountCents, r.requests, r.devolucao.status, r.devolucao.descricao])).toEqual([
+      [1250, 1, 'DEVOLVIDO', 'Troca de produto'],
+    ]);
+    expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 12.5 });
+  });
+
+  it('reads a refund back after its PUT timed out, and does not send it again', async () => {
+    const client = await paymentsClient(stack);
+    const { payment, pix } = await approvedPayment(client, 20);
+    slowNextRefundMs = 4000;
+    // No callback either: only the adapter's read after its timeout can settle it.
+    dropRefundCallbacks = true;
+    try {
+      const asked = await refund(client, payment.id, {});
+      expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
+    } finally {
+      dropRefundCallbacks = false;
+    }
+    const [atPsp, ...others] = await pspRefundsOf(pix.endToEndId);
+    expect(others).toEqual([]);
+    // One PUT, timed out on the client's side: the retry found the devolução with a GET.
+    expect(refundPuts.get(atPsp!.devolucao.id)).toBe(1);
+    expect(atPsp?.requests).toBe(1);
+  });
+
+  it('settles a refund whose callback never comes by reading it back', async () => {
+    const client = await paymentsClient(stack);
+    const { payment } = await approvedPayment(client, 21);
+    dropRefundCallbacks = true;
+    try {
+      const asked = await refund(client, payment.id, { amount: 1 });
+      expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
+    } finally {
+      dropRefundCallbacks = false;
+    }
+    expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 1 });
+  });
+
+  it("settles as failed, with the PSP's detail, a refund the PSP refuses", async () => {
+    const client = await paymentsClient(stack);
+    const { payment, pix } = await approvedPayment(client, 22);
+    // The PSP took another devolução of this Pix meanwhile (outside the platform): ours is now too much.
+    await books.putRefund(`${pix.endToEndId}/outside1`, {
+      endToEndId: pix.endToEndId,
+      devolucao: { id: 'outside1', rtrId: 'D1', valor: '22.00', horario: { solicitacao: '' }, status: 'DEVOLVIDO' },
+      amountCents: 2200,
+      pix: { endToEndId: pix.endToEndId, txid: payment.id.replace(/-/g, ''), valor: '22.00', horario: '' },
+      planned: { status: 'DEVOLVIDO', motivo: null },
+      notified: true,
+    });
+    const asked = await refund(client, payment.id, { amount: 5 });
+    expect(await refundSettled(client, payment.id, asked.body.id)).toEqual(
+      expect.objectContaining({ status: 'failed', failureReason: 'refund larger than the Pix' }),
+    );
+    expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 0 });
+  });
+
+  it('removes the charge of a cancelled payment, retrying while the PSP answers 503', async () => {
+    const client = await paymentsClient(stack);
+    const payment = await client.create(13);
+    const txid = payment.id.replace(/-/g, '');
+    failNextRemovals = 2;
+    const cancelled = await api(stack.gatewayUrl, 'POST', `/public-api/v1/payments/${payment.id}/cancel`, {
+      token: client.store.token,
+    });
+    expect(cancelled.body).toMatchObject({ status: 'not_approved' });
+    const charge = await eventually(
+      () => books.findCharge(txid),
+      (c) => c?.cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      20_000,
+    );
+    expect(charge?.cob.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    expect(removals.filter((t) => t === txid)).toHaveLength(3);
   });
 
   it('refuses a client without a certificate signed by the PSP CA', async () => {

@@ -120,6 +120,21 @@ describe('every hot query is served by an index of its schema', () => {
         expiresAt: new Date(now + HOUR_MS),
         pix: i % 2 ? { endToEndId: `E${i}`, amountCents: 1000, paidAt: new Date(), held: true, notified: true } : null,
         analysis: null,
+        latePix: [],
+        pixIds: i % 2 ? [`E${i}`] : [],
+        failNextRefund: null,
+      })) as never[],
+    );
+    await mongoose.connection.db!.collection('sandbox_psp_refunds').insertMany(
+      seeded.map((i) => ({
+        _id: `E${i}/dev${i}`,
+        endToEndId: `E${i}`,
+        devolucao: { id: `dev${i}`, status: 'DEVOLVIDO' },
+        amountCents: 100,
+        requests: 1,
+        pix: {},
+        planned: { status: 'DEVOLVIDO', motivo: null },
+        notified: true,
       })) as never[],
     );
     await mongoose.connection.db!.collection('tokens').insertMany(
@@ -196,6 +211,9 @@ describe('every hot query is served by an index of its schema', () => {
         eventId: eventOf(SEEDED + n),
         sequence: n,
         occurredAt: new Date().toISOString(),
+        paymentId,
+        storeId: storeOf(3),
+        webhookUrl: 'https://example.com/h',
         body: { id: paymentId, storeId: storeOf(3), event: n === 1 ? 'payment.created' : 'payment.status_changed' },
       }) as never;
     const first = { eventId: eventOf(SEEDED + 1), paymentId, run: 1, attempt: 1 };
@@ -257,9 +275,12 @@ describe('every hot query is served by an index of its schema', () => {
         await gateway.tokens.revoke(token);
         await gateway.stores.rotateWebhookSecret(store.storeId);
         await gateway.stores.resealWebhookSecrets();
-        const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
-        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
-        await gateway.idempotencyKeys.claim(store.storeId, 'key', input);
+        const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null, expiresInSeconds: null };
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });
+        const refund = { operation: 'refund' as const, paymentId: 'p1', input: { amountCents: null, reason: null } };
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', refund);
+        await gateway.idempotencyKeys.claim(store.storeId, 'key', refund);
       }));
   });
 
@@ -268,7 +289,7 @@ describe('every hot query is served by an index of its schema', () => {
       expectIndexServed(async () => {
         const now = new Date();
         await books.putCharge('tx-new', {
-          cob: {} as never,
+          cob: { status: 'ATIVA' } as never,
           amountCents: 1000,
           expiresAt: new Date(now.getTime() + HOUR_MS),
         });
@@ -280,9 +301,32 @@ describe('every hot query is served by an index of its schema', () => {
         );
         await books.markNotified('tx-new', 'pix');
         await books.recordAnalysis('tx-new', { outcome: 'REJEITADO', decidedAt: now, notified: false });
+        await books.recordLatePix('tx-new', {
+          endToEndId: 'E-late',
+          amountCents: 10,
+          paidAt: now,
+          held: false,
+          notified: false,
+        });
+        await books.markLateNotified('tx-new', 'E-late');
         await books.chargesOwingCallbacks();
-        await books.chargeOfPix('E-new');
-        await books.putRefund('E-new/dev1', { endToEndId: 'E-new', devolucao: {} as never, amountCents: 1000 });
+        await books.pixOf('E-new');
+        await books.failNextRefund('tx-new', 'motivo');
+        await books.takeFailNextRefund('tx-new');
+        await books.removeCharge('tx-new');
+        await books.repeatRefund('E-new/dev1');
+        await books.putRefund('E-new/dev1', {
+          endToEndId: 'E-new',
+          devolucao: { status: 'EM_PROCESSAMENTO' } as never,
+          amountCents: 1000,
+          pix: { endToEndId: 'E-new', txid: 'tx-new', valor: '10.00', horario: now.toISOString() },
+          planned: { status: 'DEVOLVIDO', motivo: null },
+          notified: false,
+        });
+        await books.refundsOfPix('E-new');
+        await books.settleRefund('E-new/dev1', now);
+        await books.markRefundNotified('E-new/dev1');
+        await books.refundsOwingCallbacks();
         await books.findRefund('E-new/dev1');
       }));
   });

@@ -13,6 +13,9 @@ function event(eventId: string, sequence: number): PaymentEvent {
   return {
     eventId,
     sequence,
+    paymentId: 'pay_retention',
+    storeId: 'store_retention',
+    webhookUrl: 'https://example.com/h',
     body: { id: 'pay_retention', storeId: 'store_retention', event: 'payment.created' },
   } as unknown as PaymentEvent;
 }
@@ -50,7 +53,10 @@ describe('retention by TTL indexes', () => {
       await log.record(event('evt_done', 1), 'https://example.com/h', finishedAt, true, finishedAt);
       await log.conclude(done, success, { next: 'delivered' }, finishedAt);
       await log.record(event('evt_pending', 2), 'https://example.com/h', finishedAt, true, finishedAt);
-      const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null };
+      const input = {
+        operation: 'create' as const,
+        input: { amountCents: 1000, email: null, observation: null, webhookUrl: null, expiresInSeconds: null },
+      };
       const claim = storage.idempotencyKeys.claim.bind(storage.idempotencyKeys);
       await claim('store_retention', 'old', input, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS - DAY_MS));
       const fresh = await claim('store_retention', 'fresh', input);

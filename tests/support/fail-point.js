@@ -78,10 +78,27 @@ function afterSandboxDecision() {
   });
 }
 
+/**
+ * The adapter: the process exits right after the sandbox PSP's books took a new refund (its PUT
+ * devolução stored), before the PSP answers the adapter: the command to send it is not acked.
+ */
+function afterRefundTaken() {
+  afterLoad('services/pix-provider-adapter/dist/sandbox-psp/books.js', ({ SandboxBooks }) => {
+    const { putRefund } = SandboxBooks.prototype;
+    mustBeFunction(putRefund, 'SandboxBooks.putRefund');
+    SandboxBooks.prototype.putRefund = async function (key, created) {
+      const taken = await putRefund.call(this, key, created);
+      if (taken.created) crash();
+      return taken;
+    };
+  });
+}
+
 const points = {
   'crash-before-publish': () => aroundPublish('before'),
   'crash-after-publish': () => aroundPublish('after'),
   'crash-after-decision': afterSandboxDecision,
+  'crash-after-refund-taken': afterRefundTaken,
 };
 
 const plant = points[name];

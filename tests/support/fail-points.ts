@@ -4,9 +4,14 @@ import type { PaymentEvent } from '@pix/contracts';
 /** How a service stopped at its fail point exits. */
 export const FAIL_POINT_EXIT_CODE = 86;
 
-/** The points fail-point.js can plant: in payments' publish of a write's messages, in the sandbox PSP's decisions. */
+/**
+ * The points fail-point.js can plant: in payments' publish of a write's messages, in the sandbox
+ * PSP's decisions and in its taking of a refund.
+ */
 export type FailPoint =
-  `${'crash-before-publish' | 'crash-after-publish'}:${PaymentEvent['body']['event']}` | 'crash-after-decision';
+  | `${'crash-before-publish' | 'crash-after-publish'}:${PaymentEvent['body']['event']}`
+  | 'crash-after-decision'
+  | 'crash-after-refund-taken';
 
 /**
  * The environment that starts one service (stack.startService) with a fail point: its node preloads

@@ -10,12 +10,24 @@ export interface Attempt {
   status: number;
 }
 
-/** A created payment: its key, its id, whether its customer pays it, and when the create was first sent. */
+/** A refund the merchant asked for: its key, its id, and how much (centavos). */
+export interface AskedRefund {
+  key: string;
+  id: string;
+  amountCents: number;
+}
+
+/**
+ * A created payment: its key, its id, whether its customer pays it, when the create was first
+ * sent; the refunds the merchant asked of it once approved, and whether the merchant cancelled it.
+ */
 export interface Created {
   key: string;
   id: string;
   paid: boolean;
   firstSentAt: number;
+  refunds: AskedRefund[];
+  cancelled: boolean;
 }
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -135,6 +147,38 @@ export class MerchantClient {
   }
 
   /**
+   * Refunds part of a payment (`amount` in BRL; absent: all that is left) under its own
+   * Idempotency-Key, once it is approved: a 409 (not approved yet, its Pix on its way) is retried.
+   */
+  async refund(key: string, n: number, paymentId: string, amount?: number): Promise<AskedRefund> {
+    const body = amount === undefined ? {} : { amount };
+    const res = await this.send(
+      key,
+      `/public-api/v1/payments/${paymentId}/refunds`,
+      body,
+      { 'idempotency-key': key },
+      n,
+      409,
+    );
+    if (res.status !== 200 || typeof res.body.id !== 'string' || typeof res.body.amount !== 'number') {
+      throw new Error(`${key}: refund answered ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    this.answers.set(key, [...(this.answers.get(key) ?? []), res.body.id]);
+    return { key, id: res.body.id, amountCents: Math.round(res.body.amount * 100) };
+  }
+
+  /**
+   * Cancels a pending payment. A 409 is final: the payment is no longer pending, which after a
+   * retry means an earlier attempt cancelled it (the test checks that it did).
+   */
+  async cancel(key: string, n: number, paymentId: string): Promise<void> {
+    const res = await this.send(`${key}:cancel`, `/public-api/v1/payments/${paymentId}/cancel`, {}, {}, n);
+    if (res.status !== 200 && res.status !== 409) {
+      throw new Error(`${key}: cancel answered ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+
+  /**
    * Pays a payment through the sandbox route, as the customer would. A 409 here means the charge
    * is not created yet (the adapter was away at create; payments retries it), so it is retried too;
    * a retry of a paid charge answers the same Pix.
@@ -147,9 +191,11 @@ export class MerchantClient {
 
 /**
  * Creates `rate` payments per second (open loop: a slow answer does not slow the load) until
- * stopped; every other payment is paid by its customer. `stop()` resolves once every payment has
- * its final answers: the payments made, and the errors of those that did not end well (a create or
- * a pay given up, a final answer other than 200).
+ * stopped; every other payment is paid by its customer. Of the paid ones, one in five is refunded
+ * in part (1 BRL), and one in ten of them again for all that is left; of the others, one in five is
+ * cancelled by the merchant. `stop()` resolves once every payment has its final answers: the
+ * payments made, and the errors of those that did not end well (a create, pay, refund or cancel
+ * given up, a final answer other than expected).
  */
 export function startLoad(options: { client: MerchantClient; rate: number; webhookUrl: string; keyPrefix: string }): {
   stop: () => Promise<{ created: Created[]; failed: string[] }>;
@@ -163,8 +209,15 @@ export function startLoad(options: { client: MerchantClient; rate: number; webho
     const firstSentAt = Date.now();
     const id = await client.create(key, i, 5 + (i % 300), webhookUrl);
     const paid = i % 2 === 0;
-    if (paid) await client.pay(key, i, id);
-    return { key, id, paid, firstSentAt };
+    const refunds: AskedRefund[] = [];
+    if (paid) {
+      await client.pay(key, i, id);
+      if (i % 10 === 0) refunds.push(await client.refund(`${key}:refund-1`, i, id, 1));
+      if (i % 20 === 0) refunds.push(await client.refund(`${key}:refund-2`, i, id));
+    }
+    const cancelled = i % 10 === 1;
+    if (cancelled) await client.cancel(key, i, id);
+    return { key, id, paid, firstSentAt, refunds, cancelled };
   };
   const ticking = (async () => {
     for (let i = 0; !stopped && !client.halted; i++) {

@@ -47,7 +47,7 @@ async function paymentStatusChanges(natsUrl: string, paymentId: string) {
   const all = await streamMessages<{ eventId: string; body: { id: string; status: string; previousStatus: string } }>(
     natsUrl,
     Streams.payments.name,
-    Subjects.paymentEvent('status_changed'),
+    Subjects.paymentEvent('payment.status_changed'),
   );
   return all.filter((m) => m.data.body.id === paymentId);
 }

@@ -2,6 +2,7 @@ import { send, type Transport } from './http.js';
 import { DEFAULT_RETRY, withRetries, type RetryOptions } from './retry.js';
 import type {
   CreatePaymentBody,
+  CreateRefundBody,
   EventDetail,
   EventList,
   EventRedelivery,
@@ -9,9 +10,12 @@ import type {
   ListPaymentsQuery,
   Payment,
   PaymentList,
+  Refund,
+  RefundList,
   SandboxAnalysis,
   SandboxPayBody,
   SandboxPayment,
+  SandboxRefundFailure,
 } from './types.js';
 import { verifyWebhook } from './webhooks.js';
 
@@ -29,7 +33,7 @@ export interface ClientOptions {
 }
 
 export interface CreateOptions {
-  /** Sent as Idempotency-Key; a new random one by default. Reuse it to retry a create yourself. */
+  /** Sent as Idempotency-Key; a new random one by default. Reuse it to retry a create (or a refund) yourself. */
   idempotencyKey?: string;
 }
 
@@ -58,21 +62,22 @@ export function createClient(options: ClientOptions) {
   };
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
 
+  /**
+   * A POST that creates something, safe to send again: it carries an Idempotency-Key (a new random
+   * one unless given) and retries network errors and 5xx with that same key, with backoff, so a
+   * retry never makes a second one; a 4xx is thrown at once.
+   */
+  const idempotentPost = <T>(path: string, body: unknown, options: CreateOptions): Promise<T> => {
+    const key = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    return withRetries(retry, () =>
+      send<T>(transport, { method: 'POST', path, body, headers: { 'idempotency-key': key } }),
+    );
+  };
+
   const payments = {
-    /**
-     * Creates a payment. It sends an Idempotency-Key and retries network errors and 5xx with that
-     * same key (so a retry never makes a second payment), with backoff; a 4xx is thrown at once.
-     */
+    /** Creates a payment (idempotent, retried with its key: see idempotentPost). */
     create(body: CreatePaymentBody, createOptions: CreateOptions = {}): Promise<Payment> {
-      const key = createOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
-      return withRetries(retry, () =>
-        send<Payment>(transport, {
-          method: 'POST',
-          path: `${V1}/payments`,
-          body,
-          headers: { 'idempotency-key': key },
-        }),
-      );
+      return idempotentPost<Payment>(`${V1}/payments`, body, createOptions);
     },
     get(id: string): Promise<Payment> {
       return send<Payment>(transport, { method: 'GET', path: `${V1}/payments/${seg(id)}` });
@@ -84,6 +89,30 @@ export function createClient(options: ClientOptions) {
     /** Every payment matching the query, page after page (100 a page unless `limit` says otherwise). */
     listAll(query: Omit<ListPaymentsQuery, 'page'> = {}): AsyncGenerator<Payment, void, undefined> {
       return allPages(payments.list, query);
+    },
+    /** Cancels a pending payment: not_approved at once, its charge removed at the PSP. Not retried. */
+    cancel(id: string): Promise<Payment> {
+      return send<Payment>(transport, { method: 'POST', path: `${V1}/payments/${seg(id)}/cancel` });
+    },
+  };
+
+  const refunds = {
+    /**
+     * Refunds all (no `amount`) or part of an approved payment. Idempotent and retried with its key,
+     * as `payments.create` is: a retry never refunds twice.
+     */
+    create(paymentId: string, body: CreateRefundBody = {}, createOptions: CreateOptions = {}): Promise<Refund> {
+      return idempotentPost<Refund>(`${V1}/payments/${seg(paymentId)}/refunds`, body, createOptions);
+    },
+    /** The payment's refunds, newest first. */
+    list(paymentId: string): Promise<RefundList> {
+      return send<RefundList>(transport, { method: 'GET', path: `${V1}/payments/${seg(paymentId)}/refunds` });
+    },
+    get(paymentId: string, refundId: string): Promise<Refund> {
+      return send<Refund>(transport, {
+        method: 'GET',
+        path: `${V1}/payments/${seg(paymentId)}/refunds/${seg(refundId)}`,
+      });
     },
   };
 
@@ -110,7 +139,10 @@ export function createClient(options: ClientOptions) {
 
   /** Sandbox deployments only: act as the customer and the PSP would. */
   const sandbox = {
-    /** The customer pays (another `amount` sends the payment to review). */
+    /**
+     * The customer pays (another `amount` sends the payment to review; `late: true` pays even a charge
+     * that can no longer be paid, a new Pix each time, which the platform returns to its payer).
+     */
     pay(paymentId: string, body?: SandboxPayBody): Promise<SandboxPayment> {
       return send<SandboxPayment>(transport, {
         method: 'POST',
@@ -124,9 +156,16 @@ export function createClient(options: ClientOptions) {
     clear: analysis('clear'),
     /** The analysis rejects it: refunded, not approved. */
     reject: analysis('reject'),
+    /** The PSP settles the payment's next refund as not done (refund.failed, with its motivo). */
+    failNextRefund(paymentId: string): Promise<SandboxRefundFailure> {
+      return send<SandboxRefundFailure>(transport, {
+        method: 'POST',
+        path: `${V1}/sandbox/payments/${seg(paymentId)}/fail-next-refund`,
+      });
+    },
   };
 
-  return { payments, events, sandbox, webhooks: { verify: verifyWebhook } };
+  return { payments, refunds, events, sandbox, webhooks: { verify: verifyWebhook } };
 }
 
 export type PixPaymentsClient = ReturnType<typeof createClient>;

@@ -17,7 +17,7 @@ export class PixConnectionError extends Error {
   }
 }
 
-/** A webhook that is not signed with the secret, is too old, or is not a payment event. */
+/** A webhook that is not signed with the secret, is too old, or is not an event of this API. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
   constructor(message: string, options?: { cause?: unknown }) {

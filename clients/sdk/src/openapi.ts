@@ -37,6 +37,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-public/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending payment: not_approved at once, its charge removed at the PSP
+         * @description The payment becomes `not_approved` and `payment.status_changed` is sent (previousStatus `pending`); the charge is then removed at the PSP (retried while the PSP is away), so it can no longer be paid. A Pix that lands after the cancel is returned to its payer automatically (a `platform` refund).
+         */
+        post: operations["cancelPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-public/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment's refunds, newest first */
+        get: operations["listRefunds"];
+        put?: never;
+        /**
+         * Refund all or part of an approved payment
+         * @description The refund starts `pending` and is sent to the PSP once; `refund.created`, then `refund.succeeded` or `refund.failed`, go to the payment's webhookUrl. The refunds of a payment never exceed what was paid: of two that race for the same money, one is taken and the other refused. `refundedAmount` on the payment is the sum of its succeeded refunds.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-public/payments/{id}/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund of the payment */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public-api/v1/payments": {
         parameters: {
             query?: never;
@@ -72,6 +130,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public-api/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending payment: not_approved at once, its charge removed at the PSP
+         * @description The payment becomes `not_approved` and `payment.status_changed` is sent (previousStatus `pending`); the charge is then removed at the PSP (retried while the PSP is away), so it can no longer be paid. A Pix that lands after the cancel is returned to its payer automatically (a `platform` refund).
+         */
+        post: operations["cancelPaymentV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment's refunds, newest first */
+        get: operations["listRefundsV1"];
+        put?: never;
+        /**
+         * Refund all or part of an approved payment
+         * @description The refund starts `pending` and is sent to the PSP once; `refund.created`, then `refund.succeeded` or `refund.failed`, go to the payment's webhookUrl. The refunds of a payment never exceed what was paid: of two that race for the same money, one is taken and the other refused. `refundedAmount` on the payment is the sum of its succeeded refunds.
+         */
+        post: operations["createRefundV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/payments/{id}/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund of the payment */
+        get: operations["getRefundV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-public/sandbox/payments/{id}/pay": {
         parameters: {
             query?: never;
@@ -83,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * The customer pays the payment (sandbox only)
-         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId).
+         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund).
          */
         post: operations["sandboxPay"];
         delete?: never;
@@ -143,6 +259,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-public/sandbox/payments/{id}/fail-next-refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PSP settles the next refund of the payment as not done (sandbox only)
+         * @description The next refund of this payment (asked after this call) is settled by the sandbox PSP as `NAO_REALIZADO` with a motivo: it becomes `failed` with that motivo as its failureReason, and `refund.failed` is sent. Without it, every sandbox refund succeeds within a second.
+         */
+        post: operations["sandboxFailNextRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public-api/v1/sandbox/payments/{id}/pay": {
         parameters: {
             query?: never;
@@ -154,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * The customer pays the payment (sandbox only)
-         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId).
+         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund).
          */
         post: operations["sandboxPayV1"];
         delete?: never;
@@ -208,6 +344,26 @@ export interface paths {
         put?: never;
         /** The analysis of the held Pix rejects it: the payment is refunded, not approved (sandbox only) */
         post: operations["sandboxRejectV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/sandbox/payments/{id}/fail-next-refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PSP settles the next refund of the payment as not done (sandbox only)
+         * @description The next refund of this payment (asked after this call) is settled by the sandbox PSP as `NAO_REALIZADO` with a motivo: it becomes `failed` with that motivo as its failureReason, and `refund.failed` is sent. Without it, every sandbox refund succeeds within a second.
+         */
+        post: operations["sandboxFailNextRefundV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -369,6 +525,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund of the payment was asked of the PSP */
+        post: operations["refundCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund is back with the payer */
+        post: operations["refundSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The PSP did not do a refund */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -391,6 +598,13 @@ export interface components {
             qrCodeUrl: string | null;
             qrCopyPaste: string | null;
             isPublic: boolean;
+            /** @description BRL returned to the payer of the Pix that paid it: the sum of its succeeded refunds (0 before any) */
+            refundedAmount: number;
+            /**
+             * Format: date-time
+             * @description When the charge expires: a payment still pending then becomes not_approved
+             */
+            expiresAt: string;
         };
         PaymentList: {
             items: components["schemas"]["Payment"][];
@@ -412,6 +626,49 @@ export interface components {
             observation?: string | null;
             /** @description http or https */
             webhookUrl?: string | null;
+            /** @description Seconds until the charge expires (60 to 2,592,000, 30 days); absent: the platform's default */
+            expiresIn?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Refund: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            paymentId: string;
+            /** @description The Pix this refund returns (API Pix endToEndId) */
+            endToEndId: string;
+            /** @description BRL, at most two decimal places */
+            amount: number;
+            /**
+             * @description pending: asked of the PSP; succeeded: the money is back with the payer; failed: the PSP refused it
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
+            reason: string | null;
+            /**
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @enum {string}
+             */
+            origin: "merchant" | "platform";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description When it succeeded or failed */
+            settledAt: string | null;
+            /** @description The PSP's motivo, when it failed */
+            failureReason: string | null;
+        };
+        RefundList: {
+            items: components["schemas"]["Refund"][];
+        };
+        CreateRefundBody: {
+            /**
+             * @description BRL, at most two decimal places; absent: all that is left to refund
+             * @example 10
+             */
+            amount?: number | null;
+            reason?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -428,6 +685,12 @@ export interface components {
             /** @enum {string} */
             analysis: "review" | "cleared" | "rejected";
         };
+        SandboxRefundFailure: {
+            paymentId: string;
+            txid: string;
+            failureReason: string;
+        };
+        Webhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"] | components["schemas"]["RefundCreatedWebhook"] | components["schemas"]["RefundSucceededWebhook"] | components["schemas"]["RefundFailedWebhook"];
         PaymentWebhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"];
         PaymentCreatedWebhook: {
             /** @constant */
@@ -461,18 +724,112 @@ export interface components {
             /** @enum {string} */
             previousStatus: "pending" | "approved" | "review" | "not_approved" | "paid" | "withdrawal_processing" | "receipt_sent" | "rejected";
         };
+        RefundWebhook: components["schemas"]["RefundCreatedWebhook"] | components["schemas"]["RefundSucceededWebhook"] | components["schemas"]["RefundFailedWebhook"];
+        RefundCreatedWebhook: {
+            /** @constant */
+            event: "refund.created";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            paymentId: string;
+            /** @description The Pix this refund returns (API Pix endToEndId) */
+            endToEndId: string;
+            /** @description BRL, at most two decimal places */
+            amount: number;
+            /**
+             * @description pending: asked of the PSP; succeeded: the money is back with the payer; failed: the PSP refused it
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
+            reason: string | null;
+            /**
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @enum {string}
+             */
+            origin: "merchant" | "platform";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description When it succeeded or failed */
+            settledAt: string | null;
+            /** @description The PSP's motivo, when it failed */
+            failureReason: string | null;
+            storeId: string;
+        };
+        RefundSucceededWebhook: {
+            /** @constant */
+            event: "refund.succeeded";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            paymentId: string;
+            /** @description The Pix this refund returns (API Pix endToEndId) */
+            endToEndId: string;
+            /** @description BRL, at most two decimal places */
+            amount: number;
+            /**
+             * @description pending: asked of the PSP; succeeded: the money is back with the payer; failed: the PSP refused it
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
+            reason: string | null;
+            /**
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @enum {string}
+             */
+            origin: "merchant" | "platform";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description When it succeeded or failed */
+            settledAt: string | null;
+            /** @description The PSP's motivo, when it failed */
+            failureReason: string | null;
+            storeId: string;
+        };
+        RefundFailedWebhook: {
+            /** @constant */
+            event: "refund.failed";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            paymentId: string;
+            /** @description The Pix this refund returns (API Pix endToEndId) */
+            endToEndId: string;
+            /** @description BRL, at most two decimal places */
+            amount: number;
+            /**
+             * @description pending: asked of the PSP; succeeded: the money is back with the payer; failed: the PSP refused it
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
+            reason: string | null;
+            /**
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @enum {string}
+             */
+            origin: "merchant" | "platform";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description When it succeeded or failed */
+            settledAt: string | null;
+            /** @description The PSP's motivo, when it failed */
+            failureReason: string | null;
+            storeId: string;
+        };
         Event: {
             /** @description The event id (evt_…), the webhook-id every delivery of it carries */
             id: string;
             /** @enum {string} */
-            type: "payment.created" | "payment.status_changed";
+            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
             paymentId: string;
             /**
              * Format: date-time
              * @description When the event happened (ISO 8601, UTC)
              */
             createdAt: string;
-            body: components["schemas"]["PaymentWebhook"];
+            body: components["schemas"]["Webhook"];
             /**
              * @description pending: being delivered or retried; delivered: a 2xx arrived; dead: every attempt failed
              * @enum {string}
@@ -487,14 +844,14 @@ export interface components {
             /** @description The event id (evt_…), the webhook-id every delivery of it carries */
             id: string;
             /** @enum {string} */
-            type: "payment.created" | "payment.status_changed";
+            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
             paymentId: string;
             /**
              * Format: date-time
              * @description When the event happened (ISO 8601, UTC)
              */
             createdAt: string;
-            body: components["schemas"]["PaymentWebhook"];
+            body: components["schemas"]["Webhook"];
             /**
              * @description pending: being delivered or retried; delivered: a 2xx arrived; dead: every attempt failed
              * @enum {string}
@@ -624,7 +981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same payment (no second payment, no second webhook); the same key with another body is 409. */
+                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same payment (no second payment, no second webhook); the same key with another body is 409. Keys are per operation: the same key on a create and on a refund names two things. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -645,7 +1002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description An invalid field (the first of amount, email, observation, webhookUrl), malformed JSON, a content type other than application/json, or an invalid Idempotency-Key */
+            /** @description An invalid field (the first of amount, email, observation, webhookUrl, then expiresIn: `expiresIn deve ser um número inteiro de segundos entre 60 e 2.592.000 (30 dias).`), malformed JSON, a content type other than application/json, or an invalid Idempotency-Key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -799,6 +1156,362 @@ export interface operations {
             };
         };
     };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment, now not_approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Só é possível cancelar um pagamento pendente.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every refund of the payment (merchant and platform ones) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same refund (no second refund, no second webhook); the same key with another body is 409. Keys are per operation: the same key on a create and on a refund names two things. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundBody"];
+            };
+        };
+        responses: {
+            /** @description The refund, pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `O valor do reembolso deve ser um número maior que zero, com no máximo duas casas decimais.`, `O motivo do reembolso deve ser um texto de no máximo 140 caracteres.`, an amount above what is left (`O valor do reembolso excede o disponível para reembolsar neste pagamento: R$ 12,50.`, with what is left), a body that is not a JSON object, or an invalid Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                refundId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment), or `Reembolso não encontrado.` (an unknown refund of the payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPaymentsV1: {
         parameters: {
             query?: {
@@ -883,7 +1596,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same payment (no second payment, no second webhook); the same key with another body is 409. */
+                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same payment (no second payment, no second webhook); the same key with another body is 409. Keys are per operation: the same key on a create and on a refund names two things. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -904,7 +1617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description An invalid field (the first of amount, email, observation, webhookUrl), malformed JSON, a content type other than application/json, or an invalid Idempotency-Key */
+            /** @description An invalid field (the first of amount, email, observation, webhookUrl, then expiresIn: `expiresIn deve ser um número inteiro de segundos entre 60 e 2.592.000 (30 dias).`), malformed JSON, a content type other than application/json, or an invalid Idempotency-Key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1058,7 +1771,7 @@ export interface operations {
             };
         };
     };
-    sandboxPay: {
+    cancelPaymentV1: {
         parameters: {
             query?: never;
             header?: never;
@@ -1067,25 +1780,190 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
-                    amount?: number | null;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description What the sandbox PSP did */
+            /** @description The payment, now not_approved */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SandboxPayment"];
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `amount must be a positive number with at most two decimal places`, a body that is not a JSON object, or a content type other than application/json */
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Só é possível cancelar um pagamento pendente.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRefundsV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every refund of the payment (merchant and platform ones) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRefundV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same refund (no second refund, no second webhook); the same key with another body is 409. Keys are per operation: the same key on a create and on a refund names two things. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundBody"];
+            };
+        };
+        responses: {
+            /** @description The refund, pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `O valor do reembolso deve ser um número maior que zero, com no máximo duas casas decimais.`, `O motivo do reembolso deve ser um texto de no máximo 140 caracteres.`, an amount above what is left (`O valor do reembolso excede o disponível para reembolsar neste pagamento: R$ 12,50.`, with what is left), a body that is not a JSON object, or an invalid Idempotency-Key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1121,7 +1999,200 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The charge cannot be paid so: `A cobrança deste pagamento expirou; ela não pode mais ser paga.`, `A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRefundV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                refundId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment), or `Reembolso não encontrado.` (an unknown refund of the payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sandboxPay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
+                    amount?: number | null;
+                    /** @description A new Pix whatever the charge state (each call a new endToEndId) */
+                    late?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description What the sandbox PSP did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxPayment"];
+                };
+            };
+            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The charge cannot be paid so: `A cobrança deste pagamento expirou; ela não pode mais ser paga.`, `A cobrança deste pagamento foi cancelada; ela não pode mais ser paga.`, `A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1422,6 +2493,93 @@ export interface operations {
             };
         };
     };
+    sandboxFailNextRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the sandbox PSP did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxRefundFailure"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     sandboxPayV1: {
         parameters: {
             query?: never;
@@ -1436,6 +2594,8 @@ export interface operations {
                 "application/json": {
                     /** @description BRL paid, at most two decimal places; absent or null: the amount due */
                     amount?: number | null;
+                    /** @description A new Pix whatever the charge state (each call a new endToEndId) */
+                    late?: boolean | null;
                 };
             };
         };
@@ -1449,7 +2609,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxPayment"];
                 };
             };
-            /** @description `amount must be a positive number with at most two decimal places`, a body that is not a JSON object, or a content type other than application/json */
+            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1485,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The charge cannot be paid so: `A cobrança deste pagamento expirou; ela não pode mais ser paga.`, `A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            /** @description The charge cannot be paid so: `A cobrança deste pagamento expirou; ela não pode mais ser paga.`, `A cobrança deste pagamento foi cancelada; ela não pode mais ser paga.`, `A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1786,12 +2946,99 @@ export interface operations {
             };
         };
     };
+    sandboxFailNextRefundV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the sandbox PSP did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxRefundFailure"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 page?: number;
                 limit?: number;
-                type?: "payment.created" | "payment.status_changed";
+                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
                 /** @description Only the events of this payment */
                 paymentId?: string;
             };
@@ -2040,7 +3287,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                type?: "payment.created" | "payment.status_changed";
+                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
                 /** @description Only the events of this payment */
                 paymentId?: string;
             };
@@ -2359,6 +3606,84 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges the payment.status_changed event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the refund.created event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundSucceededWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the refund.succeeded event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the refund.failed event */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -19,14 +19,29 @@ export type EventList = Schemas['EventList'];
 export type EventRedelivery = Schemas['EventRedelivery'];
 export type ListEventsQuery = NonNullable<paths['/public-api/v1/events']['get']['parameters']['query']>;
 
-/** A webhook body: payment.created or payment.status_changed, told apart by `event`. */
+/** A refund of a payment: pending, then succeeded or failed. */
+export type Refund = Schemas['Refund'];
+export type RefundStatus = Refund['status'];
+export type RefundList = Schemas['RefundList'];
+/** The refund body: `amount` in BRL (absent: all that is left) and a `reason` (the payer reads it). */
+export type CreateRefundBody = Schemas['CreateRefundBody'];
+
+/** Any webhook body, told apart by `event`: a payment's or a refund's. */
+export type Webhook = Schemas['Webhook'];
+/** A payment webhook body: payment.created or payment.status_changed. */
 export type PaymentWebhook = Schemas['PaymentWebhook'];
 export type PaymentCreatedWebhook = Schemas['PaymentCreatedWebhook'];
 export type PaymentStatusChangedWebhook = Schemas['PaymentStatusChangedWebhook'];
+/** A refund webhook body: refund.created, refund.succeeded or refund.failed. */
+export type RefundWebhook = Schemas['RefundWebhook'];
+export type RefundCreatedWebhook = Schemas['RefundCreatedWebhook'];
+export type RefundSucceededWebhook = Schemas['RefundSucceededWebhook'];
+export type RefundFailedWebhook = Schemas['RefundFailedWebhook'];
 
 export type SandboxPayment = Schemas['SandboxPayment'];
 export type SandboxAnalysis = Schemas['SandboxAnalysis'];
-/** The optional body of sandbox pay: another amount than the payment's sends it to review. */
+export type SandboxRefundFailure = Schemas['SandboxRefundFailure'];
+/** The optional body of sandbox pay: another amount than the payment's sends it to review; `late` a Pix after the fact. */
 export type SandboxPayBody = NonNullable<
   paths['/public-api/v1/sandbox/payments/{id}/pay']['post']['requestBody']
 >['content']['application/json'];

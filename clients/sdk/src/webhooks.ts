@@ -1,11 +1,17 @@
 import { Webhook, WebhookVerificationError as SignatureError } from 'standardwebhooks';
 import { WebhookVerificationError } from './errors.js';
-import type { PaymentWebhook } from './types.js';
+import type { Webhook as WebhookBody } from './types.js';
 
 /** Request headers as a framework hands them: a Fetch Headers, or Node's (lower-case names, maybe arrays). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
-const EVENT_TYPES: readonly string[] = ['payment.created', 'payment.status_changed'];
+const EVENT_TYPES: readonly string[] = [
+  'payment.created',
+  'payment.status_changed',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
+];
 
 function header(headers: WebhookHeaders, name: string): string {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? '';
@@ -17,10 +23,11 @@ function header(headers: WebhookHeaders, name: string): string {
 /**
  * Verifies a webhook as it arrived (the raw body, before any JSON parsing, and its headers) with
  * the store's secret (`whsec_…`), following Standard Webhooks: the signature, and a timestamp
- * within 5 minutes. Returns the payment event; throws a WebhookVerificationError otherwise.
- * Deduplicate on the `webhook-id` header: an event may arrive more than once.
+ * within 5 minutes. Returns the event (a payment's or a refund's, told apart by `event`); throws a
+ * WebhookVerificationError otherwise. Deduplicate on the `webhook-id` header: an event may arrive
+ * more than once.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): PaymentWebhook {
+export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookBody {
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   let payload: unknown;
   try {
@@ -35,7 +42,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   }
   const event = (payload as { event?: unknown } | null)?.event;
   if (typeof event !== 'string' || !EVENT_TYPES.includes(event)) {
-    throw new WebhookVerificationError(`webhook not verified: not a payment event (${String(event)})`);
+    throw new WebhookVerificationError(`webhook not verified: not an event of this API (${String(event)})`);
   }
-  return payload as PaymentWebhook;
+  return payload as WebhookBody;
 }

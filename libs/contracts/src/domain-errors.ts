@@ -26,6 +26,19 @@ export const DOMAIN_ERROR_CODES = [
   'charge_expired',
   'charge_paid_otherwise',
   'nothing_held',
+  /** The charge was removed (the payment cancelled): it can no longer be paid. */
+  'charge_removed',
+  /** A refund of a payment that is not approved (params: status). */
+  'refund_not_approved',
+  /** The PSP's 90 days to return the Pix have passed. */
+  'refund_window_closed',
+  /** More than is left to refund (params: leftCents). */
+  'refund_above_left',
+  /** The payment has MAX_MERCHANT_REFUNDS refunds already. */
+  'refund_limit_reached',
+  'refund_not_found',
+  /** Only a pending payment can be cancelled (params: status). */
+  'cancel_not_pending',
   'analysis_decided',
   'callback_failed',
 ] as const;

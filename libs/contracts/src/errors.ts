@@ -1,4 +1,7 @@
 import type { DomainErrorCode } from './domain-errors';
+import { formatBrl } from './payment-page';
+import { EXPIRES_IN_BOUNDS } from './payment';
+import { MAX_MERCHANT_REFUNDS, MAX_REFUND_REASON_CHARS } from './refund';
 import { INTERNAL_STATUSES } from './statuses';
 
 /**
@@ -17,6 +20,7 @@ export const ErrorMessages = {
   observationTooLong: 'observation must be shorter than or equal to 2048 characters',
   observationInvalid: 'observation must be a string',
   webhookUrlInvalid: 'webhookUrl must be a URL',
+  expiresInInvalid: `expiresIn deve ser um número inteiro de segundos entre ${EXPIRES_IN_BOUNDS.min} e ${EXPIRES_IN_BOUNDS.max.toLocaleString('pt-BR')} (30 dias).`,
   paymentNotFound: 'Pagamento não encontrado.',
   routeNotFound: 'Rota não encontrada.',
   methodNotAllowed: 'Método não permitido para esta rota.',
@@ -29,6 +33,16 @@ export const ErrorMessages = {
   unsupportedMediaType: 'Content-Type deve ser application/json.',
   payloadTooLarge: 'Corpo da requisição excede o tamanho máximo permitido.',
   idempotencyKeyReused: 'Idempotency-Key já utilizada com outro corpo de requisição.',
+  refundAmountInvalid: 'O valor do reembolso deve ser um número maior que zero, com no máximo duas casas decimais.',
+  refundReasonInvalid: `O motivo do reembolso deve ser um texto de no máximo ${MAX_REFUND_REASON_CHARS} caracteres.`,
+  refundAboveLeft: (leftCents: number) =>
+    `O valor do reembolso excede o disponível para reembolsar neste pagamento: ${formatBrl(leftCents / 100)}.`,
+  refundNotApproved: 'Só é possível reembolsar um pagamento aprovado.',
+  refundWindowClosed: 'O prazo de 90 dias para reembolsar este pagamento terminou.',
+  refundLimitReached: `Este pagamento já tem ${MAX_MERCHANT_REFUNDS} reembolsos, o máximo permitido.`,
+  refundNotFound: 'Reembolso não encontrado.',
+  refundIdInvalid: 'refundId must be a UUID',
+  cancelNotPending: 'Só é possível cancelar um pagamento pendente.',
   idempotencyKeyInvalid: 'Idempotency-Key deve ter entre 1 e 255 caracteres.',
   rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
   /** Too many refused tokens from one client address: it waits Retry-After seconds. */
@@ -74,6 +88,8 @@ export const AdminMessages = {
  */
 export const SandboxMessages = {
   chargeExpired: 'A cobrança deste pagamento expirou; ela não pode mais ser paga.',
+  chargeRemoved: 'A cobrança deste pagamento foi cancelada; ela não pode mais ser paga.',
+  lateInvalid: 'late must be a boolean',
   chargeMissing: 'A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.',
   chargePaidOtherwise:
     'A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).',
@@ -115,6 +131,13 @@ export const DomainErrorAnswers: Record<
   charge_expired: () => ({ status: 409, message: SandboxMessages.chargeExpired }),
   charge_paid_otherwise: () => ({ status: 409, message: SandboxMessages.chargePaidOtherwise }),
   nothing_held: () => ({ status: 409, message: SandboxMessages.nothingHeld }),
+  charge_removed: () => ({ status: 409, message: SandboxMessages.chargeRemoved }),
+  refund_not_approved: () => ({ status: 409, message: ErrorMessages.refundNotApproved }),
+  refund_window_closed: () => ({ status: 409, message: ErrorMessages.refundWindowClosed }),
+  refund_above_left: (p) => ({ status: 400, message: ErrorMessages.refundAboveLeft(Number(p.leftCents)) }),
+  refund_limit_reached: () => ({ status: 409, message: ErrorMessages.refundLimitReached }),
+  refund_not_found: () => ({ status: 404, message: ErrorMessages.refundNotFound }),
+  cancel_not_pending: () => ({ status: 409, message: ErrorMessages.cancelNotPending }),
   analysis_decided: () => ({ status: 409, message: SandboxMessages.analysisDecided }),
   callback_failed: () => ({ status: 503, message: SandboxMessages.callbackFailed }),
 };

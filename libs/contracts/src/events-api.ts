@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPageSchema, PagingSchema } from './payment';
-import { PaymentWebhookSchema } from './events';
+import { EVENT_TYPES, WebhookBodySchema } from './events';
 import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks';
 
 /**
@@ -8,9 +8,6 @@ import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks'
  * them, for a merchant to catch up after an outage and to ask for one again. The gateway validates
  * and authenticates; the webhook dispatcher, which owns the delivery log, answers over NATS.
  */
-export const EVENT_TYPES = ['payment.created', 'payment.status_changed'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
 /** One event as the list shows it: what was sent, and how its delivery stands. */
 export const EventSchema = z.object({
   id: z.string().meta({ description: 'The event id (evt_…), the webhook-id every delivery of it carries' }),
@@ -18,7 +15,7 @@ export const EventSchema = z.object({
   paymentId: z.string(),
   createdAt: z.iso.datetime({ precision: 3 }).meta({ description: 'When the event happened (ISO 8601, UTC)' }),
   /** The webhook body exactly as delivered. */
-  body: PaymentWebhookSchema,
+  body: WebhookBodySchema,
   status: z.enum(WEBHOOK_DELIVERY_STATUSES).meta({
     description: 'pending: being delivered or retried; delivered: a 2xx arrived; dead: every attempt failed',
   }),

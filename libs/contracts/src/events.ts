@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RefundSchema } from './refund';
 import { PAYMENT_STATUSES } from './statuses';
 
 /**
@@ -37,17 +38,69 @@ export const PaymentWebhookSchema = z.discriminatedUnion('event', [
 ]);
 
 /**
- * A payment event on the PAYMENTS stream. `eventId` is stable for the event's whole life: it is the
- * JetStream Nats-Msg-Id and the webhook-id of every delivery attempt. `body` is the webhook body.
+ * The refund webhooks: the refund's fields (refund.ts) with `event` first and the payment's
+ * `storeId`, to the payment's webhookUrl, in order with the payment's other events.
  */
-export const PaymentEventSchema = z.object({
+const refundWebhook = <E extends string>(event: E) =>
+  z.object({ event: z.literal(event), ...RefundSchema.shape, storeId: z.string() });
+export const RefundCreatedWebhookSchema = refundWebhook('refund.created');
+export const RefundSucceededWebhookSchema = refundWebhook('refund.succeeded');
+export const RefundFailedWebhookSchema = refundWebhook('refund.failed');
+export const RefundWebhookSchema = z.discriminatedUnion('event', [
+  RefundCreatedWebhookSchema,
+  RefundSucceededWebhookSchema,
+  RefundFailedWebhookSchema,
+]);
+
+/** Every webhook body a payment's webhookUrl receives, told apart by `event`. */
+export const WebhookBodySchema = z.discriminatedUnion('event', [
+  PaymentCreatedWebhookSchema,
+  PaymentStatusChangedWebhookSchema,
+  RefundCreatedWebhookSchema,
+  RefundSucceededWebhookSchema,
+  RefundFailedWebhookSchema,
+]);
+export type WebhookBody = z.infer<typeof WebhookBodySchema>;
+
+/** The webhook events, as the Events API filters them and as the PAYMENTS stream's subjects name them. */
+export const EVENT_TYPES = [
+  'payment.created',
+  'payment.status_changed',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
+] as const satisfies readonly WebhookBody['event'][];
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Why a payment left pending for not_approved without a Pix: its charge expired, or the merchant cancelled it. */
+export const PAYMENT_END_CAUSES = ['expiry', 'cancel'] as const;
+export type PaymentEndCause = (typeof PAYMENT_END_CAUSES)[number];
+
+const PaymentEventEnvelopeSchema = z.object({
   eventId: z.string(),
   occurredAt: z.string(),
   /** Position of the event among its payment's events, 1-based: created is 1. */
   sequence: z.number().int().min(1),
-  body: PaymentWebhookSchema,
+  /** The payment the event is about, its store, and where its webhooks go (a refund's body has no webhookUrl). */
+  paymentId: z.string(),
+  storeId: z.string(),
+  webhookUrl: z.string().nullable(),
+  /** A status change to not_approved without a Pix: what ended the payment (the hosted page tells the customer). */
+  cause: z.enum(PAYMENT_END_CAUSES).optional(),
+  body: WebhookBodySchema,
 });
-export type PaymentEvent = z.infer<typeof PaymentEventSchema>;
+
+/**
+ * A payment event on the PAYMENTS stream. `eventId` is stable for the event's whole life: it is the
+ * JetStream Nats-Msg-Id and the webhook-id of every delivery attempt. `body` is the webhook body.
+ * Events written before refunds existed carry the payment only in their body; they are read the same.
+ */
+export const PaymentEventSchema = z.preprocess((raw) => {
+  if (typeof raw !== 'object' || raw === null || 'paymentId' in raw) return raw;
+  const body = (raw as { body?: { id?: unknown; storeId?: unknown; webhookUrl?: unknown } }).body;
+  return { ...raw, paymentId: body?.id, storeId: body?.storeId, webhookUrl: body?.webhookUrl ?? null };
+}, PaymentEventEnvelopeSchema);
+export type PaymentEvent = z.infer<typeof PaymentEventEnvelopeSchema>;
 
 /**
  * A Pix the PSP received for a charge: pix.events.paid (confirmed) or pix.events.review (received
@@ -68,3 +121,18 @@ export const PixAnalysisEventSchema = z.object({
   decidedAt: z.string(),
 });
 export type PixAnalysisEvent = z.infer<typeof PixAnalysisEventSchema>;
+
+/**
+ * How the PSP settled a refund (devolução): pix.events.refunded (DEVOLVIDO) or
+ * pix.events.refund_failed (NAO_REALIZADO, with the PSP's motivo). `pspRefundId` is the devolução's
+ * id at the PSP, which names the payment's charge (refundPspId in pix.ts).
+ */
+export const PixRefundSettledEventSchema = z.object({
+  txid: z.string(),
+  endToEndId: z.string(),
+  pspRefundId: z.string(),
+  rtrId: z.string().nullable(),
+  settledAt: z.string(),
+  failureReason: z.string().nullable(),
+});
+export type PixRefundSettledEvent = z.infer<typeof PixRefundSettledEventSchema>;

@@ -29,21 +29,50 @@ export {
   LIST_BOUNDS,
   MAX_OBSERVATION_CHARS,
   MAX_WEBHOOK_URL_CHARS,
+  EXPIRES_IN_BOUNDS,
   type Payment,
   type PaymentList,
   type ErrorBody,
   type CreatePaymentInput,
   type ListQuery,
 } from './payment';
-export { PaymentCreatedWebhookSchema, PaymentStatusChangedWebhookSchema, PaymentWebhookSchema } from './events';
 export {
+  PaymentCreatedWebhookSchema,
+  PaymentStatusChangedWebhookSchema,
+  PaymentWebhookSchema,
+  RefundCreatedWebhookSchema,
+  RefundSucceededWebhookSchema,
+  RefundFailedWebhookSchema,
+  RefundWebhookSchema,
+  WebhookBodySchema,
   EVENT_TYPES,
+  PAYMENT_END_CAUSES,
+  type EventType,
+  type PaymentEndCause,
+  type WebhookBody,
+} from './events';
+export {
+  REFUND_STATUSES,
+  REFUND_ORIGINS,
+  MAX_REFUND_REASON_CHARS,
+  REFUND_WINDOW_MS,
+  MAX_MERCHANT_REFUNDS,
+  RefundSchema,
+  RefundListSchema,
+  CreateRefundBodySchema,
+  PlatformRefundReasons,
+  type Refund,
+  type RefundList,
+  type RefundStatus,
+  type RefundOrigin,
+  type CreateRefundInput,
+} from './refund';
+export {
   EventSchema,
   EventDetailSchema,
   EventListSchema,
   EventRedeliverySchema,
   isEventId,
-  type EventType,
   type EventAttempt,
   type EventListQuery,
   type EventRedelivery,
@@ -66,8 +95,13 @@ export {
   type RpcReply,
 } from './rpc/define-rpc';
 export { PaymentsRpc, type CreatePaymentRequest } from './rpc/payments';
-export { AdapterRpc, type CreateChargeReply, type CreateRefundReply } from './rpc/adapter';
-export { SandboxRpc, SandboxPayReplySchema, SandboxAnalysisReplySchema } from './rpc/sandbox';
+export { AdapterRpc, type CreateChargeReply } from './rpc/adapter';
+export {
+  SandboxRpc,
+  SandboxPayReplySchema,
+  SandboxAnalysisReplySchema,
+  SandboxFailNextRefundReplySchema,
+} from './rpc/sandbox';
 export { GatewayRpc } from './rpc/gateway';
 export {
   DispatcherRpc,
@@ -78,16 +112,19 @@ export {
 } from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
 export { DomainError } from './domain-errors';
-export { Subjects, type PaymentDueKind, type PaymentCountKey } from './subjects';
+export { Subjects, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
 export {
   PaymentEventSchema,
   PixPaidEventSchema,
   PixAnalysisEventSchema,
+  PixRefundSettledEventSchema,
   type PaymentEvent,
   type PixPaidEvent,
   type PixAnalysisEvent,
+  type PixRefundSettledEvent,
 } from './events';
+export { RefundCommandSchema, CancelCommandSchema, type RefundCommand, type CancelCommand } from './pix-commands';
 export {
   WebhookAttemptMessageSchema,
   WebhookDeadLetterSchema,
@@ -98,4 +135,4 @@ export {
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
 export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
-export { txidFor, refundIdFor, PIX_PROVIDERS } from './pix';
+export { txidFor, refundPspId, MAX_REFUNDS_PER_CHARGE, PIX_PROVIDERS } from './pix';

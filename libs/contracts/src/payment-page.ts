@@ -17,21 +17,23 @@ export const PaymentPublicViewSchema = z.object({
   expiresAt: z.string(),
   /** A Pix was received for it (so a not_approved payment was refused, not left to expire). */
   pixReceived: z.boolean(),
+  /** The merchant cancelled it (so a not_approved payment without a Pix did not expire). */
+  cancelled: z.boolean(),
   /** How many events the payment has emitted: a page drops stream events it has already seen. */
   sequence: z.number().int().min(0),
 });
 export type PaymentPublicView = z.infer<typeof PaymentPublicViewSchema>;
 
 /** What the page shows, derived from the payment's status. */
-export const PAGE_PHASES = ['pending', 'approved', 'review', 'expired', 'not_approved'] as const;
+export const PAGE_PHASES = ['pending', 'approved', 'review', 'expired', 'cancelled', 'not_approved'] as const;
 export type PagePhase = (typeof PAGE_PHASES)[number];
 
 /**
  * The customer's view of a status. Settlement, withdrawal and receipt happen after approval and
  * mean the same to the customer; a payment that left pending for not_approved without a Pix is
- * one whose charge expired (the state machine has no other way there).
+ * one whose charge expired, or one the store cancelled.
  */
-export function pagePhase(status: PaymentStatus, pixReceived: boolean): PagePhase {
+export function pagePhase(status: PaymentStatus, pixReceived: boolean, cancelled = false): PagePhase {
   switch (status) {
     case 'pending':
       return 'pending';
@@ -43,7 +45,7 @@ export function pagePhase(status: PaymentStatus, pixReceived: boolean): PagePhas
     case 'receipt_sent':
       return 'approved';
     case 'not_approved':
-      return pixReceived ? 'not_approved' : 'expired';
+      return pixReceived ? 'not_approved' : cancelled ? 'cancelled' : 'expired';
     case 'rejected':
       return 'not_approved';
   }
@@ -64,6 +66,7 @@ export const PaymentPageTexts = {
     approved: 'Pagamento aprovado',
     review: 'Pagamento em análise',
     expired: 'Pagamento expirado',
+    cancelled: 'Pagamento cancelado',
     not_approved: 'Pagamento não aprovado',
   },
   details: {
@@ -71,6 +74,8 @@ export const PaymentPageTexts = {
     approved: 'Recebemos o seu Pix. Obrigado! Você já pode fechar esta página.',
     review: 'Recebemos o seu Pix e ele está em análise. Esta página se atualiza sozinha.',
     expired: 'O prazo para pagar terminou e este código não vale mais. Peça um novo link de pagamento à loja.',
+    cancelled:
+      'A loja cancelou este pagamento e este código não vale mais. Se você pagou, o valor será devolvido para a sua conta.',
     not_approved: 'O pagamento não foi aprovado. Se você pagou, o valor será devolvido para a sua conta.',
   },
   qrAlt: 'QR Code Pix deste pagamento',

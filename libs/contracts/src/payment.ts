@@ -9,6 +9,12 @@ export const PaymentSchema = PaymentEventDataSchema.extend({
   amount: z.number().meta({ description: 'BRL, at most two decimal places' }),
   createdAt: z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601, UTC, with milliseconds' }),
   isPublic: z.boolean(),
+  refundedAmount: z.number().meta({
+    description: 'BRL returned to the payer of the Pix that paid it: the sum of its succeeded refunds (0 before any)',
+  }),
+  expiresAt: z.iso
+    .datetime({ precision: 3 })
+    .meta({ description: 'When the charge expires: a payment still pending then becomes not_approved' }),
 });
 export type Payment = z.infer<typeof PaymentSchema>;
 
@@ -36,6 +42,12 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 /** Spec 2.2 and 8; the spec leaves webhookUrl's length open, 2048 is the common URL limit. */
 export const MAX_OBSERVATION_CHARS = 2048;
 export const MAX_WEBHOOK_URL_CHARS = 2048;
+/**
+ * A charge's life, chosen by the merchant at create (`expiresIn`, seconds): API Pix's
+ * `calendario.expiracao`. Unset, the platform's PIX_CHARGE_TTL applies.
+ */
+export const EXPIRES_IN_BOUNDS = { min: 60, max: 30 * 24 * 60 * 60 } as const;
+
 /** RFC 5321's limit of a forward path. */
 export const MAX_EMAIL_CHARS = 254;
 
@@ -61,6 +73,9 @@ export const CreatePaymentBodySchema = z
     email: EmailSchema.nullable().optional(),
     observation: z.string().max(MAX_OBSERVATION_CHARS).nullable().optional(),
     webhookUrl: z.url().max(MAX_WEBHOOK_URL_CHARS).nullable().optional().meta({ description: 'http or https' }),
+    expiresIn: z.number().int().min(EXPIRES_IN_BOUNDS.min).max(EXPIRES_IN_BOUNDS.max).nullable().optional().meta({
+      description: "Seconds until the charge expires (60 to 2,592,000, 30 days); absent: the platform's default",
+    }),
   })
   // Other properties are ignored, not refused: the document says so (additionalProperties).
   .loose();
@@ -71,6 +86,11 @@ export const CreatePaymentInputSchema = z.object({
   email: z.string().nullable(),
   observation: z.string().nullable(),
   webhookUrl: z.string().nullable(),
+  /**
+   * Seconds the charge lives; null: the platform's default (PIX_CHARGE_TTL). A gateway from before
+   * expiresIn existed sends none, which is the default too.
+   */
+  expiresInSeconds: z.number().int().min(EXPIRES_IN_BOUNDS.min).max(EXPIRES_IN_BOUNDS.max).nullable().default(null),
 });
 export type CreatePaymentInput = z.infer<typeof CreatePaymentInputSchema>;
 

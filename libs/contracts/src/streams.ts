@@ -25,6 +25,8 @@ export const Streams = {
   /** Each store's payment counts, which the list's total reads (a change's increments are in its outbox). */
   paymentCounts: { name: 'PAYMENT_COUNTS', subjects: [Subjects.paymentCountsAll], counters: true },
   pix: { name: 'PIX', subjects: [Subjects.pixEventsAll] },
+  /** Refunds to send and charges to remove, with the adapter's retries and read-backs of them: its work queue. */
+  pixCommands: { name: 'PIX_COMMANDS', subjects: [Subjects.pixCommandsAll], schedules: true, workQueue: true },
   webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [Subjects.webhookDeadLetter] },
   /** Webhook attempts due now and those scheduled for later: the dispatcher's only work queue. */
   webhookAttempts: {
@@ -51,6 +53,12 @@ export const Consumers = {
   },
   /** payments consumes the PSP's facts. */
   paymentsPix: { stream: Streams.pix.name, durable: 'payments-pix', filterSubject: Subjects.pixEventsAll },
+  /** The adapter takes payments' commands to the PSP (refunds, charge removals) when they are due. */
+  adapterCommands: {
+    stream: Streams.pixCommands.name,
+    durable: 'pix-provider-adapter-commands',
+    filterSubject: Subjects.pixCommandsRunAll,
+  },
   /** webhook-dispatcher consumes payment events. */
   dispatcherPayments: {
     stream: Streams.payments.name,

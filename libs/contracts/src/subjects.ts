@@ -1,3 +1,4 @@
+import type { EventType } from './events';
 import type { PaymentStatus } from './statuses';
 
 /**
@@ -7,7 +8,8 @@ import type { PaymentStatus } from './statuses';
 export const Subjects = {
   /** Every payment event (the PAYMENTS stream). */
   paymentEventsAll: 'payments.events.>',
-  paymentEvent: (type: 'created' | 'status_changed') => `payments.events.${type}`,
+  /** `payments.events.created`, `…status_changed`, `…refund_created`, `…refund_succeeded`, `…refund_failed`. */
+  paymentEvent: (type: EventType) => `payments.events.${type.replace(/^payment\./, '').replace('.', '_')}`,
   /**
    * A payment's scheduled work (charge expiry, the review refund, a charge or refund retry): the
    * schedule waits on its own subject and is delivered on `paymentDue(kind)` when it falls due.
@@ -29,6 +31,19 @@ export const Subjects = {
   pixReview: 'pix.events.review',
   pixCleared: 'pix.events.cleared',
   pixRejected: 'pix.events.rejected',
+  /** The PSP settled a refund (devolução): the money is back with the payer, or it was not done. */
+  pixRefunded: 'pix.events.refunded',
+  pixRefundFailed: 'pix.events.refund_failed',
+  /**
+   * What payments asks of the PSP without waiting for it (the PIX_COMMANDS stream, the adapter's
+   * work queue): send a refund, remove a charge. A command is published with the payment write that
+   * decided it (its outbox), runs on `pixCommand(kind)`, and the adapter's own retries and read-backs
+   * wait as scheduled messages on `pixCommandSchedule(kind, key)` until they fall due there.
+   */
+  pixCommandsAll: 'pix.commands.>',
+  pixCommand: (kind: PixCommandKind) => `pix.commands.run.${kind}`,
+  pixCommandsRunAll: 'pix.commands.run.>',
+  pixCommandSchedule: (kind: PixCommandKind, key: string) => `pix.commands.later.${kind}.${key}`,
   /** An event whose webhook could not be delivered (every attempt failed, or the target is refused). */
   webhookDeadLetter: 'webhooks.dead-letters',
   /** Every webhook attempt, due now or scheduled (the WEBHOOK_ATTEMPTS stream). */
@@ -55,3 +70,6 @@ export type PaymentCountKey = PaymentStatus | 'all';
 
 /** What a payment's scheduled message is for. */
 export type PaymentDueKind = 'expiry' | 'refund' | 'charge';
+
+/** What payments asks of the PSP through the adapter's work queue: a refund, or the removal of a charge. */
+export type PixCommandKind = 'refund' | 'cancel';

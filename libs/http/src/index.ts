@@ -8,3 +8,5 @@ type Got = typeof import('got', { with: { 'resolution-mode': 'import' } });
 const loaded = require('got') as Got;
 
 export const { default: got, HTTPError, RequestError, TimeoutError } = loaded;
+/** An HTTP method as got takes it. */
+export type Method = import('got', { with: { 'resolution-mode': 'import' } }).Method;

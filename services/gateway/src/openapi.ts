@@ -14,11 +14,28 @@ import {
   PaymentSchema,
   PaymentStatusChangedWebhookSchema,
   PaymentWebhookSchema,
+  RefundCreatedWebhookSchema,
+  RefundFailedWebhookSchema,
+  RefundListSchema,
+  RefundSchema,
+  RefundSucceededWebhookSchema,
+  RefundWebhookSchema,
   SandboxAnalysisReplySchema,
+  SandboxFailNextRefundReplySchema,
   SandboxPayReplySchema,
+  WebhookBodySchema,
+  CreateRefundBodySchema,
 } from '@pix/contracts';
 import { methodNotAllowed } from './http-errors';
-import { COMMON_ERRORS, EVENTS_TAG, PATH_FORMS, PUBLIC_API, type Operation, type OperationGroup } from './public-api';
+import {
+  COMMON_ERRORS,
+  EVENTS_TAG,
+  PATH_FORMS,
+  PUBLIC_API,
+  REFUNDS_TAG,
+  type Operation,
+  type OperationGroup,
+} from './public-api';
 
 type Json = Record<string, unknown>;
 
@@ -28,11 +45,20 @@ const COMPONENTS: [z.ZodType, { id: string; description?: string }][] = [
   [PaymentListSchema, { id: 'PaymentList' }],
   [ErrorBodySchema, { id: 'Error' }],
   [CreatePaymentBodySchema, { id: 'CreatePaymentBody' }],
+  [RefundSchema, { id: 'Refund' }],
+  [RefundListSchema, { id: 'RefundList' }],
+  [CreateRefundBodySchema, { id: 'CreateRefundBody' }],
   [SandboxPayReplySchema, { id: 'SandboxPayment' }],
   [SandboxAnalysisReplySchema, { id: 'SandboxAnalysis' }],
-  [PaymentWebhookSchema, { id: 'PaymentWebhook', description: 'A webhook body, as delivered' }],
+  [SandboxFailNextRefundReplySchema, { id: 'SandboxRefundFailure' }],
+  [WebhookBodySchema, { id: 'Webhook', description: 'A webhook body, as delivered: a payment or a refund event' }],
+  [PaymentWebhookSchema, { id: 'PaymentWebhook', description: 'A payment webhook body, as delivered' }],
   [PaymentCreatedWebhookSchema, { id: 'PaymentCreatedWebhook' }],
   [PaymentStatusChangedWebhookSchema, { id: 'PaymentStatusChangedWebhook' }],
+  [RefundWebhookSchema, { id: 'RefundWebhook', description: 'A refund webhook body, as delivered' }],
+  [RefundCreatedWebhookSchema, { id: 'RefundCreatedWebhook' }],
+  [RefundSucceededWebhookSchema, { id: 'RefundSucceededWebhook' }],
+  [RefundFailedWebhookSchema, { id: 'RefundFailedWebhook' }],
   [EventSchema, { id: 'Event' }],
   [EventDetailSchema, { id: 'EventDetail' }],
   [EventListSchema, { id: 'EventList' }],
@@ -74,7 +100,7 @@ function operationDoc(group: OperationGroup, operation: Operation, form: (typeof
     jsonResponse(answer, 'Error', status === '429' ? RETRY_AFTER : undefined),
   ]);
   return {
-    tags: [(group.tag ?? form.tag).name],
+    tags: [(operation.tag ?? group.tag ?? form.tag).name],
     operationId: `${operationId}${form.operationSuffix}`,
     summary,
     ...(parameters ? { parameters } : {}),
@@ -133,6 +159,9 @@ function webhookOperations(): Record<string, Json> {
   return {
     'payment.created': hook('payment.created', 'PaymentCreatedWebhook', 'A payment was created'),
     'payment.status_changed': hook('payment.status_changed', 'PaymentStatusChangedWebhook', 'A payment changed status'),
+    'refund.created': hook('refund.created', 'RefundCreatedWebhook', 'A refund of the payment was asked of the PSP'),
+    'refund.succeeded': hook('refund.succeeded', 'RefundSucceededWebhook', 'A refund is back with the payer'),
+    'refund.failed': hook('refund.failed', 'RefundFailedWebhook', 'The PSP did not do a refund'),
   };
 }
 
@@ -170,6 +199,7 @@ export function openApiDocument(): Json {
     },
     tags: [
       ...PATH_FORMS.map((form) => form.tag),
+      REFUNDS_TAG,
       ...PUBLIC_API.flatMap((group) => (group.tag ? [group.tag] : [])),
       { name: 'payment page', description: 'The page a customer pays on' },
     ],

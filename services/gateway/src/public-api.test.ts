@@ -52,6 +52,7 @@ describe('the routers built from the table', () => {
   const SAMPLES: Record<string, string> = {
     id: '00000000-0000-4000-8000-000000000000',
     eventId: `evt_${'0'.repeat(32)}`,
+    refundId: '00000000-0000-4000-8000-000000000001',
   };
   const concrete = (route: string) => route.replace(/:(\w+)/g, (_, name: string) => SAMPLES[name]!);
 

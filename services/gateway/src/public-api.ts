@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -5,6 +6,7 @@ import type { z } from 'zod';
 import {
   AMOUNT_STEP_BRL,
   CreatePaymentBodySchema,
+  CreateRefundBodySchema,
   DispatcherRpc,
   DomainError,
   ErrorMessages,
@@ -25,8 +27,14 @@ import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
 import { payWith, sandboxAct, validateSandboxPayBody } from './sandbox-actions';
-import { isValidIdempotencyKey, type IdempotencyKeys } from './storage';
-import { isPaymentId, validateCreateBody, validateEventsQuery, validateListQuery } from './validation';
+import { isValidIdempotencyKey, type IdempotencyKeys, type IdempotentRequest } from './storage';
+import {
+  isPaymentId,
+  validateCreateBody,
+  validateEventsQuery,
+  validateListQuery,
+  validateRefundBody,
+} from './validation';
 
 /**
  * The public API (spec 4), each operation declared once: the routers (groupRouter below) and the
@@ -81,6 +89,8 @@ interface Declaration<D extends RpcDefinition> {
   path: string;
   /** The reference form's; the guide form's adds its operationSuffix. */
   operationId: string;
+  /** Its tag in the document, when not its group's. */
+  tag?: { name: string; description: string };
   summary: string;
   description?: string;
   /** OpenAPI parameter objects: path, query and header. */
@@ -154,20 +164,56 @@ const PAGING_PARAMETERS = [
 const QUERY_INVALID = 'A query parameter out of range or malformed (class-validator style message)';
 const PAYMENT_NOT_FOUND = `\`${ErrorMessages.paymentNotFound}\` (unknown id, or another store's payment)`;
 const paymentNotFound = new Refusal(404, ErrorMessages.paymentNotFound);
+const refundNotFound = new Refusal(404, ErrorMessages.refundNotFound);
+const PAYMENT_ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+
+const IDEMPOTENCY_KEY = (what: string) => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  description:
+    `Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same ${what} ` +
+    `(no second ${what}, no second webhook); the same key with another body is 409. Keys are per operation: ` +
+    'the same key on a create and on a refund names two things.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+});
+
+/**
+ * The Idempotency-Key's id for the request, if one is given (undefined: none given): the same key
+ * and request get the same id, another request with the key is refused.
+ */
+async function claimedId(
+  req: Request,
+  storeId: string,
+  idempotencyKeys: Backends['idempotencyKeys'],
+  request: IdempotentRequest,
+): Promise<string | undefined | Refusal> {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!isValidIdempotencyKey(key)) return new Refusal(400, ErrorMessages.idempotencyKeyInvalid);
+  const claim = await idempotencyKeys.claim(storeId, key, request);
+  if (!claim.ok) throw new DomainError('idempotency_key_reused');
+  return claim.id;
+}
 
 /** Create: the first invalid field refused, then the Idempotency-Key's payment id claimed, if one is given. */
 async function createPayment({ req, storeId, idempotencyKeys, call }: Call<typeof PaymentsRpc.create>) {
   const validated = validateCreateBody(req.body ?? {});
   if (!validated.ok) return new Refusal(400, validated.message);
-  const key = req.get('idempotency-key');
-  let paymentId: string | undefined;
-  if (key !== undefined) {
-    if (!isValidIdempotencyKey(key)) return new Refusal(400, ErrorMessages.idempotencyKeyInvalid);
-    const claim = await idempotencyKeys.claim(storeId, key, validated.value);
-    if (!claim.ok) throw new DomainError('idempotency_key_reused');
-    paymentId = claim.paymentId;
-  }
+  const paymentId = await claimedId(req, storeId, idempotencyKeys, { operation: 'create', input: validated.value });
+  if (paymentId instanceof Refusal) return paymentId;
   return call({ storeId, input: validated.value, isPublic: true, paymentId });
+}
+
+/** Refund: the payment id, then the body, then the Idempotency-Key's refund id (a new one without a key). */
+async function createRefund({ req, storeId, idempotencyKeys, call }: Call<typeof PaymentsRpc.refundsCreate>) {
+  const { id } = req.params;
+  if (!isPaymentId(id)) return paymentNotFound;
+  const validated = validateRefundBody(req.body);
+  if (!validated.ok) return new Refusal(400, validated.message);
+  const input = validated.value;
+  const claimed = await claimedId(req, storeId, idempotencyKeys, { operation: 'refund', paymentId: id, input });
+  if (claimed instanceof Refusal) return claimed;
+  return call({ storeId, paymentId: id, refundId: claimed ?? randomUUID(), input });
 }
 
 const payments: OperationGroup = {
@@ -195,23 +241,15 @@ const payments: OperationGroup = {
       path: '',
       operationId: 'createPayment',
       summary: 'Create a dynamic Pix payment',
-      parameters: [
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          description:
-            'Optional, 1 to 255 characters. Within 24 hours the same key with the same body returns the same ' +
-            'payment (no second payment, no second webhook); the same key with another body is 409.',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
-        },
-      ],
+      parameters: [IDEMPOTENCY_KEY('payment')],
       body: { required: true, schema: CreatePaymentBodySchema },
       rpc: PaymentsRpc.create,
       ok: 'The payment (status pending, isPublic true)',
       errors: {
         400:
-          'An invalid field (the first of amount, email, observation, webhookUrl), malformed JSON, a content ' +
-          'type other than application/json, or an invalid Idempotency-Key',
+          'An invalid field (the first of amount, email, observation, webhookUrl, then expiresIn: ' +
+          `\`${ErrorMessages.expiresInInvalid}\`), malformed JSON, a content type other than application/json, or an ` +
+          'invalid Idempotency-Key',
         409: `\`${ErrorMessages.idempotencyKeyReused}\``,
         413: 'Body over 64 KB',
       },
@@ -222,7 +260,7 @@ const payments: OperationGroup = {
       path: '/:id',
       operationId: 'getPayment',
       summary: 'Read one payment of the store',
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [PAYMENT_ID],
       rpc: PaymentsRpc.get,
       ok: 'The payment',
       errors: { 404: PAYMENT_NOT_FOUND },
@@ -231,8 +269,107 @@ const payments: OperationGroup = {
         return isPaymentId(id) ? call({ storeId, id }) : paymentNotFound;
       },
     }),
+    operation({
+      method: 'post',
+      path: '/:id/cancel',
+      operationId: 'cancelPayment',
+      summary: 'Cancel a pending payment: not_approved at once, its charge removed at the PSP',
+      description:
+        'The payment becomes `not_approved` and `payment.status_changed` is sent (previousStatus `pending`); the ' +
+        'charge is then removed at the PSP (retried while the PSP is away), so it can no longer be paid. A Pix that ' +
+        'lands after the cancel is returned to its payer automatically (a `platform` refund).',
+      parameters: [PAYMENT_ID],
+      rpc: PaymentsRpc.cancel,
+      ok: 'The payment, now not_approved',
+      errors: { 404: PAYMENT_NOT_FOUND, 409: `\`${ErrorMessages.cancelNotPending}\`` },
+      answer: ({ req, storeId, call }) => {
+        const { id } = req.params;
+        return isPaymentId(id) ? call({ storeId, id }) : paymentNotFound;
+      },
+    }),
   ],
 };
+
+const REFUND_ID = {
+  name: 'refundId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+const REFUND_NOT_FOUND = `\`${ErrorMessages.refundNotFound}\` (an unknown refund of the payment)`;
+
+/**
+ * A payment's refunds (API Pix devoluções): ask for one, list them, read one. The payment must be
+ * the store's (404 otherwise, the same answer as an unknown one).
+ */
+export const REFUNDS_TAG = {
+  name: 'refunds',
+  description:
+    'Money going back to the payer of an approved payment (API Pix devolução): all or part of it, several ' +
+    'times, within 90 days of the payment. Both path forms.',
+};
+
+const refundOperations: Operation[] = [
+  operation({
+    method: 'post',
+    path: '/:id/refunds',
+    operationId: 'createRefund',
+    tag: REFUNDS_TAG,
+    summary: 'Refund all or part of an approved payment',
+    description:
+      'The refund starts `pending` and is sent to the PSP once; `refund.created`, then `refund.succeeded` or ' +
+      "`refund.failed`, go to the payment's webhookUrl. The refunds of a payment never exceed what was paid: of " +
+      'two that race for the same money, one is taken and the other refused. `refundedAmount` on the payment is ' +
+      'the sum of its succeeded refunds.',
+    parameters: [PAYMENT_ID, IDEMPOTENCY_KEY('refund')],
+    body: { required: false, schema: CreateRefundBodySchema },
+    rpc: PaymentsRpc.refundsCreate,
+    ok: 'The refund, pending',
+    errors: {
+      400:
+        `\`${ErrorMessages.refundAmountInvalid}\`, \`${ErrorMessages.refundReasonInvalid}\`, an amount above what is ` +
+        `left (\`${ErrorMessages.refundAboveLeft(1250)}\`, with what is left), a body that is not a JSON object, ` +
+        'or an invalid Idempotency-Key',
+      404: PAYMENT_NOT_FOUND,
+      409:
+        `\`${ErrorMessages.refundNotApproved}\`, \`${ErrorMessages.refundWindowClosed}\`, ` +
+        `\`${ErrorMessages.refundLimitReached}\` or \`${ErrorMessages.idempotencyKeyReused}\``,
+      413: 'Body over 64 KB',
+    },
+    answer: createRefund,
+  }),
+  operation({
+    method: 'get',
+    path: '/:id/refunds',
+    operationId: 'listRefunds',
+    tag: REFUNDS_TAG,
+    summary: "The payment's refunds, newest first",
+    parameters: [PAYMENT_ID],
+    rpc: PaymentsRpc.refundsList,
+    ok: 'Every refund of the payment (merchant and platform ones)',
+    errors: { 404: PAYMENT_NOT_FOUND },
+    answer: ({ req, storeId, call }) => {
+      const { id } = req.params;
+      return isPaymentId(id) ? call({ storeId, paymentId: id }) : paymentNotFound;
+    },
+  }),
+  operation({
+    method: 'get',
+    path: '/:id/refunds/:refundId',
+    operationId: 'getRefund',
+    tag: REFUNDS_TAG,
+    summary: 'One refund of the payment',
+    parameters: [PAYMENT_ID, REFUND_ID],
+    rpc: PaymentsRpc.refundsGet,
+    ok: 'The refund',
+    errors: { 404: `${PAYMENT_NOT_FOUND}, or ${REFUND_NOT_FOUND}` },
+    answer: ({ req, storeId, call }) => {
+      const { id, refundId } = req.params;
+      if (!isPaymentId(id)) return paymentNotFound;
+      return isPaymentId(refundId) ? call({ storeId, paymentId: id, refundId }) : refundNotFound;
+    },
+  }),
+];
 
 const SANDBOX_ID = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 const SANDBOX_DID = 'What the sandbox PSP did';
@@ -280,7 +417,9 @@ const sandbox: OperationGroup = {
       description:
         'Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes ' +
         '`approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same ' +
-        'Pix (same endToEndId).',
+        'Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no ' +
+        'longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the ' +
+        'platform returns such a Pix to its payer (a `platform` refund).',
       body: {
         required: false,
         schema: {
@@ -294,6 +433,10 @@ const sandbox: OperationGroup = {
               multipleOf: AMOUNT_STEP_BRL,
               description: 'BRL paid, at most two decimal places; absent or null: the amount due',
             },
+            late: {
+              type: ['boolean', 'null'],
+              description: 'A new Pix whatever the charge state (each call a new endToEndId)',
+            },
           },
         },
       },
@@ -301,18 +444,18 @@ const sandbox: OperationGroup = {
       ok: SANDBOX_DID,
       errors: {
         400:
-          `\`${SandboxMessages.amountInvalid}\`, a body that is not a JSON object, or a content type other than ` +
-          'application/json',
+          `\`${SandboxMessages.amountInvalid}\`, \`${SandboxMessages.lateInvalid}\`, a body that is not a JSON ` +
+          'object, or a content type other than application/json',
         404: PAYMENT_NOT_FOUND,
         409:
-          `The charge cannot be paid so: \`${SandboxMessages.chargeExpired}\`, ` +
+          `The charge cannot be paid so: \`${SandboxMessages.chargeExpired}\`, \`${SandboxMessages.chargeRemoved}\`, ` +
           `\`${SandboxMessages.chargePaidOtherwise}\` or \`${SandboxMessages.chargeMissing}\``,
       },
       answer: ({ req, act }) => {
         const { id } = req.params;
         if (!isPaymentId(id)) return paymentNotFound;
-        const amount = validateSandboxPayBody(req.body);
-        return amount.ok ? act(id, payWith(amount.value)) : new Refusal(400, amount.message);
+        const options = validateSandboxPayBody(req.body);
+        return options.ok ? act(id, payWith(options.value)) : new Refusal(400, options.message);
       },
     }),
     analysis(
@@ -330,6 +473,24 @@ const sandbox: OperationGroup = {
       'The analysis of the held Pix rejects it: the payment is refunded, not approved (sandbox only)',
       `\`${SandboxMessages.nothingHeld}\` or \`${SandboxMessages.analysisDecided}\``,
     ),
+    operation({
+      method: 'post',
+      path: '/:id/fail-next-refund',
+      operationId: 'sandboxFailNextRefund',
+      summary: 'The PSP settles the next refund of the payment as not done (sandbox only)',
+      description:
+        'The next refund of this payment (asked after this call) is settled by the sandbox PSP as `NAO_REALIZADO` ' +
+        'with a motivo: it becomes `failed` with that motivo as its failureReason, and `refund.failed` is sent. ' +
+        'Without it, every sandbox refund succeeds within a second.',
+      parameters: [SANDBOX_ID],
+      rpc: SandboxRpc.failNextRefund,
+      ok: SANDBOX_DID,
+      errors: { 404: PAYMENT_NOT_FOUND, 409: `\`${SandboxMessages.chargeMissing}\`` },
+      answer: ({ req, act }) => {
+        const { id } = req.params;
+        return isPaymentId(id) ? act(id, () => ({ paymentId: id })) : paymentNotFound;
+      },
+    }),
   ],
 };
 
@@ -414,7 +575,11 @@ const events: OperationGroup = {
   ],
 };
 
-export const PUBLIC_API: readonly OperationGroup[] = [payments, sandbox, events];
+export const PUBLIC_API: readonly OperationGroup[] = [
+  { ...payments, operations: [...payments.operations, ...refundOperations] },
+  sandbox,
+  events,
+];
 
 const json = express.json({ limit: '64kb', strict: false, type: () => true });
 

@@ -15,19 +15,34 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { Validated } from './validation';
 
-/** The optional body of pay: `{"amount": <brl>}`, another amount than the payment's (it goes to review). */
-export function validateSandboxPayBody(body: unknown): Validated<number | undefined> {
-  if (body === undefined) return { ok: true, value: undefined };
+/** What a pay asks: another amount than the payment's (it goes to review), and a late Pix. */
+export interface SandboxPayOptions {
+  amountCents: number | undefined;
+  late: boolean;
+}
+
+/**
+ * The optional body of pay: `{"amount": <brl>, "late": true}`. `late`: a new Pix even when the
+ * charge can no longer be paid (paid, expired, cancelled), which goes back to its payer.
+ */
+export function validateSandboxPayBody(body: unknown): Validated<SandboxPayOptions> {
+  if (body === undefined) return { ok: true, value: { amountCents: undefined, late: false } };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: ErrorMessages.bodyNotObject };
   }
-  const { amount } = body as { amount?: unknown };
-  if (amount === undefined || amount === null) return { ok: true, value: undefined };
-  const cents = typeof amount === 'number' ? brlToCents(amount) : null;
-  if (cents === null || cents <= 0 || cents > PIX_MAX_AMOUNT_CENTS) {
-    return { ok: false, message: SandboxMessages.amountInvalid };
+  const { amount, late } = body as { amount?: unknown; late?: unknown };
+  let amountCents: number | undefined;
+  if (amount !== undefined && amount !== null) {
+    const cents = typeof amount === 'number' ? brlToCents(amount) : null;
+    if (cents === null || cents <= 0 || cents > PIX_MAX_AMOUNT_CENTS) {
+      return { ok: false, message: SandboxMessages.amountInvalid };
+    }
+    amountCents = cents;
   }
-  return { ok: true, value: cents };
+  if (late !== undefined && late !== null && typeof late !== 'boolean') {
+    return { ok: false, message: SandboxMessages.lateInvalid };
+  }
+  return { ok: true, value: { amountCents, late: late === true } };
 }
 
 /**
@@ -55,8 +70,12 @@ export async function sandboxAct<D extends RpcDefinition>(
 
 /**
  * What a pay asks of the PSP: the amount given, or the payment's own (with the amount known, the PSP
- * records the Pix in one step instead of reading its charge first).
+ * records the Pix in one step instead of reading its charge first), and whether it is a late Pix.
  */
-export function payWith(amountCents: number | undefined): (payment: Payment) => RpcRequest<typeof SandboxRpc.pay> {
-  return (payment) => ({ paymentId: payment.id, amountCents: amountCents ?? brlToCents(payment.amount) ?? undefined });
+export function payWith(options: SandboxPayOptions): (payment: Payment) => RpcRequest<typeof SandboxRpc.pay> {
+  return (payment) => ({
+    paymentId: payment.id,
+    amountCents: options.amountCents ?? brlToCents(payment.amount) ?? undefined,
+    ...(options.late && { late: true }),
+  });
 }

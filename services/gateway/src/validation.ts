@@ -2,6 +2,9 @@ import {
   brlToCents,
   EmailSchema,
   ErrorMessages,
+  EXPIRES_IN_BOUNDS,
+  MAX_REFUND_REASON_CHARS,
+  PIX_MAX_AMOUNT_CENTS,
   LIST_BOUNDS,
   EVENT_TYPES,
   MAX_AMOUNT_CENTS,
@@ -11,6 +14,7 @@ import {
   PUBLIC_STATUSES,
   QueryMessages,
   type CreatePaymentInput,
+  type CreateRefundInput,
   type EventListQuery,
   type ListQuery,
   type PublicStatus,
@@ -33,15 +37,26 @@ function isWebhookUrl(value: string): boolean {
   }
 }
 
+/** `expiresIn`: whole seconds within EXPIRES_IN_BOUNDS (a number, not "60", not 1.5). */
+function isExpiresIn(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= EXPIRES_IN_BOUNDS.min &&
+    value <= EXPIRES_IN_BOUNDS.max
+  );
+}
+
 /**
  * Validates a create-payment body (spec 2.2). With several invalid fields the first of amount,
- * email, observation, webhookUrl is reported, with the spec's message.
+ * email, observation, webhookUrl is reported, with the spec's message; then expiresIn, which the
+ * spec does not have, with its own.
  */
 export function validateCreateBody(body: unknown): Validated<CreatePaymentInput> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: ErrorMessages.bodyNotObject };
   }
-  const { amount, email, observation, webhookUrl } = body as Record<string, unknown>;
+  const { amount, email, observation, webhookUrl, expiresIn } = body as Record<string, unknown>;
 
   if (typeof amount !== 'number' || !Number.isFinite(amount)) {
     return { ok: false, message: ErrorMessages.amountInvalid };
@@ -64,6 +79,7 @@ export function validateCreateBody(body: unknown): Validated<CreatePaymentInput>
   if (!isAbsent(webhookUrl) && (typeof webhookUrl !== 'string' || !isWebhookUrl(webhookUrl))) {
     return { ok: false, message: ErrorMessages.webhookUrlInvalid };
   }
+  if (!isAbsent(expiresIn) && !isExpiresIn(expiresIn)) return { ok: false, message: ErrorMessages.expiresInInvalid };
   return {
     ok: true,
     value: {
@@ -71,8 +87,34 @@ export function validateCreateBody(body: unknown): Validated<CreatePaymentInput>
       email: isAbsent(email) ? null : email,
       observation: isAbsent(observation) ? null : observation,
       webhookUrl: isAbsent(webhookUrl) ? null : webhookUrl,
+      expiresInSeconds: isAbsent(expiresIn) ? null : expiresIn,
     },
   };
+}
+
+/**
+ * Validates a refund body: `amount` (BRL, above zero, at most two decimals; absent or null: all that
+ * is left) then `reason` (text up to 140 characters, the devolução's descricao). An absent body is
+ * a refund of everything left.
+ */
+export function validateRefundBody(body: unknown): Validated<CreateRefundInput> {
+  if (body === undefined) return { ok: true, value: { amountCents: null, reason: null } };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, message: ErrorMessages.bodyNotObject };
+  }
+  const { amount, reason } = body as Record<string, unknown>;
+  let amountCents: number | null = null;
+  if (!isAbsent(amount)) {
+    const cents = typeof amount === 'number' ? brlToCents(amount) : null;
+    if (cents === null || cents <= 0 || cents > PIX_MAX_AMOUNT_CENTS) {
+      return { ok: false, message: ErrorMessages.refundAmountInvalid };
+    }
+    amountCents = cents;
+  }
+  if (!isAbsent(reason) && (typeof reason !== 'string' || [...reason].length > MAX_REFUND_REASON_CHARS)) {
+    return { ok: false, message: ErrorMessages.refundReasonInvalid };
+  }
+  return { ok: true, value: { amountCents, reason: isAbsent(reason) || reason === '' ? null : reason } };
 }
 
 /**

@@ -19,8 +19,6 @@ export const config = loadConfig(
      * writer, JetStream away). Writes publish their own messages at once; this is the safety net.
      */
     OUTBOX_RELAY_INTERVAL: duration('5s'),
-    /** How long payments waits for the adapter to answer a refund request. */
-    REFUND_TIMEOUT: duration('10s'),
   }),
 );
 export type Config = typeof config;

@@ -4,7 +4,13 @@ import { createPaymentOnce } from './create-once';
 import { FIRST_CHARGE_RETRY_MS } from './create-payment';
 import { dueIn, eventsIn, flowDeps, testConfig } from './testing/flows';
 
-const input = { amountCents: 4250, email: 'a@example.com', observation: 'order 7', webhookUrl: null };
+const input = {
+  amountCents: 4250,
+  email: 'a@example.com',
+  observation: 'order 7',
+  webhookUrl: null,
+  expiresInSeconds: null,
+};
 
 describe('a create', () => {
   it('stores a pending payment with its charge, and owes payment.created and the expiry', async () => {
@@ -24,6 +30,23 @@ describe('a create', () => {
     expect(others).toEqual([]);
     expect(expiry?.body).toMatchObject({ kind: 'expiry', at: stored?.expiresAt.toISOString() });
     expect(stored!.expiresAt.getTime() - before).toBeGreaterThanOrEqual(testConfig.PIX_CHARGE_TTL);
+  });
+
+  it("gives the charge the merchant's expiresIn: its expiry, the PSP's expiracao and expiresAt", async () => {
+    const flows = flowDeps();
+    const before = Date.now();
+    const payment = await createPaymentOnce(flows.deps, {
+      storeId: 'store-1',
+      input: { ...input, expiresInSeconds: 600 },
+      isPublic: true,
+    });
+    const expiresAt = Date.parse(payment.expiresAt);
+    expect(expiresAt - before).toBeGreaterThanOrEqual(600_000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(600_000);
+    expect(dueIn(flows.published)).toEqual([expect.objectContaining({ at: new Date(expiresAt) })]);
+    expect(flows.adapter.charges[0]?.expiresInSeconds).toBeGreaterThanOrEqual(599);
+    expect(flows.adapter.charges[0]?.expiresInSeconds).toBeLessThanOrEqual(600);
+    expect(payment.refundedAmount).toBe(0);
   });
 
   it('stores the payment without QR data when the PSP cannot be reached, a retry of the charge owed', async () => {

@@ -53,7 +53,8 @@ export async function requestCharge(
 /**
  * Creates a payment. The charge is requested first so the stored payment and its payment.created
  * event carry the QR data; a PSP that does not answer never fails the create: the payment is stored
- * with null QR fields and a scheduled retry completes the charge. The expiry is scheduled with it.
+ * with null QR fields and a scheduled retry completes the charge. The expiry (the merchant's
+ * expiresIn, or PIX_CHARGE_TTL) is scheduled with it.
  * Returns null when a payment with this id exists already (a repeated create).
  */
 export async function createPayment(
@@ -69,7 +70,11 @@ export async function createPayment(
     txid: txidFor(id),
     amountCents: input.amountCents,
     observation: input.observation,
-    expiresAt: new Date(createdAt.getTime() + deps.config.PIX_CHARGE_TTL),
+    // The merchant's expiresIn, or the platform's default: the charge's calendario.expiracao either way.
+    expiresAt: new Date(
+      createdAt.getTime() +
+        (input.expiresInSeconds === null ? deps.config.PIX_CHARGE_TTL : input.expiresInSeconds * 1000),
+    ),
   };
   const charge = await requestCharge(deps, base);
   const doc: NewPayment = {
@@ -85,9 +90,11 @@ export async function createPayment(
     chargeCreated: charge !== null,
     paidEndToEndId: null,
     paidAmountCents: null,
+    paidAt: null,
     deadlineAt: null,
     refundReason: null,
-    refund: null,
+    refunds: [],
+    cancelledAt: null,
     eventSeq: 1,
     rev: 1,
   };

@@ -1,7 +1,7 @@
-import { refundIdFor } from '@pix/contracts';
+import { PlatformRefundReasons, refundPspId } from '@pix/contracts';
 import { onDue } from './deadlines';
 import type { PaymentDoc } from './model';
-import { dueIn, eventsIn, flowDeps, given } from './testing/flows';
+import { commandsIn, dueIn, eventsIn, flowDeps, given, refundRecord } from './testing/flows';
 
 const E2E = 'E12345678202501011200abcdefghijk';
 const due = (doc: PaymentDoc, kind: 'expiry' | 'refund' | 'charge', at: Date | null, attempt = 1) => ({
@@ -51,19 +51,33 @@ describe('the refund of a payment in review', () => {
     });
   }
 
-  it('when its review times out: refunds the amount paid, then not_approved', async () => {
+  it('when its review times out: not_approved in one write that records a platform refund of the amount paid', async () => {
     const flows = flowDeps();
     const doc = await inReview(flows);
     await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
-    expect(flows.adapter.refunds).toEqual([{ refundId: refundIdFor(doc._id), endToEndId: E2E, amountCents: 2400 }]);
     const stored = await flows.store.byId(doc._id);
-    expect(stored).toMatchObject({
-      status: 'not_approved',
-      deadlineAt: null,
-      refund: { id: refundIdFor(doc._id), reason: 'review_timeout', status: 'refunded' },
-    });
-    expect(eventsIn(flows.published).map((e) => e.body)).toMatchObject([
-      { status: 'not_approved', previousStatus: 'review' },
+    expect(stored).toMatchObject({ status: 'not_approved', deadlineAt: null, eventSeq: 3 });
+    expect(stored?.refunds).toEqual([
+      expect.objectContaining({
+        pspRefundId: refundPspId(doc.txid, 0),
+        endToEndId: E2E,
+        amountCents: 2400,
+        status: 'pending',
+        origin: 'platform',
+        reason: PlatformRefundReasons.reviewTimeout,
+      }),
+    ]);
+    expect(eventsIn(flows.published).map((e) => [e.sequence, e.body.event, e.body.status])).toEqual([
+      [2, 'payment.status_changed', 'not_approved'],
+      [3, 'refund.created', 'pending'],
+    ]);
+    expect(commandsIn(flows.published).refunds).toEqual([
+      expect.objectContaining({
+        pspRefundId: refundPspId(doc.txid, 0),
+        endToEndId: E2E,
+        amountCents: 2400,
+        attempt: 1,
+      }),
     ]);
   });
 
@@ -71,57 +85,40 @@ describe('the refund of a payment in review', () => {
     const flows = flowDeps();
     const doc = await inReview(flows, { refundReason: 'analysis_rejected' });
     await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
-    expect(await flows.store.byId(doc._id)).toMatchObject({
-      status: 'not_approved',
-      refund: { reason: 'analysis_rejected' },
-    });
+    const stored = await flows.store.byId(doc._id);
+    expect(stored?.status).toBe('not_approved');
+    expect(stored?.refunds.map((r) => r.reason)).toEqual([PlatformRefundReasons.analysisRejected]);
   });
 
-  it('is not made for another deadline, or for a payment no longer in review', async () => {
+  it('is not made for another deadline, for a payment no longer in review, or twice', async () => {
     const flows = flowDeps();
     const moved = await inReview(flows);
     await onDue(flows.deps, due(moved, 'refund', new Date(moved.deadlineAt!.getTime() - 60_000)));
     const cleared = await inReview(flows, { status: 'approved', deadlineAt: null });
     await onDue(flows.deps, due(cleared, 'refund', moved.deadlineAt));
-    expect(flows.adapter.refunds).toEqual([]);
     expect(await flows.store.byId(moved._id)).toEqual(moved);
     expect(await flows.store.byId(cleared._id)).toEqual(cleared);
     expect(flows.published).toEqual([]);
+
+    await onDue(flows.deps, due(moved, 'refund', moved.deadlineAt));
+    const once = await flows.store.byId(moved._id);
+    flows.published.length = 0;
+    await onDue(flows.deps, due(moved, 'refund', moved.deadlineAt));
+    expect(await flows.store.byId(moved._id)).toEqual(once);
+    expect(flows.published).toEqual([]);
   });
 
-  it('is recorded before the PSP is asked, and retried later when the PSP cannot be reached', async () => {
+  it('asked before refunds were records (a pending refund of the paid Pix): its command again, no second refund', async () => {
     const flows = flowDeps();
-    const doc = await inReview(flows);
-    flows.adapter.reachable = false;
+    const earlier = refundRecord({ endToEndId: E2E, amountCents: 2400, reason: PlatformRefundReasons.reviewTimeout });
+    const doc = await inReview(flows, { refunds: [earlier] });
     await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
-    const recorded = await flows.store.byId(doc._id);
-    // Recorded: the analysis can no longer approve it, and the retry asks for the same refund.
-    expect(recorded).toMatchObject({ status: 'review', refund: { id: refundIdFor(doc._id), status: null } });
-    const [retry, ...others] = dueIn(flows.published);
-    expect(others).toEqual([]);
-    expect(retry?.body).toEqual({ paymentId: doc._id, kind: 'refund', at: doc.deadlineAt?.toISOString(), attempt: 2 });
-    expect(retry?.at.getTime()).toBeGreaterThan(Date.now());
-
-    flows.adapter.reachable = true;
-    await onDue(flows.deps, retry!.body);
-    expect(flows.adapter.refunds.map((r) => r.refundId)).toEqual([refundIdFor(doc._id)]);
-    expect(await flows.store.byId(doc._id)).toMatchObject({
-      status: 'not_approved',
-      refund: { requestedAt: recorded?.refund?.requestedAt, status: 'refunded' },
-    });
-  });
-
-  it('refused by the PSP: stays in review for an operator, with no deadline left', async () => {
-    const flows = flowDeps();
-    const doc = await inReview(flows);
-    flows.adapter.refundStatus = 'failed';
-    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
-    expect(await flows.store.byId(doc._id)).toMatchObject({
-      status: 'review',
-      deadlineAt: null,
-      refund: { status: 'failed' },
-    });
-    expect(eventsIn(flows.published)).toEqual([]);
+    const stored = await flows.store.byId(doc._id);
+    expect(stored).toMatchObject({ status: 'not_approved', refunds: [earlier] });
+    // Sent again as a later try: the adapter reads the PSP's record before it sends anything.
+    expect(commandsIn(flows.published).refunds).toEqual([
+      expect.objectContaining({ pspRefundId: 'devlegacy', attempt: 2 }),
+    ]);
   });
 });
 

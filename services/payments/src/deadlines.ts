@@ -1,13 +1,17 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AdapterRpc, refundIdFor, type CreateRefundReply, type PaymentDueKind } from '@pix/contracts';
-import { callRpc, type HandlerOutcome } from '@pix/messaging';
+import { PlatformRefundReasons, type PaymentDueKind } from '@pix/contracts';
+import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { z } from 'zod';
 import type { Config } from './config';
+import { refundsCreated } from './metrics';
 import { qrCodeUrlFor, requestCharge } from './create-payment';
-import type { OutboxMessage, PaymentDoc, RefundRecord } from './model';
+import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, type DueMessage } from './outbox';
-import type { PaymentStorage } from './payment-storage';
+import type { Change, PaymentStorage } from './payment-storage';
+import { refundCommand } from './refund-messages';
+import { liveRefundOfPaidPix } from './refund-records';
+import { newRefund } from './refunds';
 import { transition } from './transitions';
 
 export interface DueDeps {
@@ -49,9 +53,9 @@ async function retryLater(deps: DueDeps, due: DueMessage): Promise<void> {
  * charge's expiry, the automatic refund of a payment in review, a retry of a charge the PSP did not
  * take. Each message names the deadline it was scheduled for; a payment that moved on since (paid,
  * refunded, a newer deadline) ignores it, so a stale or repeated message changes nothing. Any number
- * of replicas share the durable consumer, and every step is idempotent (conditional writes, a refund
- * id fixed per payment), so a message redelivered after a crash finishes the work without doing it
- * twice.
+ * of replicas share the durable consumer, and every step is idempotent (conditional writes; a
+ * refund's command, recorded with it, names its devolução the same on every try), so a message
+ * redelivered after a crash finishes the work without doing it twice.
  */
 export async function onDue(deps: DueDeps, raw: unknown): Promise<HandlerOutcome> {
   const parsed = DueMessageSchema.safeParse(raw);
@@ -74,77 +78,57 @@ export async function onDue(deps: DueDeps, raw: unknown): Promise<HandlerOutcome
 
 async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<HandlerOutcome> {
   if (doc.status !== 'pending' || doc.expiresAt.toISOString() !== due.at) return ACK;
-  const result = await transition(deps.store, doc._id, 'pending', 'not_approved', { seen: doc });
+  const result = await transition(deps.store, doc._id, 'pending', 'not_approved', { cause: 'expiry', seen: doc });
   if (result.changed) deps.logger.info({ paymentId: doc._id }, 'charge expired unpaid: payment not approved');
   return ACK;
 }
 
-/** Refunds the paid amount of a payment in review whose refund fell due, then not_approved. */
+/**
+ * The refund of the paid Pix that a payment leaving review owes, recorded with the change: a new
+ * platform refund, or, for one requested before refunds were records of their own (or earlier by
+ * this same step), its command again, which reads the PSP's record before sending anything.
+ */
+function reviewRefund(payment: PaymentDoc, sequence: number): Change {
+  const live = liveRefundOfPaidPix(payment);
+  if (live) return { set: {}, messages: [refundCommand(payment, live, 2)] };
+  const refund = newRefund(
+    payment,
+    {
+      endToEndId: payment.paidEndToEndId as string,
+      amountCents: payment.paidAmountCents as number,
+      reason:
+        payment.refundReason === 'analysis_rejected'
+          ? PlatformRefundReasons.analysisRejected
+          : PlatformRefundReasons.reviewTimeout,
+      origin: 'platform',
+    },
+    sequence,
+  );
+  if (!refund) return { set: {}, messages: [] };
+  return { set: { refunds: [...payment.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+}
+
+/**
+ * A payment in review whose refund fell due (REVIEW_TIMEOUT, or at once after the analysis rejected
+ * its Pix) leaves review for not_approved in one write that records the refund of the paid Pix and
+ * owes its command to the PSP: the money goes back however the PSP answers later (the refund's own
+ * webhooks tell how it settled). A late "analysis cleared" then finds it no longer in review.
+ */
 async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise<HandlerOutcome> {
   const { logger, store } = deps;
   if (seen.status !== 'review' || seen.deadlineAt?.toISOString() !== due.at) return ACK;
-  const { paidEndToEndId, paidAmountCents } = seen;
-  if (!paidEndToEndId || !paidAmountCents) {
+  if (!seen.paidEndToEndId || !seen.paidAmountCents) {
     logger.error({ paymentId: seen._id }, 'payment in review without a received Pix: nothing to refund');
     return ACK;
   }
-  let doc = seen;
-  if (!doc.refund) {
-    const record: RefundRecord = {
-      id: refundIdFor(doc._id),
-      reason: doc.refundReason ?? 'review_timeout',
-      requestedAt: new Date(),
-      status: null,
-      rtrId: null,
-    };
-    // Recorded before asking the PSP: from here on the analysis can no longer approve the payment.
-    const recorded = await store.write<'moved_on'>(
-      doc._id,
-      (current) =>
-        current.status === 'review' && !current.refund
-          ? { set: { refund: record }, messages: [] }
-          : { skip: 'moved_on' },
-      doc,
+  const result = await transition(store, seen._id, 'review', 'not_approved', { with: reviewRefund, seen });
+  if (result.changed) {
+    if (!liveRefundOfPaidPix(seen)) refundsCreated.inc({ origin: 'platform' });
+    logger.info(
+      { paymentId: seen._id, cause: seen.refundReason ?? 'review_timeout' },
+      'paid amount refunded: payment not approved',
     );
-    if (!recorded.written) return ACK;
-    doc = recorded.doc;
   }
-  const record = doc.refund as RefundRecord;
-  let reply: CreateRefundReply;
-  try {
-    reply = await callRpc(
-      deps.nc,
-      AdapterRpc.createRefund,
-      { refundId: record.id, endToEndId: paidEndToEndId, amountCents: paidAmountCents },
-      deps.config.REFUND_TIMEOUT,
-    );
-  } catch (err) {
-    logger.warn(
-      { err, paymentId: doc._id, refundId: record.id, attempt: due.attempt },
-      'refund request failed; retried',
-    );
-    await retryLater(deps, due);
-    return ACK;
-  }
-  const outcome: RefundRecord = { ...record, status: reply.status, rtrId: reply.rtrId };
-  if (reply.status === 'failed') {
-    await store.write<'moved_on'>(
-      doc._id,
-      (current) =>
-        current.status === 'review'
-          ? { set: { refund: outcome, deadlineAt: null }, messages: [] }
-          : { skip: 'moved_on' },
-      doc,
-    );
-    logger.error(
-      { paymentId: doc._id, refundId: record.id },
-      'the PSP refused the refund; the payment needs an operator',
-    );
-    return ACK;
-  }
-  const result = await transition(store, doc._id, 'review', 'not_approved', { extra: { refund: outcome }, seen: doc });
-  if (result.changed)
-    logger.info({ paymentId: doc._id, refund: outcome }, 'paid amount refunded: payment not approved');
   return ACK;
 }
 

@@ -3,6 +3,7 @@ import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/con
 import { CounterReader, ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
+import { cancelPayment } from './cancel';
 import { config } from './config';
 import { createPaymentOnce } from './create-once';
 import { onDue } from './deadlines';
@@ -12,6 +13,7 @@ import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
 import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
+import { createRefund, getRefund, listRefunds } from './refunds';
 
 /** The key a message is about, to keep one charge's (or payment's) messages in order. */
 function fieldOf(field: string): (msg: JsMsg) => string | undefined {
@@ -62,6 +64,10 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.create, (req) => createPaymentOnce(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
     serveRpc(nc, PaymentsRpc.list, (req) => listPayments(store, req.storeId, req.query), rpc),
+    serveRpc(nc, PaymentsRpc.cancel, (req) => cancelPayment(deps, req.storeId, req.id), rpc),
+    serveRpc(nc, PaymentsRpc.refundsCreate, (req) => createRefund(deps, req), rpc),
+    serveRpc(nc, PaymentsRpc.refundsList, (req) => listRefunds(store, req.storeId, req.paymentId), rpc),
+    serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req.storeId, req.paymentId, req.refundId), rpc),
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),

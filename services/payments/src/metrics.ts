@@ -35,9 +35,25 @@ export const outboxLeftovers = new Gauge({
   registers: [],
 });
 
+export const refundsCreated = new Counter({
+  name: 'refunds_created_total',
+  help: 'Refunds recorded and sent to the PSP, by origin (merchant, or platform: a late Pix or a payment refused in review)',
+  labelNames: ['origin'] as const,
+  registers: [],
+});
+
+export const refundsSettled = new Counter({
+  name: 'refunds_settled_total',
+  help: 'Refunds the PSP settled, by origin and status (succeeded, failed)',
+  labelNames: ['origin', 'status'] as const,
+  registers: [],
+});
+
 export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(paymentsCreated);
   registry.registerMetric(statusChanges);
   registry.registerMetric(pspChargeFailures);
   registry.registerMetric(outboxLeftovers);
+  registry.registerMetric(refundsCreated);
+  registry.registerMetric(refundsSettled);
 }

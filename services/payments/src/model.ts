@@ -1,15 +1,42 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
-import type { CreateRefundReply, PaymentStatus } from '@pix/contracts';
+import type { PaymentStatus, RefundOrigin, RefundStatus } from '@pix/contracts';
 
-export type RefundReason = 'review_timeout' | 'analysis_rejected';
+/** Why a payment in review is refunded: it stayed in review too long, or the PSP's analysis rejected its Pix. */
+export type ReviewRefundCause = 'review_timeout' | 'analysis_rejected';
 
+/**
+ * A refund (devolução) of a Pix the payment received, kept inside its payment: the check that the
+ * refunds of a Pix never exceed it and the record of a new one are then one conditional write, and
+ * the refund's events share the payment's sequence (in order with its other webhooks).
+ */
 export interface RefundRecord {
-  /** Deterministic per payment, so a retried request refunds once at the PSP. */
+  /** The refund's public id (a UUID). */
   id: string;
-  reason: RefundReason;
+  /** The devolução's id at the PSP, derived from the charge's txid and the refund's number (refundPspId). */
+  pspRefundId: string;
+  /** The Pix it returns: the one that paid the payment, or one that arrived after (a platform refund). */
+  endToEndId: string;
+  amountCents: number;
+  /** Changed only as refund-state-machine.ts allows. */
+  status: RefundStatus;
+  reason: string | null;
+  origin: RefundOrigin;
+  createdAt: Date;
+  settledAt: Date | null;
+  failureReason: string | null;
+  /** The return's id in the Pix system (API Pix rtrId), once the PSP gave it. */
+  rtrId: string | null;
+}
+
+/**
+ * The one refund a payment in review had before refunds were records of their own (`refund`): read
+ * as a platform refund of the paid Pix (refund-records.ts), never written any more.
+ */
+export interface LegacyRefund {
+  id: string;
+  reason: ReviewRefundCause;
   requestedAt: Date;
-  /** The PSP's answer (the refund's status and return id); null until it answered. */
-  status: CreateRefundReply['status'] | null;
+  status: 'processing' | 'refunded' | 'failed' | null;
   rtrId: string | null;
 }
 
@@ -37,12 +64,16 @@ export interface PaymentDoc {
   /** The PSP's confirmation, kept to recognise a redelivered one (idempotent by endToEndId). */
   paidEndToEndId: string | null;
   paidAmountCents: number | null;
+  /** When the Pix that paid it settled (the PSP's horario): the 90 days to refund it count from here. */
+  paidAt: Date | null;
   /** When the automatic refund of a payment in review falls due; null otherwise. */
   deadlineAt: Date | null;
   /** Set when the PSP's analysis rejects the held Pix: the refund is then due at once. */
-  refundReason: RefundReason | null;
-  /** The refund of the paid amount, once requested. */
-  refund: RefundRecord | null;
+  refundReason: ReviewRefundCause | null;
+  /** Every refund of a Pix of this payment, oldest first (a refund's PSP id holds its position). */
+  refunds: RefundRecord[];
+  /** When the merchant cancelled it (pending to not_approved); null otherwise. */
+  cancelledAt: Date | null;
   /** How many events this payment has emitted; the next one gets eventSeq + 1. */
   eventSeq: number;
   /** How many times the document was written: every change is conditional on the revision it read. */
@@ -76,12 +107,19 @@ export interface OutboxMessage {
 /** A payment's own state: everything but what storage derives from it (the list's keys, the outbox). */
 export type PaymentState = Omit<PaymentDoc, 'outbox' | 'listKey' | 'statusKey'>;
 
+/**
+ * A payment as the database may hold it: written before refunds were records of their own, it has
+ * no `refunds`, `paidAt` or `cancelledAt`, and may have `refund` (read by refund-records.ts).
+ */
+export type StoredPayment = Omit<PaymentDoc, 'refunds' | 'paidAt' | 'cancelledAt'> &
+  Partial<Pick<PaymentDoc, 'refunds' | 'paidAt' | 'cancelledAt'>> & { refund?: LegacyRefund | null };
+
 /** A message in a payment's outbox: `at` is when its write stored it (the relay's index). */
 export interface OutboxEntry extends OutboxMessage {
   at: Date;
 }
 
-const PaymentSchema = new Schema<PaymentDoc>(
+const PaymentSchema = new Schema<StoredPayment>(
   {
     _id: { type: String, required: true },
     storeId: { type: String, required: true },
@@ -101,9 +139,12 @@ const PaymentSchema = new Schema<PaymentDoc>(
     expiresAt: { type: Date, required: true },
     paidEndToEndId: { type: String, default: null },
     paidAmountCents: { type: Number, default: null },
+    paidAt: { type: Date, default: null },
     deadlineAt: { type: Date, default: null },
     refundReason: { type: String, default: null },
-    refund: { type: Schema.Types.Mixed, default: null },
+    refunds: { type: Schema.Types.Mixed, default: [] },
+    cancelledAt: { type: Date, default: null },
+    refund: { type: Schema.Types.Mixed, default: undefined },
     eventSeq: { type: Number, required: true },
     rev: { type: Number, required: true },
     outbox: { type: Schema.Types.Mixed, default: [] },
@@ -119,9 +160,9 @@ PaymentSchema.index({ txid: 1 }, { unique: true });
 // The outbox relay: messages stored a while ago and still unpublished (an array: one key per entry).
 PaymentSchema.index({ 'outbox.at': 1 });
 
-export const PaymentModel = mongoose.model<PaymentDoc>('Payment', PaymentSchema);
+export const PaymentModel = mongoose.model<StoredPayment>('Payment', PaymentSchema);
 
 /** The driver's collection under the model, typed, for writes that need none of mongoose's casting. */
-export function paymentsCollection(): mongo.Collection<PaymentDoc> {
-  return PaymentModel.collection as unknown as mongo.Collection<PaymentDoc>;
+export function paymentsCollection(): mongo.Collection<StoredPayment> {
+  return PaymentModel.collection as unknown as mongo.Collection<StoredPayment>;
 }

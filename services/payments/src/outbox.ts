@@ -1,29 +1,60 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Subjects, type PaymentDueKind, type PaymentEvent, type PaymentStatus } from '@pix/contracts';
+import {
+  Subjects,
+  type PaymentDueKind,
+  type PaymentEndCause,
+  type PaymentEvent,
+  type PaymentStatus,
+} from '@pix/contracts';
 import { incrementCounter, jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { outboxLeftovers } from './metrics';
 import type { OutboxMessage, PaymentState } from './model';
 import type { PaymentStorage } from './payment-storage';
-import { toPayment } from './presenter';
+import { paymentEventData } from './presenter';
 
 /**
  * The event about `doc` as it is after a change, as a message the change owes. It is stored in the
  * payment's outbox by the write that makes the change, so it cannot be lost: the writer publishes it
- * right after the write, or the outbox relay does.
+ * right after the write, or the outbox relay does. `cause`: what ended a payment that leaves pending
+ * without a Pix (its hosted page says which).
  */
-export function eventMessage(doc: PaymentState, sequence: number, previousStatus: PaymentStatus | null): OutboxMessage {
-  const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
-  const { isPublic: _internalOnly, ...data } = toPayment(doc);
+export function eventMessage(
+  doc: PaymentState,
+  sequence: number,
+  previousStatus: PaymentStatus | null,
+  cause?: PaymentEndCause,
+): OutboxMessage {
+  const data = paymentEventData(doc);
   const body: PaymentEvent['body'] =
     previousStatus === null
       ? { event: 'payment.created', ...data }
       : { event: 'payment.status_changed', ...data, previousStatus };
-  const event: PaymentEvent = { eventId, occurredAt: new Date().toISOString(), sequence, body };
+  return owedEvent(doc, sequence, body, cause);
+}
+
+/** An event of the payment with its envelope (the payment, its store and webhookUrl), as an owed message. */
+export function owedEvent(
+  doc: Pick<PaymentState, '_id' | 'storeId' | 'webhookUrl'>,
+  sequence: number,
+  body: PaymentEvent['body'],
+  cause?: PaymentEndCause,
+): OutboxMessage {
+  const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const event: PaymentEvent = {
+    eventId,
+    occurredAt: new Date().toISOString(),
+    sequence,
+    paymentId: doc._id,
+    storeId: doc.storeId,
+    webhookUrl: doc.webhookUrl,
+    ...(cause && { cause }),
+    body,
+  };
   return {
-    subject: Subjects.paymentEvent(previousStatus === null ? 'created' : 'status_changed'),
+    subject: Subjects.paymentEvent(body.event),
     msgId: eventId,
     body: event,
     // Published after the request that caused it returns: the stored context keeps it in its trace.

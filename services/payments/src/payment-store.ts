@@ -2,7 +2,7 @@ import type { ListQuery, PaymentCountKey } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 import { findPage, listKey, statusKey, type PageFinder } from './list-page';
-import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc } from './model';
+import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc, type StoredPayment } from './model';
 import { OutboxClearer } from './outbox-clearer';
 import {
   countsOfInsert,
@@ -16,6 +16,12 @@ import {
   writeDecided,
 } from './payment-storage';
 import { PublishRetry } from './publish-retry';
+import { currentShape } from './refund-records';
+
+/** A read's document in today's shape (refund-records.ts); null stays null. */
+function shaped(stored: StoredPayment | null): PaymentDoc | null {
+  return stored && currentShape(stored);
+}
 
 /** Reads one of a store's payment counters. */
 export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<number>;
@@ -45,13 +51,15 @@ export class PaymentStore implements PaymentStorage {
   private readonly retry: PublishRetry<Pick<PaymentDoc, '_id' | 'outbox'>>;
 
   private readonly pages: PageFinder = {
-    find: (field, from, to, skip, limit) =>
-      PaymentModel.find({ [field]: { $gte: from, $lt: to } })
+    find: async (field, from, to, skip, limit) => {
+      const docs = await PaymentModel.find({ [field]: { $gte: from, $lt: to } })
         .sort({ [field]: -1 })
         .skip(skip)
         .limit(limit)
-        .lean<PaymentDoc[]>()
-        .exec(),
+        .lean<StoredPayment[]>()
+        .exec();
+      return docs.map(currentShape);
+    },
   };
 
   constructor(
@@ -68,16 +76,16 @@ export class PaymentStore implements PaymentStorage {
   }
 
   /** A store's payment (another store's is the same as none). One command. */
-  forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
-    return PaymentModel.findOne({ _id: { $eq: id }, storeId: { $eq: storeId } }).lean<PaymentDoc>();
+  async forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
+    return shaped(await PaymentModel.findOne({ _id: { $eq: id }, storeId: { $eq: storeId } }).lean<StoredPayment>());
   }
 
-  byId(id: string): Promise<PaymentDoc | null> {
-    return PaymentModel.findOne({ _id: { $eq: id } }).lean<PaymentDoc>();
+  async byId(id: string): Promise<PaymentDoc | null> {
+    return shaped(await PaymentModel.findOne({ _id: { $eq: id } }).lean<StoredPayment>());
   }
 
-  byTxid(txid: string): Promise<PaymentDoc | null> {
-    return PaymentModel.findOne({ txid: { $eq: txid } }).lean<PaymentDoc>();
+  async byTxid(txid: string): Promise<PaymentDoc | null> {
+    return shaped(await PaymentModel.findOne({ txid: { $eq: txid } }).lean<StoredPayment>());
   }
 
   /**

@@ -1,6 +1,7 @@
-import { Subjects } from '@pix/contracts';
+import { PlatformRefundReasons, refundPspId, Subjects } from '@pix/contracts';
 import { onPixEvent } from './pix-events';
-import { dueIn, eventsIn, flowDeps, given, testConfig } from './testing/flows';
+import { toPayment } from './presenter';
+import { commandsIn, dueIn, eventsIn, flowDeps, given, refundRecord, testConfig } from './testing/flows';
 import { transition } from './transitions';
 
 const E2E = 'E12345678202501011200abcdefghijk';
@@ -82,29 +83,51 @@ describe('a Pix the PSP received', () => {
     expect(flows.published).toEqual([]);
   });
 
-  it.each(['approved', 'review', 'not_approved'] as const)(
-    'changes nothing when it comes late, for a payment already %s',
+  it.each(['approved', 'review', 'not_approved', 'paid'] as const)(
+    'comes late, for a payment already %s: goes back to its payer in full, once, the payment unchanged',
     async (status) => {
       const flows = flowDeps();
       const doc = await given(flows, { status, paidEndToEndId: status === 'not_approved' ? null : E2E });
-      await onPixEvent(flows.deps, Subjects.pixPaid, paid(doc.txid, doc.amountCents, 'E-another-pix'));
-      expect(await flows.store.byId(doc._id)).toEqual(doc);
+      const late = paid(doc.txid, 1234, 'E-another-pix');
+      expect(await onPixEvent(flows.deps, Subjects.pixPaid, late)).toEqual({ ack: true });
+      const stored = await flows.store.byId(doc._id);
+      expect(stored).toMatchObject({ status, paidEndToEndId: doc.paidEndToEndId, eventSeq: 2 });
+      expect(stored?.refunds).toEqual([
+        expect.objectContaining({
+          endToEndId: 'E-another-pix',
+          amountCents: 1234,
+          origin: 'platform',
+          status: 'pending',
+          reason: PlatformRefundReasons.latePix,
+          pspRefundId: refundPspId(doc.txid, 0),
+        }),
+      ]);
+      expect(toPayment(stored!).refundedAmount).toBe(0);
+      expect(eventsIn(flows.published).map((e) => [e.sequence, e.body.event])).toEqual([[2, 'refund.created']]);
+      expect(commandsIn(flows.published).refunds).toEqual([
+        expect.objectContaining({ endToEndId: 'E-another-pix', amountCents: 1234, attempt: 1 }),
+      ]);
+
+      // Redelivered (or told again by the PSP): returned once.
+      flows.published.length = 0;
+      expect(await onPixEvent(flows.deps, Subjects.pixPaid, late)).toEqual({ ack: true });
+      expect(await flows.store.byId(doc._id)).toEqual(stored);
       expect(flows.published).toEqual([]);
     },
   );
 
-  it('asks to look again when another change lands first, and then changes nothing', async () => {
+  it('that loses the race to another change is a late one: the expiry lands first, the Pix goes back', async () => {
     const flows = flowDeps();
     const doc = await given(flows, { amountCents: 2500 });
     // The charge's expiry is written between this fact's read and its write.
     flows.store.beforeNextWrite(async () => {
       await transition(flows.store, doc._id, 'pending', 'not_approved');
     });
-    const outcome = await onPixEvent(flows.deps, Subjects.pixPaid, paid(doc.txid, 2500));
-    expect(outcome).toEqual({ ack: false, retryInMs: expect.any(Number) });
-    expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'not_approved', paidEndToEndId: null });
     expect(await onPixEvent(flows.deps, Subjects.pixPaid, paid(doc.txid, 2500))).toEqual({ ack: true });
-    expect(eventsIn(flows.published).map((e) => e.body.status)).toEqual(['not_approved']);
+    const stored = await flows.store.byId(doc._id);
+    expect(stored).toMatchObject({ status: 'not_approved', paidEndToEndId: null });
+    expect(stored?.refunds.map((r) => [r.endToEndId, r.amountCents, r.origin])).toEqual([[E2E, 2500, 'platform']]);
+    expect(eventsIn(flows.published).map((e) => e.body.event)).toEqual(['payment.status_changed', 'refund.created']);
   });
 
   it('is ignored for an unknown charge, or when malformed', async () => {
@@ -137,14 +160,14 @@ describe("the end of the PSP's analysis of a payment in review", () => {
     ]);
   });
 
-  it('cleared after its refund was requested: stays in review, refunded', async () => {
+  it('cleared while its paid Pix is being refunded: stays in review, refunded', async () => {
     const flows = flowDeps();
     const doc = await inReview(flows);
-    const refund = { id: 'r1', reason: 'review_timeout' as const, requestedAt: new Date(), status: null, rtrId: null };
-    await flows.store.write(doc._id, () => ({ set: { refund }, messages: [] }));
+    const refund = refundRecord({ endToEndId: E2E, amountCents: 2500 });
+    await flows.store.write(doc._id, () => ({ set: { refunds: [refund] }, messages: [] }));
     flows.published.length = 0;
     await onPixEvent(flows.deps, Subjects.pixCleared, analysis(doc.txid));
-    expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'review', refund });
+    expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'review', refunds: [refund] });
     expect(flows.published).toEqual([]);
   });
 

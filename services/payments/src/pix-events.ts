@@ -12,6 +12,8 @@ import type { Config } from './config';
 import type { PaymentDoc } from './model';
 import { dueMessage } from './outbox';
 import type { PaymentStorage } from './payment-storage';
+import { liveRefundOfPaidPix } from './refund-records';
+import { onRefundSettled, returnLatePix } from './refunds';
 import { transition, type TransitionResult } from './transitions';
 
 export interface PixEventDeps {
@@ -37,8 +39,8 @@ async function paymentOfCharge(deps: PixEventDeps, txid: string): Promise<Paymen
 /**
  * A Pix the PSP received for a payment's charge. Confirmed with the exact amount: approved. Another
  * amount, or held by the PSP for analysis: review, with the refund deadline REVIEW_TIMEOUT ahead.
- * Idempotent: a redelivered event (same endToEndId) or one for a payment no longer pending changes
- * nothing.
+ * Idempotent: a redelivered event (same endToEndId) changes nothing. Another Pix for a payment no
+ * longer pending goes back to its payer (returnLatePix), once.
  */
 async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolean): Promise<HandlerOutcome> {
   const doc = await paymentOfCharge(deps, pix.txid);
@@ -47,26 +49,21 @@ async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolea
     deps.logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
     return ACK;
   }
-  if (doc.status !== 'pending') {
-    // Another Pix for a charge already paid or expired: the money is at the PSP with no payment to
-    // apply it to. Not refunded automatically (yet): an operator must see it.
-    deps.logger.error(
-      { paymentId: doc._id, status: doc.status, endToEndId: pix.endToEndId, amountCents: pix.amountCents },
-      'pix received for a payment no longer pending; needs a refund',
-    );
-    return ACK;
-  }
+  // Another Pix for a charge already paid, expired or removed: nothing to apply it to.
+  if (doc.status !== 'pending') return returnLatePix(deps, doc, pix);
   const approve = !held && pix.amountCents === doc.amountCents;
-  const paid = { paidEndToEndId: pix.endToEndId, paidAmountCents: pix.amountCents };
+  const paid = { paidEndToEndId: pix.endToEndId, paidAmountCents: pix.amountCents, paidAt: new Date(pix.paidAt) };
   const refundAt = new Date(Date.now() + deps.config.REVIEW_TIMEOUT);
   const result = approve
     ? await transition(deps.store, doc._id, 'pending', 'approved', { extra: paid, seen: doc })
     : await transition(deps.store, doc._id, 'pending', 'review', {
         extra: { ...paid, deadlineAt: refundAt },
-        schedules: [dueMessage(doc._id, 'refund', refundAt, 'review')],
+        messages: [dueMessage(doc._id, 'refund', refundAt, 'review')],
         seen: doc,
       });
   deps.logger.info({ paymentId: doc._id, held, changed: result.changed }, 'pix payment applied');
+  // Another Pix got there first: this one is a late one now, and goes back.
+  if (!result.changed && result.reason === 'lost_race' && result.doc) return returnLatePix(deps, result.doc, pix);
   return outcomeOf(result);
 }
 
@@ -103,7 +100,7 @@ async function onAnalysisRejected(deps: PixEventDeps, event: PixAnalysisEvent): 
   const result = await deps.store.write<'moved_on'>(
     doc._id,
     (current) =>
-      current.status !== 'review' || current.refund || current.refundReason === 'analysis_rejected'
+      current.status !== 'review' || liveRefundOfPaidPix(current) || current.refundReason === 'analysis_rejected'
         ? { skip: 'moved_on' }
         : {
             set: { refundReason: 'analysis_rejected', deadlineAt: now },
@@ -136,6 +133,10 @@ export async function onPixEvent(deps: PixEventDeps, subject: string, raw: unkno
       if (!event) return ACK;
       return subject === Subjects.pixCleared ? onAnalysisCleared(deps, event) : onAnalysisRejected(deps, event);
     }
+    case Subjects.pixRefunded:
+      return onRefundSettled(deps, raw, 'succeeded');
+    case Subjects.pixRefundFailed:
+      return onRefundSettled(deps, raw, 'failed');
     default:
       return ACK;
   }

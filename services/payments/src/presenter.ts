@@ -1,8 +1,11 @@
-import { centsToBrl, type Payment } from '@pix/contracts';
-import type { PaymentState } from './model';
+import { centsToBrl, type Payment, type PaymentEvent, type Refund } from '@pix/contracts';
+import type { PaymentState, RefundRecord } from './model';
+import { refundedCents } from './refund-records';
 
-/** The public shape of a payment (spec 2.1); optional fields are null when absent. */
-export function toPayment(doc: PaymentState): Payment {
+type PaymentEventData = Omit<Extract<PaymentEvent['body'], { event: 'payment.created' }>, 'event'>;
+
+/** What a payment webhook tells of the payment (spec 6): the spec's fields, nothing more. */
+export function paymentEventData(doc: PaymentState): PaymentEventData {
   return {
     id: doc._id,
     status: doc.status,
@@ -14,6 +17,31 @@ export function toPayment(doc: PaymentState): Payment {
     email: doc.email,
     qrCodeUrl: doc.qrCodeUrl,
     qrCopyPaste: doc.qrCopyPaste,
+  };
+}
+
+/** The public shape of a payment (spec 2.1, and what refunds and expiry add); optional fields are null when absent. */
+export function toPayment(doc: PaymentState): Payment {
+  return {
+    ...paymentEventData(doc),
     isPublic: doc.isPublic,
+    refundedAmount: centsToBrl(refundedCents(doc)),
+    expiresAt: doc.expiresAt.toISOString(),
+  };
+}
+
+/** The public shape of a refund of the payment. */
+export function toRefund(doc: Pick<PaymentState, '_id'>, refund: RefundRecord): Refund {
+  return {
+    id: refund.id,
+    paymentId: doc._id,
+    endToEndId: refund.endToEndId,
+    amount: centsToBrl(refund.amountCents),
+    status: refund.status,
+    reason: refund.reason,
+    origin: refund.origin,
+    createdAt: refund.createdAt.toISOString(),
+    settledAt: refund.settledAt?.toISOString() ?? null,
+    failureReason: refund.failureReason,
   };
 }

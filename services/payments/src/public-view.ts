@@ -17,6 +17,7 @@ export async function publicView(store: PaymentStorage, id: string): Promise<Pay
     qrCopyPaste: doc.qrCopyPaste,
     expiresAt: doc.expiresAt.toISOString(),
     pixReceived: doc.paidEndToEndId !== null,
+    cancelled: doc.cancelledAt !== null,
     sequence: doc.eventSeq,
   };
 }

@@ -4,7 +4,7 @@ import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
-import { factFromCallback } from './api-pix/transformers';
+import { factFromCallback, factFromRefund, refundFromDevolucao } from './api-pix/transformers';
 import { PixCallbackSchema, type PixCallback } from './api-pix/wire';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
@@ -46,8 +46,9 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
 
 /**
  * What the PSP tells of each Pix becomes a fact on the PIX stream, with the endToEndId in its
- * message id, so a PSP telling twice produces one fact. Resolves once JetStream stored them all:
- * only then is the PSP answered (the callback endpoint) or its callback done (the sandbox PSP).
+ * message id, so a PSP telling twice produces one fact; so does each of its refunds (devoluções)
+ * the PSP settled. Resolves once JetStream stored them all: only then is the PSP answered (the
+ * callback endpoint) or its callback done (the sandbox PSP).
  */
 export async function receivePix(js: JetStreamClient, pixes: PixCallback['pix'], logger: Logger): Promise<void> {
   for (const pix of pixes) {
@@ -56,5 +57,11 @@ export async function receivePix(js: JetStreamClient, pixes: PixCallback['pix'],
     const { subject, msgId, payload } = factFromCallback(pix, amountCents);
     await publishEvent(js, subject, payload, msgId);
     logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix callback from the PSP');
+    for (const devolucao of pix.devolucoes ?? []) {
+      const fact = factFromRefund(refundFromDevolucao(devolucao), pix);
+      if (!fact) continue;
+      await publishEvent(js, fact.subject, fact.payload, fact.msgId);
+      logger.info({ txid: pix.txid, pspRefundId: devolucao.id, subject: fact.subject }, 'refund settled, says the PSP');
+    }
   }
 }

@@ -1,14 +1,18 @@
 import './tracing';
 import express from 'express';
-import { AdapterRpc, QueueGroups, SandboxRpc } from '@pix/contracts';
-import { callerGone, ensureStreams, jetstream, serveRpc } from '@pix/messaging';
+import { AdapterRpc, Consumers, QueueGroups, SandboxRpc } from '@pix/contracts';
+import { callerGone, ensureConsumer, ensureStreams, jetstream, serveRpc, startConsumer } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
 import { config } from './config';
 import { selectProvider } from './providers/select';
+import { PspCommands } from './psp-commands';
 import { SandboxCommands } from './sandbox-commands';
 import { listen } from './tls';
+
+/** PSP commands (refunds, charge removals) each replica works on at once: each is a PSP round trip or two. */
+const COMMANDS_IN_FLIGHT = 16;
 
 async function main(): Promise<void> {
   const service = await Service.start('pix-provider-adapter', config);
@@ -18,7 +22,8 @@ async function main(): Promise<void> {
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  service.mark('streams');
+  await ensureConsumer(nc, Consumers.adapterCommands);
+  service.mark('streams and consumers');
   const js = jetstream(nc);
 
   const pspRequests = new Counter({
@@ -42,23 +47,51 @@ async function main(): Promise<void> {
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
   if (sandbox) {
-    // Callbacks a stopped adapter left unsent go out now.
-    service.onShutdown('sandbox psp callbacks', () => sandbox.payer.stop());
-    sandbox.payer.resume().catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
+    // Callbacks and settlements a stopped adapter left unsent go out now.
+    service.onShutdown('sandbox psp callbacks', () => sandbox.callbacks.stop());
+    const resumed = Promise.all([sandbox.payer.resume(), sandbox.settlements.resume()]);
+    resumed.catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
   }
+
+  const pspCommands = new PspCommands(
+    provider,
+    js,
+    logger,
+    new Counter({
+      name: 'pix_commands_total',
+      help: "payments' commands to the PSP (refund, cancel) by how each try ended: done, refused, processing (read back later) or retried",
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [service.registry],
+    }),
+  );
+  const commandsConsumer = await startConsumer(
+    nc,
+    // One payment's commands in order (a refund, its read-back); different payments at once.
+    Consumers.adapterCommands,
+    {
+      logger,
+      parallel: true,
+      serializeBy: (msg) => (msg.json() as { txid?: string }).txid,
+      maxInFlight: COMMANDS_IN_FLIGHT,
+      traceOf: (msg) => PspCommands.traceOf(msg),
+    },
+    (msg) => pspCommands.handle(msg),
+  );
+  service.addReadinessCheck('psp commands consumer', commandsConsumer.isBound);
+  service.onShutdown('psp commands consumer', () => commandsConsumer.stop());
 
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
     serveRpc(nc, AdapterRpc.createCharge, (req, msg) => provider.createCharge(req, callerGone(msg)), rpc),
-    serveRpc(nc, AdapterRpc.createRefund, (req) => provider.refund(req), rpc),
   ];
   if (sandbox) {
-    const commands = new SandboxCommands(sandbox.payer);
+    const commands = new SandboxCommands(sandbox.payer, sandbox.books);
     subscriptions.push(
-      serveRpc(nc, SandboxRpc.pay, (req) => commands.pay(req.paymentId, req.amountCents), rpc),
+      serveRpc(nc, SandboxRpc.pay, (req) => commands.pay(req.paymentId, req.amountCents, req.late ?? false), rpc),
       serveRpc(nc, SandboxRpc.review, (req) => commands.review(req.paymentId), rpc),
       serveRpc(nc, SandboxRpc.clear, (req) => commands.clear(req.paymentId), rpc),
       serveRpc(nc, SandboxRpc.reject, (req) => commands.reject(req.paymentId), rpc),
+      serveRpc(nc, SandboxRpc.failNextRefund, (req) => commands.failNextRefund(req.paymentId), rpc),
     );
   }
   service.onShutdown('rpc subscriptions', async () => {

@@ -1,15 +1,22 @@
-import { centsToBrl, txidFor } from '@pix/contracts';
+import { centsToBrl, DomainError, txidFor } from '@pix/contracts';
+import type { SandboxBooks } from './sandbox-psp/books';
+import { SANDBOX_REFUND_FAILURE } from './sandbox-psp/psp';
 import type { SandboxPayer } from './sandbox-psp/simulator';
 
 /**
- * `sandbox pay | review | clear | reject` by payment id, for the admin CLI and the gateway's public
- * sandbox routes alike: the sandbox PSP knows the payment's charge by its txid.
+ * `sandbox pay | review | clear | reject | fail-next-refund` by payment id, for the admin CLI and the
+ * gateway's public sandbox routes alike: the sandbox PSP knows the payment's charge by its txid.
  */
 export class SandboxCommands {
-  constructor(private readonly payer: SandboxPayer) {}
+  constructor(
+    private readonly payer: SandboxPayer,
+    private readonly books: SandboxBooks,
+  ) {}
 
-  async pay(paymentId: string, amountCents: number | undefined) {
-    const { _id, pix } = await this.payer.pay(txidFor(paymentId), amountCents, false);
+  async pay(paymentId: string, amountCents: number | undefined, late: boolean) {
+    const { _id, pix } = late
+      ? await this.payer.payLate(txidFor(paymentId), amountCents)
+      : await this.payer.pay(txidFor(paymentId), amountCents, false);
     return { paymentId, txid: _id, endToEndId: pix.endToEndId, amount: centsToBrl(pix.amountCents) };
   }
 
@@ -26,5 +33,12 @@ export class SandboxCommands {
   async reject(paymentId: string) {
     const { _id, pix } = await this.payer.endAnalysis(txidFor(paymentId), 'REJEITADO');
     return { paymentId, txid: _id, endToEndId: pix.endToEndId, analysis: 'rejected' as const };
+  }
+
+  /** The PSP will settle the payment's next refund as not done (NAO_REALIZADO). */
+  async failNextRefund(paymentId: string) {
+    const txid = txidFor(paymentId);
+    if (!(await this.books.failNextRefund(txid, SANDBOX_REFUND_FAILURE))) throw new DomainError('charge_not_found');
+    return { paymentId, txid, failureReason: SANDBOX_REFUND_FAILURE };
   }
 }

@@ -6,6 +6,9 @@ const event: PaymentEvent = {
   eventId: 'evt_00000000000000000000000000000001',
   occurredAt: '2026-11-25T10:00:00.000Z',
   sequence: 2,
+  paymentId: '0b5a3c1e-0000-4000-8000-000000000001',
+  storeId: 'store-1',
+  webhookUrl: 'https://shop.example/hooks',
   body: {
     event: 'payment.status_changed',
     id: '0b5a3c1e-0000-4000-8000-000000000001',
@@ -45,7 +48,8 @@ function capture() {
 }
 
 describe('the attempt lifecycle', () => {
-  const base: WebhookAttemptMessage = { ...firstAttempt(event, 'https://shop.example/hooks', 1), attempt: 3, waits: 2 };
+  const delivery = { event, paymentId: event.paymentId, storeId: event.storeId, url: 'https://shop.example/hooks' };
+  const base: WebhookAttemptMessage = { ...firstAttempt(delivery, 1), attempt: 3, waits: 2 };
 
   it('publishes now steps on the due subject under the attempt id', async () => {
     const { js, published } = capture();

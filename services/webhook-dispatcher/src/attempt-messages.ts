@@ -49,12 +49,20 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
 };
 
+/** An event's delivery: the event, its payment and store, and where it goes (a delivery log record has them). */
+export interface DeliveryOf {
+  event: PaymentEvent;
+  paymentId: string;
+  storeId: string;
+  url: string;
+}
+
 /** The first attempt of a run of an event's delivery (the first run, or a replay). */
-export function firstAttempt(event: PaymentEvent, url: string, run: number): WebhookAttemptMessage {
+export function firstAttempt({ event, paymentId, storeId, url }: DeliveryOf, run: number): WebhookAttemptMessage {
   return {
     eventId: event.eventId,
-    paymentId: event.body.id,
-    storeId: event.body.storeId,
+    paymentId,
+    storeId,
     sequence: event.sequence,
     url,
     event,

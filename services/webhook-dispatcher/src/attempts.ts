@@ -88,10 +88,10 @@ export class AttemptRunner {
    * message is on the stream: the PAYMENTS message is acked after that.
    */
   async takeIn(event: PaymentEvent): Promise<void> {
-    const url = event.body.webhookUrl;
+    const url = event.webhookUrl;
     if (!url) return;
     const { log } = this.deps;
-    const msg = firstAttempt(event, url, 1);
+    const msg = firstAttempt({ event, paymentId: event.paymentId, storeId: event.storeId, url }, 1);
     const firstDelayMs = this.deps.schedule[0] ?? 0;
     const handOff = async (step: 'first' | 'first-later' | 'no-secrets', at?: Date) => {
       await log.record(event, url, at ?? new Date(), false);
@@ -339,7 +339,7 @@ export class AttemptRunner {
   private async wakeSuccessor(msg: WebhookAttemptMessage): Promise<void> {
     const next = await this.deps.log.successorOf(msg.paymentId, msg.sequence);
     if (next?.status === 'pending' && next.claimed === 0) {
-      await advance(this.js, 'wake', firstAttempt(next.event, next.url, next.run));
+      await advance(this.js, 'wake', firstAttempt(next, next.run));
     }
   }
 }

@@ -18,6 +18,6 @@ export async function replay(js: JetStreamClient, log: DeliveryLog, doc: Deliver
   } else {
     return null;
   }
-  await advance(js, 'first', firstAttempt(doc.event, doc.url, run));
+  await advance(js, 'first', firstAttempt(doc, run));
   return run;
 }

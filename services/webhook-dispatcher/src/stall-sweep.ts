@@ -56,12 +56,7 @@ export class StallSweep extends Periodic {
     const next = new Date(now.getTime() + recheckDelay(this.stallAfterMs, checks));
     if (!(await this.log.postponeCheck(doc, next))) return;
     const attempt = doc.runAttempts + 1;
-    await advance(
-      this.js,
-      'stall-check',
-      { ...firstAttempt(doc.event, doc.url, doc.run), attempt },
-      { stallLook: checks + 1 },
-    );
+    await advance(this.js, 'stall-check', { ...firstAttempt(doc, doc.run), attempt }, { stallLook: checks + 1 });
     this.metrics.stalled.inc();
     this.logger.warn(
       { eventId: doc._id, paymentId: doc.paymentId, run: doc.run, attempt, nextAttemptAt: doc.nextAttemptAt, checks },

@@ -104,7 +104,13 @@ payment
   .action((opts: { store: string; amount: number; observation?: string }) =>
     call(PaymentsRpc.create, {
       storeId: opts.store,
-      input: { amountCents: opts.amount, email: null, observation: opts.observation ?? null, webhookUrl: null },
+      input: {
+        amountCents: opts.amount,
+        email: null,
+        observation: opts.observation ?? null,
+        webhookUrl: null,
+        expiresInSeconds: null,
+      },
       isPublic: false,
     }),
   );
@@ -132,9 +138,14 @@ const sandbox = program.command('sandbox').description('drive the sandbox PSP');
 sandbox
   .command('pay <paymentId>')
   .option('--amount <brl>', 'amount paid (default: the payment amount)', brlAmount)
-  .action((paymentId: string, opts: { amount?: number }) =>
-    call(SandboxRpc.pay, { paymentId, amountCents: opts.amount }),
+  .option('--late', 'a new Pix even when the charge can no longer be paid (it goes back to its payer)')
+  .action((paymentId: string, opts: { amount?: number; late?: boolean }) =>
+    call(SandboxRpc.pay, { paymentId, amountCents: opts.amount, ...(opts.late && { late: true }) }),
   );
+sandbox
+  .command('fail-next-refund <paymentId>')
+  .description("the PSP settles the payment's next refund as not done (NAO_REALIZADO)")
+  .action((paymentId: string) => call(SandboxRpc.failNextRefund, { paymentId }));
 
 sandbox
   .command('review <paymentId>')

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from '../payment';
 import { PaymentPublicViewSchema } from '../payment-page';
+import { CreateRefundInputSchema, RefundListSchema, RefundSchema } from '../refund';
 import { PAYMENT_STATUSES } from '../statuses';
 import { defineRpc } from './define-rpc';
 
@@ -32,6 +33,27 @@ export const PaymentsRpc = {
   qr: defineRpc('payments.qr', z.object({ id: z.string() }), z.object({ qrCopyPaste: z.string().nullable() })),
   /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
   publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema),
+  /** The merchant cancels a pending payment: not_approved at once, its charge removed at the PSP after. */
+  cancel: defineRpc('payments.cancel', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema),
+  /**
+   * A refund of an approved payment. `refundId` is chosen by the caller (the gateway's
+   * Idempotency-Key): asking again with the same id answers the refund the first request made.
+   */
+  refundsCreate: defineRpc(
+    'payments.refunds.create',
+    z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.uuid(), input: CreateRefundInputSchema }),
+    RefundSchema,
+  ),
+  refundsList: defineRpc(
+    'payments.refunds.list',
+    z.object({ storeId: z.string(), paymentId: z.string() }),
+    RefundListSchema,
+  ),
+  refundsGet: defineRpc(
+    'payments.refunds.get',
+    z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.string() }),
+    RefundSchema,
+  ),
   /** Admin: drives a payment through the state machine (internal statuses). */
   transition: defineRpc(
     'payments.admin.transition',

@@ -21,13 +21,31 @@ export const SandboxAnalysisReplySchema = z.object({
   analysis: z.enum(['review', 'cleared', 'rejected']),
 });
 
+export const SandboxFailNextRefundReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  /** The motivo the PSP will give for the payment's next refund. */
+  failureReason: z.string(),
+});
+
 export const SandboxRpc = {
   pay: defineRpc(
     'sandbox.pay',
-    z.object({ paymentId: z.string(), amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional() }),
+    z.object({
+      paymentId: z.string(),
+      amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional(),
+      /** A new Pix whatever the charge's state (paid, expired, removed): to play a Pix against a cancel or an expiry. */
+      late: z.boolean().optional(),
+    }),
     SandboxPayReplySchema,
   ),
   review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
   clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
   reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+  /** The PSP settles the payment's next refund as not done (NAO_REALIZADO, with a motivo). */
+  failNextRefund: defineRpc(
+    'sandbox.fail-next-refund',
+    z.object({ paymentId: z.string() }),
+    SandboxFailNextRefundReplySchema,
+  ),
 } as const;

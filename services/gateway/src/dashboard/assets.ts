@@ -45,6 +45,8 @@ button { font: inherit; font-weight: 600; min-height: 2.5rem; padding: 0.4rem 0.
 button:hover { background: #e8effc; }
 button.primary { color: #ffffff; background: #0b5394; border-color: #0b5394; }
 button.primary:hover { background: #083d6e; }
+button.danger { color: #ffffff; background: #a4161a; border-color: #a4161a; }
+button.danger:hover { background: #7f1013; border-color: #7f1013; }
 button:disabled { color: #55585f; border-color: #8d9099; background: #eeeff2; cursor: not-allowed; }
 .error { color: #8a1515; background: #fbe7e7; padding: 0.5rem 0.75rem; border-radius: 0.5rem; font-weight: 600; }
 .notice { color: #123a85; background: #e8effc; padding: 0.5rem 0.75rem; border-radius: 0.5rem; }
@@ -86,6 +88,23 @@ tr.fresh { background: #fff8d6; }
 .answer-box[data-ok="false"] { color: #8a1515; }
 .answer-line { min-height: 1.5em; font-weight: 600; color: #0b5c28; }
 .answer-line[data-ok="false"] { color: #8a1515; }
+.payment-answer:empty { min-height: 0; margin: 0; }
+.sandbox .later { margin: 0.75rem 0 0; }
+.available { margin: 0 0 0.75rem; font-size: 1.0625rem; }
+.refund-form { max-width: 30rem; }
+.refund-form input { width: 10rem; }
+.refund-form textarea { width: 100%; resize: vertical; }
+.field-hint { margin: -0.375rem 0 0.25rem; }
+.refund-pending { background: #e8effc; color: #123a85; }
+.refund-succeeded { background: #e3f4e8; color: #0b5c28; }
+.refund-failed { background: #fbe7e7; color: #8a1515; }
+.failure-reason { display: block; margin-top: 0.25rem; font-size: 0.875rem; color: #8a1515; overflow-wrap: anywhere; }
+.refund-reason { overflow-wrap: anywhere; }
+.refund-amount { white-space: nowrap; }
+dialog { max-width: min(32rem, calc(100vw - 2rem)); padding: 1.25rem; color: #1b1b1f; background: #ffffff; border: 0; border-radius: 0.75rem; box-shadow: 0 8px 30px rgba(0, 0, 0, 0.3); }
+dialog::backdrop { background: rgba(20, 33, 61, 0.6); }
+dialog h2 { margin-top: 0; }
+dialog .actions { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 0.5rem; }
 .events { list-style: none; margin: 0; padding: 0; }
 .event { border-left: 4px solid #8d9099; padding: 0.25rem 0 0.75rem 0.9rem; margin: 0 0 1rem; }
 .event[data-delivery="delivered"] { border-left-color: #1f8a4c; }
@@ -122,6 +141,8 @@ tr.fresh { background: #fff8d6; }
 
 const SCRIPT_TEXTS = {
   live: DashboardTexts.live,
+  networkError: DashboardTexts.payment.networkError,
+  sending: DashboardTexts.payment.sending,
   total: { one: DashboardTexts.payments.total(1), many: DashboardTexts.payments.total(2).replace('2', '{n}') },
 };
 
@@ -129,7 +150,8 @@ const SCRIPT_TEXTS = {
  * The dashboard's script, plain ES2017 with no dependencies. It keeps the list and a payment's page
  * live from the store's event stream (/dashboard/stream), refreshes a payment's timeline after an
  * event, an action or a due retry (the delivery log is the dispatcher's; nothing here polls it on
- * a timer of its own), and sends the sandbox and Reenviar actions with the session's CSRF token.
+ * a timer of its own) and its refunds after a refund's event, and sends the actions (refund, cancel,
+ * sandbox, Reenviar) with the session's CSRF token.
  */
 export const DASHBOARD_SCRIPT = `(function () {
   'use strict';
@@ -159,8 +181,11 @@ export const DASHBOARD_SCRIPT = `(function () {
     live.textContent = on ? TEXTS.live.on : TEXTS.live.off;
   }
 
-  /** Follows the store's stream; calls onEvent for each payment event and onReady after each (re)connection. */
-  function follow(onEvent, onReady) {
+  /**
+   * Follows the store's stream; calls onEvent for each payment event, onRefund (if given) for each
+   * refund event, and onReady after each (re)connection.
+   */
+  function follow(onEvent, onReady, onRefund) {
     var connections = 0;
     function listen() {
       var source = new EventSource('/dashboard/stream');
@@ -170,6 +195,7 @@ export const DASHBOARD_SCRIPT = `(function () {
         onReady(connections > 1);
       });
       source.addEventListener('payment', function (event) { onEvent(JSON.parse(event.data)); });
+      if (onRefund) source.addEventListener('refund', function (event) { onRefund(JSON.parse(event.data)); });
       source.addEventListener('ended', function () { source.close(); location.assign(LOGIN); });
       source.addEventListener('error', function () {
         setLive(false);
@@ -259,26 +285,46 @@ export const DASHBOARD_SCRIPT = `(function () {
     });
   }
 
-  // ---- Um pagamento: live status, timeline refreshes, sandbox and Reenviar ----
+  // ---- Um pagamento: live status and refunds, timeline refreshes, refund, cancel, sandbox, Reenviar ----
   if (page === 'payment') {
     var id = body.getAttribute('data-payment-id');
+    var base = '/dashboard/pagamentos/' + encodeURIComponent(id);
     var timelineBox = document.getElementById('timeline');
     var burst = [];
     var dueTimer = null;
+    var asked = 0;
+
+    // The actions a status allows: cancel while pending, refund once approved.
+    var showActions = function () {
+      var status = document.getElementById('status').getAttribute('data-status');
+      document.getElementById('cancel-section').hidden = status !== 'pending';
+      document.getElementById('refund-section').hidden = status !== 'approved';
+    };
 
     var refreshTimeline = function () {
-      fetch('/dashboard/pagamentos/' + encodeURIComponent(id) + '/linha-do-tempo', { credentials: 'same-origin' })
+      // Answers may arrive out of order: only the last one asked for is shown.
+      var mine = ++asked;
+      fetch(base + '/linha-do-tempo', { credentials: 'same-origin' })
         .then(function (res) {
           if (res.status === 401) { location.assign(LOGIN); throw new Error('session ended'); }
           return res.text();
         })
         .then(function (html) {
+          if (mine !== asked) return;
           var fresh = new DOMParser().parseFromString(html, 'text/html');
           var next = fresh.getElementById('timeline-body');
           var badge = fresh.getElementById('status-now');
+          var parts = fresh.getElementById('parts-now');
           if (!next) return;
           timelineBox.replaceChildren(document.importNode(next, true));
           if (badge) document.getElementById('status').outerHTML = badge.innerHTML.trim();
+          if (parts) {
+            Array.prototype.forEach.call(parts.content.children, function (part) {
+              var old = part.id && document.getElementById(part.id);
+              if (old) old.replaceWith(document.importNode(part, true));
+            });
+          }
+          showActions();
           // A retry that is due soon is shown when it has been made.
           if (dueTimer) clearTimeout(dueTimer);
           var due = Date.parse(next.getAttribute('data-next') || '');
@@ -297,9 +343,75 @@ export const DASHBOARD_SCRIPT = `(function () {
     follow(function (update) {
       if (update.id !== id) return;
       document.getElementById('status').outerHTML = update.badge;
+      showActions();
       refreshSoon();
-    }, function (reconnected) { if (reconnected) refreshTimeline(); });
+    }, function (reconnected) { if (reconnected) refreshTimeline(); }, function (update) {
+      if (update.id !== id) return;
+      refreshTimeline();
+      refreshSoon();
+    });
     refreshTimeline();
+
+    /** Shows an action's answer in its line: the message, in red when refused. */
+    var tell = function (line, result) {
+      line.setAttribute('data-ok', String(result.status === 200));
+      line.textContent = result.body.message;
+    };
+    var networkFailed = function (line) {
+      line.setAttribute('data-ok', 'false');
+      line.textContent = TEXTS.networkError;
+    };
+
+    // Reembolsar: one refund per refund id, a new id after each one made.
+    var refundForm = document.getElementById('refund-form');
+    var refundAnswer = document.getElementById('refund-answer');
+    var refundSubmit = document.getElementById('refund-submit');
+    var sending = false;
+    refundForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (sending) return;
+      sending = true;
+      refundSubmit.disabled = true;
+      refundAnswer.removeAttribute('data-ok');
+      refundAnswer.textContent = TEXTS.sending;
+      var refundId = refundForm.elements.refundId;
+      post(base + '/reembolsos', {
+        refundId: refundId.value,
+        amount: refundForm.elements.amount.value,
+        reason: refundForm.elements.reason.value
+      }).then(function (result) {
+        tell(refundAnswer, result);
+        if (result.status !== 200) return;
+        refundId.value = result.body.nextRefundId;
+        refundForm.elements.amount.value = '';
+        refundForm.elements.reason.value = '';
+        // Shown at once as it is (pending); its settlement arrives as a refund event.
+        var rows = document.getElementById('refund-rows');
+        if (!document.getElementById('refund-' + result.body.refund.id)) {
+          rows.insertBefore(fromHtml(result.body.row), rows.firstElementChild);
+          rows.parentNode.parentNode.hidden = false;
+          document.getElementById('refunds-empty').hidden = true;
+        }
+        refreshTimeline();
+      }, function () { networkFailed(refundAnswer); })
+        .then(function () { sending = false; refundSubmit.disabled = false; });
+    });
+
+    // Cancelar: asked in a dialog first; the status changes with the payment's event.
+    var cancelDialog = document.getElementById('cancel-dialog');
+    var cancelConfirm = document.getElementById('cancel-confirm');
+    var paymentAnswer = document.getElementById('payment-answer');
+    document.getElementById('cancel-open').addEventListener('click', function () { cancelDialog.showModal(); });
+    document.getElementById('cancel-keep').addEventListener('click', function () { cancelDialog.close(); });
+    cancelConfirm.addEventListener('click', function () {
+      cancelConfirm.disabled = true;
+      post(base + '/cancelar').then(function (result) {
+        cancelDialog.close();
+        tell(paymentAnswer, result);
+        refreshSoon();
+      }, function () { cancelDialog.close(); networkFailed(paymentAnswer); })
+        .then(function () { cancelConfirm.disabled = false; });
+    });
 
     var answer = document.getElementById('sandbox-answer');
     var amountInput = document.getElementById('other-amount');
@@ -309,13 +421,12 @@ export const DASHBOARD_SCRIPT = `(function () {
         button.disabled = true;
         answer.removeAttribute('data-ok');
         answer.textContent = '…';
-        post('/dashboard/pagamentos/' + encodeURIComponent(id) + '/sandbox/' + action,
-          action === 'pay-amount' ? { amount: amountInput.value } : {})
+        post(base + '/sandbox/' + action, action === 'pay-amount' ? { amount: amountInput.value } : {})
           .then(function (result) {
             answer.setAttribute('data-ok', String(result.status === 200));
             answer.textContent = 'HTTP ' + result.status + '\\n' + JSON.stringify(result.body, null, 2);
             refreshSoon();
-          }, function () { answer.setAttribute('data-ok', 'false'); answer.textContent = 'Falha de rede.'; })
+          }, function () { answer.setAttribute('data-ok', 'false'); answer.textContent = TEXTS.networkError; })
           .then(function () { button.disabled = false; });
       });
     });
@@ -327,8 +438,7 @@ export const DASHBOARD_SCRIPT = `(function () {
       button.disabled = true;
       post('/dashboard/eventos/' + encodeURIComponent(button.getAttribute('data-redeliver')) + '/reenviar')
         .then(function (result) {
-          redeliverAnswer.setAttribute('data-ok', String(result.status === 200));
-          redeliverAnswer.textContent = result.body.message;
+          tell(redeliverAnswer, result);
           refreshSoon();
         }, function () { button.disabled = false; });
     });

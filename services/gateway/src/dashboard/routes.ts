@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
@@ -5,6 +6,7 @@ import {
   DispatcherRpc,
   DomainError,
   ErrorMessages,
+  formatBrl,
   isEventId,
   PaymentsRpc,
   PUBLIC_STATUSES,
@@ -14,6 +16,7 @@ import {
   type PaymentWebhookState,
   type PublicEventDetail,
   type PublicStatus,
+  type Refund,
 } from '@pix/contracts';
 import { callRpc, RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
@@ -24,7 +27,7 @@ import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
 import { hashToken, type Stores } from '../storage';
-import { isPaymentId } from '../validation';
+import { isPaymentId, validateRefundBody } from '../validation';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
@@ -32,7 +35,7 @@ import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
 import { storeStream } from './stream';
 import { messagePage, statusBadge } from './html/layout';
 import { loginPage } from './html/login';
-import { paymentPage, timeline } from './html/payment';
+import { livePaymentParts, paymentPage, refundRow, timeline } from './html/payment';
 import { paymentsPage, type PaymentRow } from './html/payments';
 import { webhooksPage } from './html/webhooks';
 import type { Session, SessionSigner } from './session';
@@ -267,47 +270,55 @@ export function dashboardRouter(options: DashboardOptions): Router {
     );
   });
 
-  /** The payment (404 as another store's) and its events with every attempt. */
+  /** The payment (404 as another store's), its refunds, and its events with every attempt. */
   async function paymentWithEvents(
     storeId: string,
     id: string,
-  ): Promise<{ payment: Payment; events: PublicEventDetail[] }> {
+  ): Promise<{ payment: Payment; refunds: Refund[]; events: PublicEventDetail[] }> {
     if (!isPaymentId(id)) throw new DomainError('payment_not_found');
     const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
-    const list = await callRpc(
-      nc,
-      DispatcherRpc.eventsList,
-      { storeId, query: { page: 1, limit: TIMELINE_EVENTS, paymentId: id } },
-      rpcTimeoutMs,
-    );
+    const [refunds, list] = await Promise.all([
+      callRpc(nc, PaymentsRpc.refundsList, { storeId, paymentId: id }, rpcTimeoutMs),
+      callRpc(
+        nc,
+        DispatcherRpc.eventsList,
+        { storeId, query: { page: 1, limit: TIMELINE_EVENTS, paymentId: id } },
+        rpcTimeoutMs,
+      ),
+    ]);
     const events = await Promise.all(
       list.items.map((e) => callRpc(nc, DispatcherRpc.eventsGet, { storeId, eventId: e.id }, rpcTimeoutMs)),
     );
-    return { payment, events };
+    return { payment, refunds: refunds.items, events };
   }
 
   router.get('/pagamentos/:id', async (req, res) => {
-    const { payment, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    const { payment, refunds, events } = await paymentWithEvents(storeOf(res), req.params.id);
     sendHtml(
       res,
       200,
       paymentPage({
         store: navOf(res, 'payments'),
         payment,
+        refunds,
         events,
+        refundId: randomUUID(),
         pageUrl: `${options.publicBaseUrl.replace(/\/$/, '')}/pay/${payment.id}`,
         sandbox: options.sandbox,
       }),
     );
   });
 
-  // The timeline alone, for the page's script to refresh it after an event, an action or a retry.
+  // The timeline, the status and the refunds, for the page's script to refresh them after an
+  // event, an action or a retry.
   router.get('/pagamentos/:id/linha-do-tempo', async (req, res) => {
-    const { payment, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    const { payment, refunds, events } = await paymentWithEvents(storeOf(res), req.params.id);
     sendHtml(
       res,
       200,
-      `${timeline(payment, events)}\n<template id="status-now">${statusBadge(payment.status, 'status')}</template>`,
+      `${timeline(payment, events)}
+<template id="status-now">${statusBadge(payment.status, 'status')}</template>
+<template id="parts-now">${livePaymentParts(payment, refunds)}</template>`,
     );
   });
 
@@ -323,37 +334,87 @@ export function dashboardRouter(options: DashboardOptions): Router {
       }
     };
 
+  /**
+   * A JSON action on one payment (`POST /pagamentos/:id/<path>`), CSRF-checked; the handler gets
+   * the payment id, and an id that cannot be one is not found, as another store's.
+   */
+  const paymentAction = (
+    path: string,
+    handler: (id: string, req: Request, res: Response) => Promise<unknown>,
+  ): void => {
+    router.post(
+      `/pagamentos/:id/${path}`,
+      json,
+      requireCsrf,
+      action(async (req, res) => {
+        const { id } = req.params as { id: string };
+        if (!isPaymentId(id)) throw new DomainError('payment_not_found');
+        return handler(id, req, res);
+      }),
+    );
+  };
+
+  // A refund from the payment page: the amount as the merchant typed it (empty: all that is left),
+  // the reason, and the page's refund id, so a double submit or a retried request makes one refund.
+  // The answer carries the refund's row (shown at once, pending) and the id of the next refund.
+  paymentAction('reembolsos', async (id, req, res) => {
+    const body = (req.body ?? {}) as { refundId?: unknown; amount?: unknown; reason?: unknown };
+    // A page without the id is not this page (or an old copy of it): it should be reloaded.
+    if (!isPaymentId(body.refundId)) throw new RpcFailure(400, T.errors.forbidden);
+    const typed = typeof body.amount === 'string' ? body.amount.trim() : '';
+    const amount = typed === '' ? null : parseBrlInput(typed);
+    if (amount === null && typed !== '') throw new RpcFailure(400, ErrorMessages.refundAmountInvalid);
+    const reason = typeof body.reason === 'string' ? body.reason.trim() : null;
+    const validated = validateRefundBody({ amount, reason });
+    if (!validated.ok) throw new RpcFailure(400, validated.message);
+    const refund = await callRpc(
+      nc,
+      PaymentsRpc.refundsCreate,
+      { storeId: storeOf(res), paymentId: id, refundId: body.refundId, input: validated.value },
+      rpcTimeoutMs,
+    );
+    return {
+      refund,
+      row: refundRow(refund),
+      nextRefundId: randomUUID(),
+      message: T.payment.refund.requested(formatBrl(refund.amount)),
+    };
+  });
+
+  // Cancel a pending payment (the page asked for a confirmation first): not_approved at once.
+  paymentAction('cancelar', async (id, _req, res) => {
+    const payment = await callRpc(nc, PaymentsRpc.cancel, { storeId: storeOf(res), id }, rpcTimeoutMs);
+    return { payment, message: T.payment.cancel.done };
+  });
+
   const SANDBOX_ACTIONS = {
     review: SandboxRpc.review,
     clear: SandboxRpc.clear,
     reject: SandboxRpc.reject,
+    'fail-next-refund': SandboxRpc.failNextRefund,
   } as const;
 
   if (options.sandbox) {
-    router.post(
-      '/pagamentos/:id/sandbox/:action',
-      json,
-      requireCsrf,
-      action(async (req, res) => {
-        const storeId = storeOf(res);
-        const { id, action: name } = req.params as { id: string; action: string };
-        if (!isPaymentId(id)) throw new DomainError('payment_not_found');
-        if (name === 'pay' || name === 'pay-amount') {
-          let amountCents: number | undefined;
-          if (name === 'pay-amount') {
-            const typed = (req.body as { amount?: unknown } | undefined)?.amount;
-            const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
-            const validated = validateSandboxPayBody({ amount: amount ?? -1 });
-            if (!validated.ok) throw new RpcFailure(400, validated.message);
-            amountCents = validated.value;
-          }
-          return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith(amountCents));
+    paymentAction('sandbox/:action', async (id, req, res) => {
+      const storeId = storeOf(res);
+      const { action: name } = req.params as { action: string };
+      if (name === 'pay' || name === 'pay-amount' || name === 'pay-late') {
+        let amountCents: number | undefined;
+        if (name === 'pay-amount') {
+          const typed = (req.body as { amount?: unknown } | undefined)?.amount;
+          const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
+          const validated = validateSandboxPayBody({ amount: amount ?? -1 });
+          if (!validated.ok) throw new RpcFailure(400, validated.message);
+          amountCents = validated.value.amountCents;
         }
-        const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
-        if (!definition) throw new RpcFailure(404, ErrorMessages.routeNotFound);
-        return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, () => ({ paymentId: id }));
-      }),
-    );
+        const late = name === 'pay-late';
+        return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith({ amountCents, late }));
+      }
+      // Own keys only: `constructor` or `toString` name no action.
+      if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
+      const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
+      return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, () => ({ paymentId: id }));
+    });
   }
 
   router.post(

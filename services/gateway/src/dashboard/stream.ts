@@ -13,8 +13,8 @@ const SESSION_CHECK_MS = 1000;
 /** The browser's wait before it reconnects a dropped stream. */
 const RECONNECT_MS = 2000;
 
-/** What the list and the payment page need of an event to follow it without a reload. */
-function liveUpdate(event: PaymentEvent) {
+/** What the list and the payment page need of a payment event to follow it without a reload. */
+function liveUpdate(event: PaymentEvent & { body: { event: 'payment.created' | 'payment.status_changed' } }) {
   const { body, sequence } = event;
   return {
     id: body.id,
@@ -32,6 +32,25 @@ function liveUpdate(event: PaymentEvent) {
       webhook: body.webhookUrl ? 'pending' : null,
     }),
   };
+}
+
+/**
+ * One event as the page's script takes it: a payment's change (`payment`, with its row and badge),
+ * or a refund's (`refund`: the payment page refreshes its refunds and timeline).
+ */
+function streamMessage(event: PaymentEvent): string {
+  const { body } = event;
+  if (body.event === 'payment.created' || body.event === 'payment.status_changed') {
+    return `event: payment\ndata: ${JSON.stringify(liveUpdate({ ...event, body }))}\n\n`;
+  }
+  const refund = {
+    id: event.paymentId,
+    event: body.event,
+    refundId: body.id,
+    status: body.status,
+    sequence: event.sequence,
+  };
+  return `event: refund\ndata: ${JSON.stringify(refund)}\n\n`;
 }
 
 /**
@@ -57,7 +76,7 @@ export function storeStream(options: {
     }
     openEventStream(res, RECONNECT_MS);
     const { ready, unsubscribe } = feed.subscribeStore(storeId, {
-      event: (event: PaymentEvent) => res.write(`event: payment\ndata: ${JSON.stringify(liveUpdate(event))}\n\n`),
+      event: (event: PaymentEvent) => res.write(streamMessage(event)),
       end: () => res.end(),
     });
     // The page hears every event from `ready` on; not followed in time, it reconnects later.

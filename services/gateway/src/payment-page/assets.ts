@@ -21,7 +21,7 @@ h2 { font-size: 1rem; margin: 0 0 0.25rem; color: #44464f; font-weight: 600; }
 .phase-pending { background: #e8effc; color: #123a85; }
 .phase-approved { background: #e3f4e8; color: #0b5c28; }
 .phase-review { background: #fff3d6; color: #5c4200; }
-.phase-expired, .phase-not_approved { background: #fbe7e7; color: #8a1515; }
+.phase-expired, .phase-cancelled, .phase-not_approved { background: #fbe7e7; color: #8a1515; }
 .detail { margin: 0.5rem 0 0; }
 .time-left { margin: 0 0 0.75rem; }
 .time-left time { font-weight: 700; font-variant-numeric: tabular-nums; }

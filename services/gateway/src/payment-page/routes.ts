@@ -87,7 +87,7 @@ export function paymentPageRouter(options: {
         id: view.id,
         storeName: storeName ?? '',
         amount: view.amount,
-        phase: pagePhase(view.status, view.pixReceived),
+        phase: pagePhase(view.status, view.pixReceived, view.cancelled),
         qrCopyPaste: view.qrCopyPaste,
         expiresAt: view.expiresAt,
         sequence: view.sequence,
@@ -140,7 +140,7 @@ export function paymentPageRouter(options: {
     }
     res.on('close', slot.release);
     openEventStream(res, RECONNECT_MS);
-    send({ phase: pagePhase(view.status, view.pixReceived), sequence: view.sequence });
+    send({ phase: pagePhase(view.status, view.pixReceived, view.cancelled), sequence: view.sequence });
     streaming = true;
     for (const update of early) send(update);
   });

@@ -116,13 +116,16 @@ export class PaymentStatusFeed {
   private deliver(msg: JsMsg): void {
     const parsed = PaymentEventSchema.safeParse(msg.json());
     if (!parsed.success) return;
-    const { body, sequence } = parsed.data;
-    for (const dashboard of this.storeListeners.get(body.storeId) ?? []) dashboard.event(parsed.data);
-    const pages = this.listeners.get(body.id);
+    const event = parsed.data;
+    for (const dashboard of this.storeListeners.get(event.storeId) ?? []) dashboard.event(event);
+    const { body, sequence, cause } = event;
+    // A page shows the payment's status: a refund's events leave it as it is.
+    if (body.event !== 'payment.created' && body.event !== 'payment.status_changed') return;
+    const pages = this.listeners.get(event.paymentId);
     if (!pages) return;
-    // Only expiry leads from pending to not_approved without a Pix (the state machine's table).
+    // Only expiry and a cancel lead from pending to not_approved without a Pix (the state machine's table).
     const pixReceived = body.event === 'payment.status_changed' && body.previousStatus !== 'pending';
-    const update = { phase: pagePhase(body.status, pixReceived), sequence };
+    const update = { phase: pagePhase(body.status, pixReceived, cause === 'cancel'), sequence };
     for (const page of pages) page.update(update);
   }
 }

@@ -5,7 +5,13 @@ import { IdempotencyKeyModel, StoreModel, TokenModel } from './records';
 import { Stores } from './stores';
 import { Tokens } from './tokens';
 
-export { IDEMPOTENCY_WINDOW_MS, isValidIdempotencyKey, type Claim, type IdempotencyKeys } from './idempotency-keys';
+export {
+  IDEMPOTENCY_WINDOW_MS,
+  isValidIdempotencyKey,
+  type Claim,
+  type IdempotencyKeys,
+  type IdempotentRequest,
+} from './idempotency-keys';
 export { SECRET_ROTATION_OVERLAP_MS, type Stores } from './stores';
 export { hashToken, StoreNotFound, type TokenRecord, type Tokens } from './tokens';
 

@@ -37,12 +37,17 @@ export interface TokenDoc {
 }
 
 export interface IdempotencyKeyDoc {
-  /** `${storeId}:${sha256Hex(key)}`: keys are per store, and the key itself is not stored. */
+  /**
+   * `${storeId}:${sha256Hex(key)}` for a create, `${storeId}:refund:${sha256Hex(key)}` for a refund:
+   * keys are per store and operation, and the key itself is not stored.
+   */
   _id: string;
-  /** SHA-256 of the validated, canonical request body. */
+  /** SHA-256 of the validated, canonical request. */
   requestHash: string;
-  /** The payment this key creates, chosen here so that every repeat asks payments for the same id. */
-  paymentId: string;
+  /** The payment or refund this key creates, chosen here so that every repeat asks payments for the same id. */
+  resourceId?: string;
+  /** What `resourceId` was called before refunds had keys (records of then are gone a day after). */
+  paymentId?: string;
   createdAt: Date;
   /** The end of the window; the database forgets the key after it (a TTL index). */
   expiresAt: Date;
@@ -82,7 +87,8 @@ const IdempotencyKeySchema = new Schema<IdempotencyKeyDoc>(
   {
     _id: { type: String, required: true },
     requestHash: { type: String, required: true },
-    paymentId: { type: String, required: true },
+    resourceId: { type: String },
+    paymentId: { type: String },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
   },

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AdapterRpc, txidFor, type CreateRefundReply, type PaymentEvent, type RpcParsedRequest } from '@pix/contracts';
+import {
+  AdapterRpc,
+  Subjects,
+  txidFor,
+  type CancelCommand,
+  type PaymentEvent,
+  type RefundCommand,
+  type RpcParsedRequest,
+} from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import type { Config } from '../config';
 import type { DueMessage } from '../outbox';
-import type { OutboxMessage, PaymentDoc, PaymentState } from '../model';
+import type { OutboxMessage, PaymentDoc, PaymentState, RefundRecord } from '../model';
 import { InMemoryPayments } from './in-memory-payments';
 
 /** The settings the flows read; the rest of Config is the process's business. */
@@ -13,18 +21,15 @@ export const testConfig = {
   PIX_CHARGE_TTL: 24 * 60 * 60 * 1000,
   REVIEW_TIMEOUT: 30 * 60 * 1000,
   PSP_TIMEOUT: 3000,
-  REFUND_TIMEOUT: 10_000,
 } as Config;
 
 /**
  * The adapter as payments calls it over NATS (AdapterRpc), answering from memory: charges are taken
- * unless `reachable` is false (then the call fails as with no adapter), refunds answer `refundStatus`.
+ * unless `reachable` is false (then the call fails as with no adapter).
  */
 export class FakeAdapter {
   readonly charges: RpcParsedRequest<typeof AdapterRpc.createCharge>[] = [];
-  readonly refunds: RpcParsedRequest<typeof AdapterRpc.createRefund>[] = [];
   reachable = true;
-  refundStatus: CreateRefundReply['status'] = 'refunded';
 
   readonly nc = {
     request: async (subject: string, data: string) => {
@@ -39,11 +44,6 @@ export class FakeAdapter {
       const charge = AdapterRpc.createCharge.request.parse(request);
       this.charges.push(charge);
       return { txid: charge.txid, location: `psp.example/${charge.txid}`, qrCopyPaste: `qr-of-${charge.txid}` };
-    }
-    if (subject === AdapterRpc.createRefund.subject) {
-      const refund = AdapterRpc.createRefund.request.parse(request);
-      this.refunds.push(refund);
-      return { refundId: refund.refundId, rtrId: `D${refund.refundId}`, status: this.refundStatus };
     }
     throw new Error(`no fake for ${subject}`);
   }
@@ -67,7 +67,17 @@ export function flowDeps() {
 
 /** The payment events among published messages, in publish order. */
 export function eventsIn(published: OutboxMessage[]): PaymentEvent[] {
-  return published.filter((m) => m.increment === undefined && !m.schedule).map((m) => m.body as PaymentEvent);
+  return published.filter((m) => m.subject.startsWith('payments.events.')).map((m) => m.body as PaymentEvent);
+}
+
+/** The commands to the PSP among published messages: refunds to send, charges to remove. */
+export function commandsIn(published: OutboxMessage[]): {
+  refunds: RefundCommand[];
+  cancels: CancelCommand[];
+} {
+  const of = (kind: 'refund' | 'cancel') =>
+    published.filter((m) => m.subject === Subjects.pixCommand(kind)).map((m) => m.body);
+  return { refunds: of('refund') as RefundCommand[], cancels: of('cancel') as CancelCommand[] };
 }
 
 /** The scheduled messages (deadlines, retries) among published messages. */
@@ -96,9 +106,11 @@ export function paymentDoc(fields: Partial<PaymentState> = {}): PaymentState {
     expiresAt: new Date(createdAt.getTime() + testConfig.PIX_CHARGE_TTL),
     paidEndToEndId: null,
     paidAmountCents: null,
+    paidAt: null,
     deadlineAt: null,
     refundReason: null,
-    refund: null,
+    refunds: [],
+    cancelledAt: null,
     eventSeq: 1,
     rev: 1,
     ...fields,
@@ -116,4 +128,22 @@ export async function given(
   const stored = await flows.store.byId(doc._id);
   if (!stored) throw new Error('just inserted');
   return stored;
+}
+
+/** A refund record of a payment, pending by default; `fields` change any of it. */
+export function refundRecord(fields: Partial<RefundRecord> = {}): RefundRecord {
+  return {
+    id: randomUUID(),
+    pspRefundId: 'devlegacy',
+    endToEndId: 'E1',
+    amountCents: 1000,
+    status: 'pending',
+    reason: null,
+    origin: 'platform',
+    createdAt: new Date(),
+    settledAt: null,
+    failureReason: null,
+    rtrId: null,
+    ...fields,
+  };
 }

@@ -1,19 +1,22 @@
 import http from 'node:http';
 import https from 'node:https';
-import { got } from '@pix/http';
+import { got, HTTPError, type Method } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import type { z } from 'zod';
+import type { CreateChargeReply } from '@pix/contracts';
 import {
   counted,
+  PspRefusal,
+  type ChargeRemoval,
   type CreateChargeInput,
   type OnPspRequest,
   type PixProvider,
   type PspOperation,
+  type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
-import { chargeFromCob, cobRequestFrom, refundFromDevolucao, valorFrom } from './transformers';
-import { CobSchema, DevolucaoSchema, TokenResponseSchema } from './wire';
-import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
+import { chargeFromCob, cobRequestFrom, devolucaoRequestFrom, refundFromDevolucao } from './transformers';
+import { CobSchema, DevolucaoSchema, ProblemSchema, TokenResponseSchema, type CobRemovalSchema } from './wire';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
 export interface MutualTls {
@@ -40,11 +43,27 @@ export interface ApiPixClientOptions {
 
 /** Token renewed this long before the PSP says it expires. */
 const TOKEN_MARGIN_MS = 30_000;
+/** Answers that are the PSP's word on the request itself (not its being away): refusals. */
+const TEMPORARY_STATUSES = new Set([401, 408, 429]);
+
+interface Call<S extends z.ZodType> {
+  method: Method;
+  path: string;
+  json?: unknown;
+  /** What a 2xx answers; null: its body is not read. */
+  schema: S | null;
+  /** Retried (with backoff) on 5xx, 408, 429 and network errors: only what is safe to send again. */
+  retry: boolean;
+  signal?: AbortSignal;
+}
 
 /**
- * BACEN's API Pix over got: OAuth2 client credentials, mutual TLS, a timeout per attempt and
- * retries with exponential backoff on 5xx, 408/429 and network errors. PUTs are idempotent in API
- * Pix (the txid and the refund id are ours), which is what makes retrying them safe.
+ * BACEN's API Pix over got: OAuth2 client credentials, mutual TLS, a timeout per attempt and, for
+ * requests that are safe to send again, retries with exponential backoff on 5xx, 408/429 and network
+ * errors. PUT /cob is idempotent by txid (ours) and a GET changes nothing, so both retry; a refund's
+ * PUT is sent once per call (a PSP may answer a repeated one differently, bacen/pix-api #277): the
+ * caller reads the refund back before it sends it again. A 4xx is the PSP refusing the request
+ * (PspRefusal, with its problem's detail); a 404 on a read is "none".
  */
 export class ApiPixClient implements PixProvider {
   private token: { value: string; expiresAt: number } | null = null;
@@ -59,7 +78,7 @@ export class ApiPixClient implements PixProvider {
       timeout: { request: options.timeoutMs },
       retry: {
         limit: options.retryLimit,
-        methods: ['GET', 'PUT', 'POST'],
+        methods: ['GET', 'PUT', 'POST', 'PATCH'],
         statusCodes: [408, 429, 500, 502, 503, 504],
         backoffLimit: 10_000,
       },
@@ -67,44 +86,100 @@ export class ApiPixClient implements PixProvider {
   }
 
   async createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply> {
-    const body = cobRequestFrom(input, this.options.pixKey);
-    const cob = await this.call('create_charge', CobSchema, `cob/${encodeURIComponent(input.txid)}`, body, signal);
+    const cob = await this.answer('create_charge', {
+      method: 'PUT',
+      path: `cob/${encodeURIComponent(input.txid)}`,
+      json: cobRequestFrom(input, this.options.pixKey),
+      schema: CobSchema,
+      retry: true,
+      signal,
+    });
     return chargeFromCob(cob);
   }
 
-  async refund(input: RefundInput): Promise<CreateRefundReply> {
-    const path = `pix/${encodeURIComponent(input.endToEndId)}/devolucao/${encodeURIComponent(input.refundId)}`;
-    const devolucao = await this.call('refund', DevolucaoSchema, path, { valor: valorFrom(input.amountCents) });
+  async sendRefund(input: RefundInput): Promise<RefundAtPsp> {
+    const devolucao = await this.answer('refund', {
+      method: 'PUT',
+      path: devolucaoPath(input.endToEndId, input.pspRefundId),
+      json: devolucaoRequestFrom(input),
+      schema: DevolucaoSchema,
+      retry: false,
+    });
     return refundFromDevolucao(devolucao);
   }
 
-  private call<S extends z.ZodType>(
+  async readRefund(endToEndId: string, pspRefundId: string): Promise<RefundAtPsp | null> {
+    try {
+      const devolucao = await this.answer('read_refund', {
+        method: 'GET',
+        path: devolucaoPath(endToEndId, pspRefundId),
+        schema: DevolucaoSchema,
+        retry: true,
+      });
+      return refundFromDevolucao(devolucao);
+    } catch (err) {
+      if (err instanceof PspRefusal && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  async removeCharge(txid: string): Promise<ChargeRemoval> {
+    const removal: z.infer<typeof CobRemovalSchema> = { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' };
+    try {
+      await this.call('remove_charge', {
+        method: 'PATCH',
+        path: `cob/${encodeURIComponent(txid)}`,
+        json: removal,
+        schema: null,
+        retry: true,
+      });
+      return 'removed';
+    } catch (err) {
+      if (!(err instanceof PspRefusal)) throw err;
+      // API Pix removes only an active charge: one paid, expired or removed already is refused.
+      return err.status === 404 ? 'not_found' : 'not_active';
+    }
+  }
+
+  /** A call whose 2xx has a body, parsed by its schema. */
+  private async answer<S extends z.ZodType>(
     operation: PspOperation,
-    schema: S,
-    path: string,
-    json: unknown,
-    signal?: AbortSignal,
+    call: Call<S> & { schema: S },
   ): Promise<z.infer<S>> {
+    return (await this.call(operation, call)) as z.infer<S>;
+  }
+
+  private call<S extends z.ZodType>(operation: PspOperation, call: Call<S>): Promise<z.infer<S> | null> {
     return counted(this.options.onRequest, operation, async () => {
-      const url = `${this.options.baseUrl.replace(/\/$/, '')}/${path}`;
-      const send = async () =>
-        this.http
-          .put(url, {
-            json,
-            signal,
+      const url = `${this.options.baseUrl.replace(/\/$/, '')}/${call.path}`;
+      const send = async (): Promise<{ status: number; body: unknown }> => {
+        try {
+          const response = await this.http(url, {
+            method: call.method,
+            json: call.json,
+            signal: call.signal,
+            ...(call.retry ? {} : { retry: { limit: 0 } }),
             headers: { ...traceContextHeaders(), authorization: `Bearer ${await this.accessToken()}` },
-          })
-          .json();
-      let answer: unknown;
-      try {
-        answer = await send();
-      } catch (err) {
-        // A token the PSP no longer knows (it restarted, or revoked it): renew it once and retry.
-        if ((err as { response?: { statusCode?: number } }).response?.statusCode !== 401) throw err;
+          });
+          return { status: response.statusCode, body: response.body };
+        } catch (err) {
+          // An answer the PSP gave (after the retries): what it says decides; no answer at all is thrown.
+          if (err instanceof HTTPError) return { status: err.response.statusCode, body: err.response.body };
+          throw err;
+        }
+      };
+      let answer = await send();
+      // A token the PSP no longer knows (it restarted, or revoked it): renew it once and ask again.
+      if (answer.status === 401) {
         this.token = null;
         answer = await send();
       }
-      return schema.parse(answer);
+      if (answer.status >= 200 && answer.status < 300) return call.schema ? call.schema.parse(json(answer.body)) : null;
+      const detail = ProblemSchema.safeParse(json(answer.body)).data?.detail ?? `HTTP ${answer.status}`;
+      if (answer.status >= 400 && answer.status < 500 && !TEMPORARY_STATUSES.has(answer.status)) {
+        throw new PspRefusal(answer.status, detail);
+      }
+      throw new Error(`the PSP answered ${operation} with HTTP ${answer.status}: ${detail}`);
     });
   }
 
@@ -122,5 +197,18 @@ export class ApiPixClient implements PixProvider {
       this.token = { value: token.access_token, expiresAt: Date.now() + token.expires_in * 1000 - TOKEN_MARGIN_MS };
       return token.access_token;
     });
+  }
+}
+
+function devolucaoPath(endToEndId: string, pspRefundId: string): string {
+  return `pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(pspRefundId)}`;
+}
+
+function json(body: unknown): unknown {
+  if (typeof body !== 'string' || body === '') return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
   }
 }

@@ -1,22 +1,65 @@
 import { Subjects } from '@pix/contracts';
-import { chargeFromCob, factFromCallback, refundFromDevolucao } from './transformers';
+import {
+  chargeFromCob,
+  devolucaoRequestFrom,
+  factFromCallback,
+  factFromRefund,
+  refundFromDevolucao,
+} from './transformers';
 import type { Cob, Devolucao } from './wire';
 
 describe("API Pix's words into the platform's", () => {
-  const devolucao = (status: Devolucao['status']): Devolucao => ({
+  const devolucao = (status: Devolucao['status'], extra: Partial<Devolucao> = {}): Devolucao => ({
     id: 'dev1',
     rtrId: 'D123',
     valor: '10.00',
-    horario: { solicitacao: '2026-01-01T00:00:00Z' },
+    horario: {
+      solicitacao: '2026-01-01T00:00:00Z',
+      ...(status === 'EM_PROCESSAMENTO' ? {} : { liquidacao: '2026-01-01T00:00:05Z' }),
+    },
     status,
+    ...extra,
   });
 
   it.each([
-    ['EM_PROCESSAMENTO', 'processing'],
-    ['DEVOLVIDO', 'refunded'],
-    ['NAO_REALIZADO', 'failed'],
-  ] as const)('a devolução %s is a %s refund', (status, platform) => {
-    expect(refundFromDevolucao(devolucao(status))).toEqual({ refundId: 'dev1', rtrId: 'D123', status: platform });
+    ['EM_PROCESSAMENTO', 'processing', null, null],
+    ['DEVOLVIDO', 'refunded', '2026-01-01T00:00:05.000Z', null],
+    ['NAO_REALIZADO', 'failed', '2026-01-01T00:00:05.000Z', 'Conta encerrada'],
+  ] as const)('a devolução %s is a %s refund', (status, platform, settledAt, failureReason) => {
+    expect(refundFromDevolucao(devolucao(status, { motivo: 'Conta encerrada' }))).toEqual({
+      pspRefundId: 'dev1',
+      rtrId: 'D123',
+      status: platform,
+      settledAt,
+      failureReason,
+    });
+  });
+
+  it("a settled devolução is the platform's fact, one per devolução and outcome; one in process is none yet", () => {
+    const pix = { txid: 't1', endToEndId: 'E1' };
+    expect(factFromRefund(refundFromDevolucao(devolucao('EM_PROCESSAMENTO')), pix)).toBeNull();
+    expect(factFromRefund(refundFromDevolucao(devolucao('DEVOLVIDO')), pix)).toEqual({
+      subject: Subjects.pixRefunded,
+      msgId: 'E1:devolucao:dev1:refunded',
+      payload: {
+        txid: 't1',
+        endToEndId: 'E1',
+        pspRefundId: 'dev1',
+        rtrId: 'D123',
+        settledAt: '2026-01-01T00:00:05.000Z',
+        failureReason: null,
+      },
+    });
+    expect(factFromRefund(refundFromDevolucao(devolucao('NAO_REALIZADO')), pix)).toMatchObject({
+      subject: Subjects.pixRefundFailed,
+      payload: { failureReason: 'Devolução não realizada pelo PSP.' },
+    });
+  });
+
+  it('a refund asks for its amount and the reason, cut to what API Pix takes (140 characters)', () => {
+    const input = { pspRefundId: 'x', endToEndId: 'E1', amountCents: 1050, description: `${'é'.repeat(139)}😀😀` };
+    expect(devolucaoRequestFrom(input)).toEqual({ valor: '10.50', descricao: `${'é'.repeat(139)}😀` });
+    expect(devolucaoRequestFrom({ ...input, description: null })).toEqual({ valor: '10.50' });
   });
 
   it("a cob's BR Code is the charge's copy-and-paste code", () => {

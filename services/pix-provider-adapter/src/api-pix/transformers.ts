@@ -1,5 +1,5 @@
-import { centsToBrl, Subjects, type CreateChargeReply, type CreateRefundReply } from '@pix/contracts';
-import type { CreateChargeInput } from '../providers/provider';
+import { centsToBrl, Subjects, type CreateChargeReply, type PixRefundSettledEvent } from '@pix/contracts';
+import type { CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
 import type { AnalysisState, Cob, CobRequest, Devolucao, PixCallback } from './wire';
 
 /**
@@ -28,15 +28,54 @@ export function chargeFromCob(cob: Cob): CreateChargeReply {
   return { txid: cob.txid, location: cob.location, qrCopyPaste: cob.pixCopiaECola };
 }
 
-const REFUND_STATUS: Record<Devolucao['status'], CreateRefundReply['status']> = {
+/** The body of PUT /pix/{e2eid}/devolucao/{id} for a refund of the platform's. */
+export function devolucaoRequestFrom(input: RefundInput): { valor: string; descricao?: string } {
+  return {
+    valor: valorFrom(input.amountCents),
+    ...(input.description ? { descricao: [...input.description].slice(0, 140).join('') } : {}),
+  };
+}
+
+const REFUND_STATUS: Record<Devolucao['status'], RefundAtPsp['status']> = {
   EM_PROCESSAMENTO: 'processing',
   DEVOLVIDO: 'refunded',
   NAO_REALIZADO: 'failed',
 };
 
 /** A refund (devolução) as the platform knows it. */
-export function refundFromDevolucao(devolucao: Devolucao): CreateRefundReply {
-  return { refundId: devolucao.id, rtrId: devolucao.rtrId, status: REFUND_STATUS[devolucao.status] };
+export function refundFromDevolucao(devolucao: Devolucao): RefundAtPsp {
+  const status = REFUND_STATUS[devolucao.status];
+  return {
+    pspRefundId: devolucao.id,
+    rtrId: devolucao.rtrId,
+    status,
+    settledAt: status === 'processing' ? null : new Date(devolucao.horario.liquidacao ?? Date.now()).toISOString(),
+    failureReason: status === 'failed' ? (devolucao.motivo ?? 'Devolução não realizada pelo PSP.') : null,
+  };
+}
+
+/**
+ * The fact a settled refund is (pix.events.refunded or refund_failed), its message id (one fact per
+ * devolução and outcome, whoever tells it: a callback or a read-back) and its body; null while the
+ * PSP is still processing it.
+ */
+export function factFromRefund(
+  refund: RefundAtPsp,
+  pix: { txid: string; endToEndId: string },
+): { subject: string; msgId: string; payload: PixRefundSettledEvent } | null {
+  if (refund.status === 'processing') return null;
+  return {
+    subject: refund.status === 'refunded' ? Subjects.pixRefunded : Subjects.pixRefundFailed,
+    msgId: `${pix.endToEndId}:devolucao:${refund.pspRefundId}:${refund.status}`,
+    payload: {
+      txid: pix.txid,
+      endToEndId: pix.endToEndId,
+      pspRefundId: refund.pspRefundId,
+      rtrId: refund.rtrId,
+      settledAt: refund.settledAt ?? new Date().toISOString(),
+      failureReason: refund.failureReason,
+    },
+  };
 }
 
 type CallbackPix = PixCallback['pix'][number];

@@ -40,17 +40,33 @@ export const CobSchema = z.object({
 });
 export type Cob = z.infer<typeof CobSchema>;
 
-/** PUT /pix/{e2eid}/devolucao/{id} body. */
-export const DevolucaoRequestSchema = z.object({ valor: Valor });
+/** PATCH /cob/{txid} body, as the platform sends it: the receiver removes an active charge. */
+export const CobRemovalSchema = z.object({ status: z.literal('REMOVIDA_PELO_USUARIO_RECEBEDOR') });
 
+/** PUT /pix/{e2eid}/devolucao/{id} body: `descricao` is what the payer reads in their statement. */
+export const DevolucaoRequestSchema = z.object({ valor: Valor, descricao: z.string().max(140).optional() });
+
+export const DEVOLUCAO_STATUSES = ['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO'] as const;
+
+/** A devolução as PUT and GET /pix/{e2eid}/devolucao/{id} answer it, and as a callback's Pix carries it. */
 export const DevolucaoSchema = z.object({
   id: z.string(),
   rtrId: z.string(),
   valor: Valor,
+  descricao: z.string().optional(),
   horario: z.object({ solicitacao: z.string(), liquidacao: z.string().optional() }),
-  status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
+  status: z.enum(DEVOLUCAO_STATUSES),
+  /** Why it reached its status (a PSP may say why it was NAO_REALIZADO). */
+  motivo: z.string().optional(),
 });
 export type Devolucao = z.infer<typeof DevolucaoSchema>;
+
+/** API Pix's error body (RFC 7807): `detail` says what the PSP refused. */
+export const ProblemSchema = z.object({
+  title: z.string().optional(),
+  status: z.number().optional(),
+  detail: z.string().optional(),
+});
 
 /**
  * The sandbox PSP's extension of the callback: API Pix has no notification for a Pix held for
@@ -68,6 +84,8 @@ export const PixCallbackSchema = z.object({
       valor: Valor,
       horario: z.string(),
       analise: z.enum(ANALYSIS_STATES).optional(),
+      /** The Pix's refunds: a PSP calls again when one of them settles. */
+      devolucoes: z.array(DevolucaoSchema).optional(),
     }),
   ),
 });

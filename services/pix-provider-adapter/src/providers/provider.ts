@@ -1,4 +1,4 @@
-import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
+import type { CreateChargeReply } from '@pix/contracts';
 
 export interface CreateChargeInput {
   txid: string;
@@ -7,25 +7,64 @@ export interface CreateChargeInput {
   description: string | null;
 }
 
+/** A refund to send: the Pix it returns, the devolução's id at the PSP, how much and why. */
 export interface RefundInput {
-  refundId: string;
+  pspRefundId: string;
   endToEndId: string;
   amountCents: number;
+  description: string | null;
+}
+
+/** A refund as the PSP holds it, in the platform's words (api-pix/transformers.ts reads API Pix's). */
+export interface RefundAtPsp {
+  pspRefundId: string;
+  /** The return's id in the Pix system; null for a refund the PSP refused outright. */
+  rtrId: string | null;
+  /** processing: under way at the PSP; refunded: the money is back with the payer; failed: not done. */
+  status: 'processing' | 'refunded' | 'failed';
+  /** When it settled (refunded or failed), as the PSP says; null while processing. */
+  settledAt: string | null;
+  /** The PSP's motivo, when it failed. */
+  failureReason: string | null;
+}
+
+/** What removing a charge found: removed now, or nothing to remove (none, or paid, expired or removed already). */
+export type ChargeRemoval = 'removed' | 'not_active' | 'not_found';
+
+/**
+ * The PSP refused a request for good (API Pix answered 4xx with a problem): asking again would be
+ * refused again. Anything else a call throws is temporary (the PSP away, a timeout, a 5xx).
+ */
+export class PspRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(`the PSP refused the request (${status}): ${detail}`);
+    this.name = 'PspRefusal';
+  }
 }
 
 /**
  * The port to a Pix PSP, in the platform's terms: each provider maps its PSP's words in a
- * transformers module of its own (api-pix/transformers.ts). Implementations make createCharge
- * idempotent by txid and refund idempotent by refund id, so callers may retry freely.
+ * transformers module of its own (api-pix/transformers.ts). createCharge is idempotent by txid;
+ * a refund is named by its PSP id, so sending it again names the same devolução, but a PSP may
+ * answer a repeated PUT differently (bacen/pix-api #277): callers read a refund back
+ * (`readRefund`) before sending it again, and `sendRefund` itself never retries blindly.
  */
 export interface PixProvider {
   /** `signal`: the caller stopped waiting; the call (and its retries) stops. */
   createCharge(input: CreateChargeInput, signal?: AbortSignal): Promise<CreateChargeReply>;
-  refund(input: RefundInput): Promise<CreateRefundReply>;
+  /** PUT devolução, once; a PspRefusal when the PSP refuses it. */
+  sendRefund(input: RefundInput): Promise<RefundAtPsp>;
+  /** GET devolução: the refund as the PSP holds it, or null when it has none with this id. */
+  readRefund(endToEndId: string, pspRefundId: string): Promise<RefundAtPsp | null>;
+  /** PATCH cob to REMOVIDA_PELO_USUARIO_RECEBEDOR: the charge can no longer be paid. */
+  removeCharge(txid: string): Promise<ChargeRemoval>;
 }
 
 /** A PSP operation, as psp_requests_total counts them. */
-export type PspOperation = 'token' | 'create_charge' | 'refund';
+export type PspOperation = 'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;

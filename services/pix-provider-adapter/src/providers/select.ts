@@ -5,9 +5,11 @@ import type { MutualTls } from '../api-pix/client';
 import { receivePix, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
 import { SandboxBooks } from '../sandbox-psp/books';
+import { OwedCallbacks } from '../sandbox-psp/owed-callbacks';
 import { SandboxProvider } from '../sandbox-psp/provider';
 import { SandboxPsp } from '../sandbox-psp/psp';
-import { SandboxPayer } from '../sandbox-psp/simulator';
+import { SandboxSettlements } from '../sandbox-psp/settlements';
+import { SandboxPayer, type NotifyReceiver } from '../sandbox-psp/simulator';
 import { readPem, type ServerMutualTls } from '../tls';
 import type { OnPspRequest, PixProvider } from './provider';
 
@@ -16,8 +18,13 @@ export interface SelectedProvider {
   /** How the callback endpoint authenticates the PSP, and the TLS it is served with (null: HTTP). */
   callbackAuth: CallbackAuth;
   callbackTls: ServerMutualTls | null;
-  /** The sandbox PSP's payer side (sandbox mode only). */
-  sandbox: { payer: SandboxPayer } | null;
+  /** The sandbox PSP's payer side, its refunds' settlement and its owed callbacks (sandbox mode only). */
+  sandbox: {
+    payer: SandboxPayer;
+    settlements: SandboxSettlements;
+    callbacks: OwedCallbacks;
+    books: SandboxBooks;
+  } | null;
 }
 
 function file(value: string | undefined): string {
@@ -70,16 +77,23 @@ export async function selectProvider(
     };
   }
   const books = await SandboxBooks.open(logger);
-  const psp = new SandboxPsp(books, {
-    merchantName: config.PIX_MERCHANT_NAME,
-    merchantCity: config.PIX_MERCHANT_CITY,
-    locationHost: config.SANDBOX_LOCATION_HOST,
-  });
-  const payer = new SandboxPayer(books, (pix) => receivePix(js, [pix], logger), logger);
+  const callbacks = new OwedCallbacks(logger);
+  const notify: NotifyReceiver = (pix) => receivePix(js, [pix], logger);
+  const settlements = new SandboxSettlements(books, notify, callbacks);
+  const psp = new SandboxPsp(
+    books,
+    {
+      merchantName: config.PIX_MERCHANT_NAME,
+      merchantCity: config.PIX_MERCHANT_CITY,
+      locationHost: config.SANDBOX_LOCATION_HOST,
+    },
+    settlements,
+  );
+  const payer = new SandboxPayer(books, notify, callbacks);
   return {
     provider: new SandboxProvider(psp, config.PIX_RECEIVER_KEY, onRequest),
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },
     callbackTls: null,
-    sandbox: { payer },
+    sandbox: { payer, settlements, callbacks, books },
   };
 }

@@ -1,14 +1,16 @@
 import mongoose, { Schema } from 'mongoose';
 import type { Logger } from '@pix/observability';
 import { syncIndexes } from '@pix/runtime';
-import type { AnalysisState, Cob, Devolucao } from '../api-pix/wire';
+import type { AnalysisState, Cob, Devolucao, PixCallback } from '../api-pix/wire';
 
 /**
  * The sandbox PSP's books, in MongoDB so that they outlive a restart of the adapter: its charges
- * (cob), each with the one Pix it received and the end of that Pix's analysis, and its refunds
- * (devoluções). The only module that touches them (eslint keeps mongoose out of the rest). Each decision is one conditional update on its
- * charge (a Pix only where there is none yet, an analysis only where there is none yet), so racing
- * or retried requests agree on one Pix and one outcome; every query is served by an index.
+ * (cob), each with the Pix it received (the one that pays it, and any that came after it could no
+ * longer be paid) and the end of that Pix's analysis, and its refunds (devoluções). The only module
+ * that touches them (eslint keeps mongoose out of the rest). Each decision is one conditional update
+ * on its charge or refund (a Pix only where there is none yet, an analysis only where there is none
+ * yet, a refund settled only while it is processing), so racing or retried requests agree on one
+ * outcome; every query is served by an index.
  */
 
 /** The one Pix a charge received. */
@@ -36,15 +38,32 @@ export interface SandboxCharge {
   expiresAt: Date;
   pix: SandboxPix | null;
   analysis: SandboxAnalysis | null;
+  /** Pix paid after the charge could no longer be paid (sandbox pay with `late`), each a Pix of its own. */
+  latePix?: SandboxPix[];
+  /** The endToEndIds of every Pix of the charge, the way a refund finds its Pix. */
+  pixIds?: string[];
+  /** The motivo with which the PSP will refuse the next refund of the charge's Pix; null: none asked. */
+  failNextRefund?: string | null;
 }
 
-interface SandboxRefund {
+/** How a refund the PSP took will settle, decided when it was taken. */
+export interface PlannedSettlement {
+  status: 'DEVOLVIDO' | 'NAO_REALIZADO';
+  motivo: string | null;
+}
+
+export interface SandboxRefund {
   _id: string; // `${endToEndId}/${id}`
   endToEndId: string;
   devolucao: Devolucao;
   amountCents: number;
   /** How many times the refund was requested (a retry answers the same devolução). */
   requests: number;
+  /** The Pix it returns, as the callback that tells of its settlement carries it. */
+  pix: Pick<PixCallback['pix'][number], 'endToEndId' | 'txid' | 'valor' | 'horario'>;
+  planned: PlannedSettlement;
+  /** The receiver acknowledged the callback of its settlement; until then the PSP keeps calling. */
+  notified: boolean;
 }
 
 const ChargeSchema = new Schema<SandboxCharge>(
@@ -55,13 +74,19 @@ const ChargeSchema = new Schema<SandboxCharge>(
     expiresAt: { type: Date, required: true },
     pix: { type: Schema.Types.Mixed, default: null },
     analysis: { type: Schema.Types.Mixed, default: null },
+    latePix: { type: Schema.Types.Mixed, default: [] },
+    pixIds: { type: [String], default: [] },
+    failNextRefund: { type: String, default: null },
   },
   { collection: 'sandbox_psp_cobs', versionKey: false, minimize: false },
 );
-// A refund finds its Pix by endToEndId; a restarted adapter resumes the callbacks not acknowledged.
+// A refund finds its Pix by endToEndId (pix.endToEndId for charges paid before pixIds was kept); a
+// restarted adapter resumes the callbacks not acknowledged.
+ChargeSchema.index({ pixIds: 1 });
 ChargeSchema.index({ 'pix.endToEndId': 1 });
 ChargeSchema.index({ 'pix.notified': 1 });
 ChargeSchema.index({ 'analysis.notified': 1 });
+ChargeSchema.index({ 'latePix.notified': 1 });
 
 const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema);
 
@@ -74,6 +99,9 @@ const RefundModel = mongoose.model<SandboxRefund>(
       devolucao: { type: Schema.Types.Mixed, required: true },
       amountCents: { type: Number, required: true },
       requests: { type: Number, required: true },
+      pix: { type: Schema.Types.Mixed, required: true },
+      planned: { type: Schema.Types.Mixed, required: true },
+      notified: { type: Boolean, required: true, index: true },
     },
     { collection: 'sandbox_psp_refunds', versionKey: false },
   ),
@@ -117,11 +145,52 @@ export class SandboxBooks {
    */
   async recordPix(txid: string, pix: SandboxPix, now: Date): Promise<SandboxCharge | null> {
     const recorded = await ChargeModel.findOneAndUpdate(
-      { _id: txid, pix: null, expiresAt: { $gt: now } },
-      { $set: { pix, 'cob.status': 'CONCLUIDA' } },
+      { _id: txid, pix: null, 'cob.status': 'ATIVA', expiresAt: { $gt: now } },
+      { $set: { pix, 'cob.status': 'CONCLUIDA' }, $push: { pixIds: pix.endToEndId } },
       { new: true, lean: true },
     );
     return (recorded as SandboxCharge | null) ?? this.findCharge(txid);
+  }
+
+  /**
+   * Records a Pix paid to a charge whatever its state (paid, expired, removed): a payer's bank may
+   * still send one. The charge as it stands after; null when there is no such charge.
+   */
+  async recordLatePix(txid: string, pix: SandboxPix): Promise<SandboxCharge | null> {
+    return ChargeModel.findOneAndUpdate(
+      { _id: txid },
+      { $push: { latePix: pix, pixIds: pix.endToEndId } },
+      { new: true, lean: true },
+    ) as Promise<SandboxCharge | null>;
+  }
+
+  /**
+   * PATCH /cob (REMOVIDA_PELO_USUARIO_RECEBEDOR): only an active charge is removed; then no Pix can
+   * pay it. What was found: removed now, not active (paid or removed before), or no such charge.
+   */
+  async removeCharge(txid: string): Promise<'removed' | 'not_active' | 'not_found'> {
+    const removed = await ChargeModel.updateOne(
+      { _id: txid, 'cob.status': 'ATIVA' },
+      { $set: { 'cob.status': 'REMOVIDA_PELO_USUARIO_RECEBEDOR' } },
+    );
+    if (removed.modifiedCount === 1) return 'removed';
+    return (await this.findCharge(txid)) ? 'not_active' : 'not_found';
+  }
+
+  /** The PSP will refuse the next refund of the charge's Pix with this motivo; false: no such charge. */
+  async failNextRefund(txid: string, motivo: string): Promise<boolean> {
+    const result = await ChargeModel.updateOne({ _id: txid }, { $set: { failNextRefund: motivo } });
+    return result.matchedCount === 1;
+  }
+
+  /** Takes the charge's "refuse the next refund" motivo, if one is set: one refund takes it. */
+  async takeFailNextRefund(txid: string): Promise<string | null> {
+    const before = await ChargeModel.findOneAndUpdate(
+      { _id: txid, failNextRefund: { $ne: null } },
+      { $set: { failNextRefund: null } },
+      { lean: true },
+    );
+    return (before as SandboxCharge | null)?.failNextRefund ?? null;
   }
 
   /** Records the end of the held Pix's analysis if none is recorded; the charge as it stands after. */
@@ -139,19 +208,34 @@ export class SandboxBooks {
     await ChargeModel.updateOne({ _id: txid }, { $set: { [`${what}.notified`]: true } });
   }
 
-  /** Charges with a callback the receiver has not acknowledged: of their Pix, or of its analysis. */
-  chargesOwingCallbacks(): Promise<{ pix: SandboxCharge[]; analysis: SandboxCharge[] }> {
+  /** The receiver acknowledged the callback of a late Pix of the charge. */
+  async markLateNotified(txid: string, endToEndId: string): Promise<void> {
+    await ChargeModel.updateOne(
+      { _id: txid, 'latePix.endToEndId': endToEndId },
+      { $set: { 'latePix.$.notified': true } },
+    );
+  }
+
+  /** Charges with a callback the receiver has not acknowledged: of their Pix, of its analysis, of a late Pix. */
+  chargesOwingCallbacks(): Promise<{ pix: SandboxCharge[]; analysis: SandboxCharge[]; late: SandboxCharge[] }> {
     return Promise.all([
       ChargeModel.find({ 'pix.notified': false }).lean<SandboxCharge[]>().exec(),
       ChargeModel.find({ 'analysis.notified': false }).lean<SandboxCharge[]>().exec(),
-    ]).then(([pix, analysis]) => ({ pix, analysis }));
+      ChargeModel.find({ 'latePix.notified': false }).lean<SandboxCharge[]>().exec(),
+    ]).then(([pix, analysis, late]) => ({ pix, analysis, late }));
   }
 
-  /** The charge that received the Pix `endToEndId`. */
-  chargeOfPix(endToEndId: string): Promise<SandboxCharge | null> {
-    return ChargeModel.findOne({ 'pix.endToEndId': { $eq: endToEndId } })
-      .lean<SandboxCharge>()
-      .exec();
+  /** The charge that received the Pix `endToEndId`, and that Pix. */
+  async pixOf(endToEndId: string): Promise<{ charge: SandboxCharge; pix: SandboxPix } | null> {
+    const charge =
+      (await ChargeModel.findOne({ pixIds: { $eq: endToEndId } })
+        .lean<SandboxCharge>()
+        .exec()) ??
+      (await ChargeModel.findOne({ 'pix.endToEndId': { $eq: endToEndId } })
+        .lean<SandboxCharge>()
+        .exec());
+    const pix = [charge?.pix, ...(charge?.latePix ?? [])].find((p) => p?.endToEndId === endToEndId);
+    return charge && pix ? { charge, pix } : null;
   }
 
   /**
@@ -160,18 +244,62 @@ export class SandboxBooks {
    */
   async putRefund(
     key: string,
-    created: Pick<SandboxRefund, 'endToEndId' | 'devolucao' | 'amountCents'>,
-  ): Promise<{ devolucao: Devolucao; created: boolean }> {
+    created: Omit<SandboxRefund, '_id' | 'requests'>,
+  ): Promise<{ refund: SandboxRefund; created: boolean }> {
     const result = await RefundModel.findOneAndUpdate(
       { _id: key },
       { $setOnInsert: created, $inc: { requests: 1 } },
       { upsert: true, new: true, includeResultMetadata: true, lean: true },
     );
-    return { devolucao: (result.value as SandboxRefund).devolucao, created: !result.lastErrorObject?.updatedExisting };
+    return { refund: result.value as SandboxRefund, created: !result.lastErrorObject?.updatedExisting };
   }
 
-  async findRefund(key: string): Promise<Devolucao | null> {
-    const refund = await RefundModel.findById(key).lean<SandboxRefund>().exec();
-    return refund?.devolucao ?? null;
+  /** A PUT of a refund already there: counted (a retry answers the same devolução); null when there is none. */
+  repeatRefund(key: string): Promise<SandboxRefund | null> {
+    return RefundModel.findOneAndUpdate(
+      { _id: key },
+      { $inc: { requests: 1 } },
+      { new: true, lean: true },
+    ) as Promise<SandboxRefund | null>;
+  }
+
+  findRefund(key: string): Promise<SandboxRefund | null> {
+    return RefundModel.findById(key).lean<SandboxRefund>().exec();
+  }
+
+  /** The refunds of a Pix (a Pix has a few): what is left of it to refund. */
+  refundsOfPix(endToEndId: string): Promise<SandboxRefund[]> {
+    return RefundModel.find({ endToEndId: { $eq: endToEndId } })
+      .lean<SandboxRefund[]>()
+      .exec();
+  }
+
+  /** Settles a refund still processing as it was planned; the refund as it stands after (null: none). */
+  async settleRefund(key: string, now: Date): Promise<SandboxRefund | null> {
+    const refund = await this.findRefund(key);
+    if (!refund || refund.devolucao.status !== 'EM_PROCESSAMENTO') return refund;
+    const { status, motivo } = refund.planned;
+    const settled = await RefundModel.findOneAndUpdate(
+      { _id: key, 'devolucao.status': 'EM_PROCESSAMENTO' },
+      {
+        $set: {
+          'devolucao.status': status,
+          'devolucao.horario.liquidacao': now.toISOString(),
+          ...(motivo ? { 'devolucao.motivo': motivo } : {}),
+        },
+      },
+      { new: true, lean: true },
+    );
+    return (settled as SandboxRefund | null) ?? this.findRefund(key);
+  }
+
+  /** The receiver acknowledged the callback of the refund's settlement. */
+  async markRefundNotified(key: string): Promise<void> {
+    await RefundModel.updateOne({ _id: key }, { $set: { notified: true } });
+  }
+
+  /** Refunds whose settlement the receiver has not acknowledged (still processing, or settled and not told). */
+  refundsOwingCallbacks(): Promise<SandboxRefund[]> {
+    return RefundModel.find({ notified: false }).lean<SandboxRefund[]>().exec();
   }
 }

@@ -1,13 +1,22 @@
-import type { CreateChargeReply, CreateRefundReply } from '@pix/contracts';
-import { chargeFromCob, cobRequestFrom, refundFromDevolucao, valorFrom } from '../api-pix/transformers';
+import type { CreateChargeReply } from '@pix/contracts';
+import { chargeFromCob, cobRequestFrom, devolucaoRequestFrom, refundFromDevolucao } from '../api-pix/transformers';
 import {
   counted,
+  PspRefusal,
+  type ChargeRemoval,
   type CreateChargeInput,
   type OnPspRequest,
   type PixProvider,
+  type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
 import type { SandboxPsp } from './psp';
+
+/** API Pix's answers to the refusals of a devolução (tests/service/api-pix-psp.ts serves the same). */
+const REFUSALS = {
+  'no-such-pix': new PspRefusal(404, 'PixNaoEncontrado: nenhum Pix com este endToEndId'),
+  'more-than-the-pix': new PspRefusal(400, 'DevolucaoOperacaoInvalida: valor acima do disponível para devolução'),
+} as const;
 
 /**
  * The provider port over the sandbox PSP, in process: the same API Pix requests and answers as a
@@ -31,11 +40,22 @@ export class SandboxProvider implements PixProvider {
     });
   }
 
-  refund(input: RefundInput): Promise<CreateRefundReply> {
+  sendRefund(input: RefundInput): Promise<RefundAtPsp> {
     return counted(this.onRequest, 'refund', async () => {
-      const answer = await this.psp.putDevolucao(input.endToEndId, input.refundId, valorFrom(input.amountCents));
-      if ('refused' in answer) throw new Error(`the sandbox PSP refused refund ${input.refundId}: ${answer.refused}`);
+      const answer = await this.psp.putDevolucao(input.endToEndId, input.pspRefundId, devolucaoRequestFrom(input));
+      if ('refused' in answer) throw REFUSALS[answer.refused];
       return refundFromDevolucao(answer.devolucao);
     });
+  }
+
+  readRefund(endToEndId: string, pspRefundId: string): Promise<RefundAtPsp | null> {
+    return counted(this.onRequest, 'read_refund', async () => {
+      const devolucao = await this.psp.getDevolucao(endToEndId, pspRefundId);
+      return devolucao && refundFromDevolucao(devolucao);
+    });
+  }
+
+  removeCharge(txid: string): Promise<ChargeRemoval> {
+    return counted(this.onRequest, 'remove_charge', () => this.psp.removeCob(txid));
   }
 }

@@ -1,9 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { brlToCents } from '@pix/contracts';
+import { valorFrom } from '../api-pix/transformers';
 import type { Cob, CobRequest, Devolucao } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
 import { newEndToEndId } from './ids';
 import type { SandboxBooks } from './books';
+import type { SandboxSettlements } from './settlements';
 
 export interface SandboxPspOptions {
   /** The receiver's name and city, written into every BR Code the PSP makes. */
@@ -16,6 +18,9 @@ export interface SandboxPspOptions {
 /** Why the PSP refuses a refund, as API Pix answers it (404 PixNaoEncontrado, 400 DevolucaoOperacaoInvalida). */
 export type RefundRefusal = 'no-such-pix' | 'more-than-the-pix';
 
+/** The motivo of a refund the merchant asked the sandbox to refuse (`sandbox fail-next-refund`). */
+export const SANDBOX_REFUND_FAILURE = 'Devolução não realizada: recusa simulada pelo PSP sandbox a pedido da loja.';
+
 /**
  * The sandbox PSP's receiver side, as API Pix defines it: charges (cob) opened by txid and refunds
  * (devoluções) of a received Pix by id, each idempotent the way a PSP's PUT is (a retry answers
@@ -27,6 +32,7 @@ export class SandboxPsp {
   constructor(
     private readonly books: SandboxBooks,
     private readonly options: SandboxPspOptions,
+    private readonly settlements: SandboxSettlements,
   ) {}
 
   /** PUT /cob/{txid}: the charge as stored (this request's, or the one a previous request opened). */
@@ -62,29 +68,59 @@ export class SandboxPsp {
     return (await this.books.findCharge(txid))?.cob ?? null;
   }
 
-  /** PUT /pix/{e2eid}/devolucao/{id}: the refund as stored, or why it is refused. */
+  /** PATCH /cob/{txid} to REMOVIDA_PELO_USUARIO_RECEBEDOR: only an active charge is removed. */
+  removeCob(txid: string): Promise<'removed' | 'not_active' | 'not_found'> {
+    return this.books.removeCharge(txid);
+  }
+
+  /**
+   * PUT /pix/{e2eid}/devolucao/{id}: the refund as stored (this request's, or the one an earlier
+   * request with the same id made), or why it is refused: no such Pix, or more than is left of it.
+   * A new refund is taken EM_PROCESSAMENTO and settles a moment later (SandboxSettlements).
+   */
   async putDevolucao(
     endToEndId: string,
     id: string,
-    valor: string,
+    request: { valor: string; descricao?: string },
   ): Promise<{ devolucao: Devolucao; created: boolean } | { refused: RefundRefusal }> {
-    const pix = (await this.books.chargeOfPix(endToEndId))?.pix;
-    if (!pix) return { refused: 'no-such-pix' };
-    const amountCents = brlToCents(Number(valor)) ?? 0;
-    if (amountCents > pix.amountCents) return { refused: 'more-than-the-pix' };
-    const now = new Date().toISOString();
+    const key = `${endToEndId}/${id}`;
+    const repeated = await this.books.repeatRefund(key);
+    if (repeated) return { devolucao: repeated.devolucao, created: false };
+    const found = await this.books.pixOf(endToEndId);
+    if (!found) return { refused: 'no-such-pix' };
+    const amountCents = brlToCents(Number(request.valor)) ?? 0;
+    const taken = (await this.books.refundsOfPix(endToEndId))
+      .filter((refund) => refund.devolucao.status !== 'NAO_REALIZADO')
+      .reduce((sum, refund) => sum + refund.amountCents, 0);
+    if (amountCents > found.pix.amountCents - taken) return { refused: 'more-than-the-pix' };
+    const failure = await this.books.takeFailNextRefund(found.charge._id);
     const devolucao: Devolucao = {
       id,
       rtrId: newEndToEndId('D'),
-      valor,
-      horario: { solicitacao: now, liquidacao: now },
-      status: 'DEVOLVIDO',
+      valor: request.valor,
+      ...(request.descricao ? { descricao: request.descricao } : {}),
+      horario: { solicitacao: new Date().toISOString() },
+      status: 'EM_PROCESSAMENTO',
     };
-    return this.books.putRefund(`${endToEndId}/${id}`, { endToEndId, devolucao, amountCents });
+    const { refund, created } = await this.books.putRefund(key, {
+      endToEndId,
+      devolucao,
+      amountCents,
+      pix: {
+        endToEndId,
+        txid: found.charge._id,
+        valor: valorFrom(found.pix.amountCents),
+        horario: found.pix.paidAt.toISOString(),
+      },
+      planned: failure ? { status: 'NAO_REALIZADO', motivo: failure } : { status: 'DEVOLVIDO', motivo: null },
+      notified: false,
+    });
+    if (created) this.settlements.took(key);
+    return { devolucao: refund.devolucao, created };
   }
 
   /** GET /pix/{e2eid}/devolucao/{id}. */
-  getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
-    return this.books.findRefund(`${endToEndId}/${id}`);
+  async getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
+    return (await this.books.findRefund(`${endToEndId}/${id}`))?.devolucao ?? null;
   }
 }

@@ -1,18 +1,15 @@
 import { DomainError } from '@pix/contracts';
-import type { Logger } from '@pix/observability';
 import { valorFrom } from '../api-pix/transformers';
 import type { AnalysisState, PixCallback } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
 import type { SandboxAnalysis, SandboxBooks, SandboxCharge, SandboxPix } from './books';
+import type { OwedCallbacks } from './owed-callbacks';
 
 /**
  * How the PSP tells the receiver of a Pix (API Pix's callback, POST {webhook}/pix): resolves once
  * the receiver took it, rejects when it did not (the PSP tells it again later).
  */
 export type NotifyReceiver = (pix: PixCallback['pix'][number]) => Promise<void>;
-
-/** A callback the receiver did not acknowledge is sent again after these delays, then every minute. */
-const REDELIVERY_DELAYS_MS = [1000, 2000, 5000, 15_000, 30_000, 60_000];
 
 type Outcome = Exclude<AnalysisState, 'EM_ANALISE'>;
 /** A charge that received its Pix. */
@@ -28,16 +25,14 @@ type Paid = SandboxCharge & { pix: SandboxPix };
  * so racing or retried requests agree on one Pix and one endToEndId, and a retry of the same action
  * answers what the first one did. The callback is then sent until the receiver acknowledges it: by the action
  * itself, again in the background when it fails, and by a restarted adapter for anything a crash
- * cut off (`resume`). A decided action therefore always completes; nothing is undone.
+ * cut off (`resume`). A decided action therefore always completes; nothing is undone. The one
+ * exception to "a retry answers the same" is a late Pix (`payLate`): each is a new Pix.
  */
 export class SandboxPayer {
-  private readonly redeliveries = new Set<NodeJS.Timeout>();
-  private stopped = false;
-
   constructor(
     private readonly books: SandboxBooks,
     private readonly notify: NotifyReceiver,
-    private readonly logger: Logger,
+    private readonly callbacks: OwedCallbacks,
   ) {}
 
   /**
@@ -54,12 +49,34 @@ export class SandboxPayer {
       const pix = { endToEndId: newEndToEndId('E'), amountCents: wanted, paidAt: now, held, notified: false };
       charge = await this.books.recordPix(txid, pix, now);
       if (!charge) throw new DomainError('charge_not_found');
-      if (!charge.pix) throw new DomainError('charge_expired');
+      if (!charge.pix) throw new DomainError(charge.cob.status === 'ATIVA' ? 'charge_expired' : 'charge_removed');
     }
     const paid = charge as Paid;
     if (paid.pix.amountCents !== wanted || paid.pix.held !== held) throw new DomainError('charge_paid_otherwise');
-    if (!paid.pix.notified) await this.completeNow(() => this.completePix(paid));
+    if (!paid.pix.notified) await this.completeNow(() => this.completePix(paid, paid.pix));
     return paid;
+  }
+
+  /**
+   * A Pix for the charge whatever its state: paid already, expired or removed (a payer's bank may
+   * still send one, or race a cancel). Each call is a new Pix with its own endToEndId; the receiver,
+   * finding its payment no longer pending, returns it.
+   */
+  async payLate(txid: string, amountCents: number | undefined): Promise<{ _id: string; pix: SandboxPix }> {
+    const known = amountCents === undefined ? await this.books.findCharge(txid) : null;
+    if (amountCents === undefined && !known) throw new DomainError('charge_not_found');
+    const now = new Date();
+    const pix: SandboxPix = {
+      endToEndId: newEndToEndId('E'),
+      amountCents: amountCents ?? known?.amountCents ?? 0,
+      paidAt: now,
+      held: false,
+      notified: false,
+    };
+    const charge = await this.books.recordLatePix(txid, pix);
+    if (!charge) throw new DomainError('charge_not_found');
+    await this.completeNow(() => this.completeLatePix(charge._id, pix));
+    return { _id: charge._id, pix };
   }
 
   /**
@@ -71,7 +88,7 @@ export class SandboxPayer {
     if (!charge?.pix?.held) throw new DomainError('nothing_held');
     const held = charge as Paid;
     // The receiver hears of the held Pix before it hears the end of its analysis.
-    if (!held.pix.notified) await this.completeNow(() => this.completePix(held));
+    if (!held.pix.notified) await this.completeNow(() => this.completePix(held, held.pix));
     if (!charge.analysis) {
       charge = await this.books.recordAnalysis(txid, { outcome, decidedAt: new Date(), notified: false });
     }
@@ -89,73 +106,53 @@ export class SandboxPayer {
    */
   async resume(): Promise<void> {
     const owing = await this.books.chargesOwingCallbacks();
-    for (const charge of owing.pix) await this.completeOrRetry(() => this.completePix(charge as Paid));
+    for (const charge of owing.pix) await this.callbacks.orLater(() => this.completePix(charge, charge.pix));
     for (const charge of owing.analysis) {
       const { analysis } = charge;
-      if (analysis) await this.completeOrRetry(() => this.completeAnalysis(charge as Paid, analysis));
+      if (analysis) await this.callbacks.orLater(() => this.completeAnalysis(charge as Paid, analysis));
+    }
+    for (const charge of owing.late) {
+      for (const pix of charge.latePix ?? []) {
+        if (!pix.notified) await this.callbacks.orLater(() => this.completeLatePix(charge._id, pix));
+      }
     }
   }
 
-  /** Stops the background redeliveries (shutdown); a restart resumes them. */
-  stop(): void {
-    this.stopped = true;
-    for (const timer of this.redeliveries) clearTimeout(timer);
-    this.redeliveries.clear();
-  }
-
-  private async completePix(charge: Paid): Promise<void> {
-    const { pix } = charge;
+  private async completePix(charge: SandboxCharge, pix: SandboxPix | null): Promise<void> {
+    if (!pix) return;
     await this.notify({
-      endToEndId: pix.endToEndId,
-      txid: charge._id,
-      valor: valorFrom(pix.amountCents),
-      horario: pix.paidAt.toISOString(),
+      ...callbackPix(charge._id, pix),
       ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
     });
     await this.books.markNotified(charge._id, 'pix');
   }
 
+  private async completeLatePix(txid: string, pix: SandboxPix): Promise<void> {
+    await this.notify(callbackPix(txid, pix));
+    await this.books.markLateNotified(txid, pix.endToEndId);
+  }
+
   private async completeAnalysis(charge: Paid, analysis: SandboxAnalysis): Promise<void> {
-    const { pix } = charge;
-    await this.notify({
-      endToEndId: pix.endToEndId,
-      txid: charge._id,
-      valor: valorFrom(pix.amountCents),
-      horario: pix.paidAt.toISOString(),
-      analise: analysis.outcome,
-    });
+    await this.notify({ ...callbackPix(charge._id, charge.pix), analise: analysis.outcome });
     await this.books.markNotified(charge._id, 'analysis');
   }
 
   /** Completes a decided action for the caller; when that fails, in the background, and tells the caller to retry. */
   private async completeNow(complete: () => Promise<void>): Promise<void> {
     try {
-      await complete();
-    } catch (err) {
-      this.logger.warn({ err }, 'sandbox PSP callback failed; it will be sent again');
-      this.completeLater(complete, 0);
+      await this.callbacks.now(complete);
+    } catch {
       throw new DomainError('callback_failed');
     }
   }
+}
 
-  private completeLater(complete: () => Promise<void>, attempt: number): void {
-    if (this.stopped) return;
-    const delay = REDELIVERY_DELAYS_MS[Math.min(attempt, REDELIVERY_DELAYS_MS.length - 1)];
-    const timer = setTimeout(() => {
-      this.redeliveries.delete(timer);
-      complete().catch((err: unknown) => {
-        this.logger.warn({ err, attempt: attempt + 1 }, 'sandbox PSP callback failed again');
-        this.completeLater(complete, attempt + 1);
-      });
-    }, delay);
-    timer.unref();
-    this.redeliveries.add(timer);
-  }
-
-  private async completeOrRetry(complete: () => Promise<void>): Promise<void> {
-    await complete().catch((err: unknown) => {
-      this.logger.warn({ err }, 'resuming a sandbox PSP callback failed; it will be sent again');
-      this.completeLater(complete, 0);
-    });
-  }
+/** A Pix of a charge as API Pix's callback carries it. */
+export function callbackPix(txid: string, pix: SandboxPix): PixCallback['pix'][number] {
+  return {
+    endToEndId: pix.endToEndId,
+    txid,
+    valor: valorFrom(pix.amountCents),
+    horario: pix.paidAt.toISOString(),
+  };
 }

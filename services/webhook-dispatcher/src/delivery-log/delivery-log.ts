@@ -59,8 +59,8 @@ export class DeliveryLog {
   async record(event: PaymentEvent, url: string, firstAttemptAt: Date, claimNow: boolean, now = new Date()) {
     const doc: DeliveryDoc = {
       _id: event.eventId,
-      paymentId: event.body.id,
-      storeId: event.body.storeId,
+      paymentId: event.paymentId,
+      storeId: event.storeId,
       type: event.body.event,
       sequence: event.sequence,
       event,

@@ -1,4 +1,12 @@
-import { DashboardTexts as T, StatusLabels, type Payment, type PublicEventDetail } from '@pix/contracts';
+import {
+  brlToCents,
+  DashboardTexts as T,
+  MAX_REFUND_REASON_CHARS,
+  StatusLabels,
+  type Payment,
+  type PublicEventDetail,
+  type Refund,
+} from '@pix/contracts';
 import type { LayoutOptions } from './layout';
 import { escapeHtml, formatBrl, layout, statusBadge, timeTag } from './layout';
 
@@ -10,6 +18,10 @@ export interface PaymentView {
   /** The payment's hosted page, for the customer. */
   pageUrl: string;
   events: PublicEventDetail[];
+  /** The payment's refunds, newest first (PaymentsRpc.refundsList). */
+  refunds: Refund[];
+  /** The id the refund form sends (a UUID): the same id asks for the same refund, so a retry makes one. */
+  refundId: string;
   sandbox: boolean;
 }
 
@@ -42,8 +54,17 @@ function attemptRows(event: PublicEventDetail): string {
 }
 
 function eventTitle(event: PublicEventDetail): string {
-  if (event.body.event === 'payment.created') return P.created;
-  return P.statusChange(StatusLabels[event.body.previousStatus], StatusLabels[event.body.status]);
+  const { body } = event;
+  switch (body.event) {
+    case 'payment.created':
+      return P.created;
+    case 'payment.status_changed':
+      return P.statusChange(StatusLabels[body.previousStatus], StatusLabels[body.status]);
+    case 'refund.created':
+    case 'refund.succeeded':
+    case 'refund.failed':
+      return P.refundEvents[body.event](formatBrl(body.amount));
+  }
 }
 
 /** One event: what happened, its delivery's state, each attempt, and Reenviar. */
@@ -53,7 +74,8 @@ function eventItem(event: PublicEventDetail): string {
       ? `<p class="next">${P.nextRetry}: ${timeTag(event.nextAttemptAt)}</p>`
       : '';
   const disabled = event.status === 'pending' ? ' disabled' : '';
-  return `<li class="event" id="${event.id}" data-event-id="${event.id}" data-type="${event.type}" data-delivery="${event.status}">
+  const refund = event.body.event.startsWith('refund.') ? ` data-refund-id="${escapeHtml(event.body.id)}"` : '';
+  return `<li class="event" id="${event.id}" data-event-id="${event.id}" data-type="${event.type}" data-delivery="${event.status}"${refund}>
 <div class="event-head">
 <h3>${eventTitle(event)}</h3>
 <p class="event-meta">${timeTag(event.createdAt)} · <code>${event.type}</code> · <span class="delivery delivery-${event.status}">${P.deliveryStatus[event.status]}</span></p>
@@ -107,12 +129,125 @@ function sandboxSection(id: string): string {
 <input id="other-amount" name="amount" inputmode="decimal" autocomplete="off" placeholder="40,00">
 <button type="button" data-sandbox="pay-amount">${A.payAmount}</button>
 </div>
+<div class="actions later">
+<button type="button" data-sandbox="pay-late" aria-describedby="late-hint">${A.payLate}</button>
+<button type="button" data-sandbox="fail-next-refund">${A.failNextRefund}</button>
+</div>
+<p class="hint" id="late-hint">${P.sandboxLateHint}</p>
 <h3>${P.answer}</h3>
 <pre id="sandbox-answer" class="answer-box" role="status" aria-live="polite" data-payment-id="${id}"></pre>
 </section>`;
 }
 
-/** One payment: its fields, QR and code, the hosted page link, the timeline and the actions. */
+/**
+ * What is left to refund: the paid amount less every merchant refund not failed, as payments
+ * checks it. An approved payment was paid its own amount (a Pix of another amount goes to review),
+ * and the refunds of the Pix that paid it are the merchant's: the platform's refunds of an approved
+ * payment return other Pix (late ones). Nothing is left of a payment that is not approved. The one
+ * case this misses is a Pix of another amount held for analysis and then cleared by the PSP (the
+ * sandbox holds none): the public Payment does not carry the paid amount. Payments has the last
+ * word either way, and its refusal says what is left (ErrorMessages.refundAboveLeft).
+ */
+export function refundableCents(payment: Pick<Payment, 'status' | 'amount'>, refunds: Refund[]): number {
+  if (payment.status !== 'approved') return 0;
+  const taken = refunds
+    .filter((r) => r.origin === 'merchant' && r.status !== 'failed')
+    .reduce((sum, r) => sum + (brlToCents(r.amount) ?? 0), 0);
+  return Math.max(0, (brlToCents(payment.amount) ?? 0) - taken);
+}
+
+const R = P.refunds;
+
+/** Merchant- or payer-bank-given text, escaped and isolated (a right-to-left override stays in its cell). */
+function foreignText(text: string | null): string {
+  return text ? `<bdi>${escapeHtml(text)}</bdi>` : '<span class="muted">—</span>';
+}
+
+/** One refund as a row of the refunds table (also sent alone, in the answer to the refund form). */
+export function refundRow(refund: Refund): string {
+  const C = R.columns;
+  const failure =
+    refund.status === 'failed' && refund.failureReason
+      ? `<span class="failure-reason"><span class="visually-hidden">${R.failureReason}: </span>${foreignText(refund.failureReason)}</span>`
+      : '';
+  return `<tr id="refund-${escapeHtml(refund.id)}" data-refund-id="${escapeHtml(refund.id)}" data-status="${refund.status}" data-origin="${refund.origin}">
+<td data-label="${C.amount}" class="num refund-amount">${formatBrl(refund.amount)}</td>
+<td data-label="${C.status}" class="refund-status"><div><span class="badge refund-${refund.status}">${R.statuses[refund.status]}</span>${failure}</div></td>
+<td data-label="${C.origin}" class="refund-origin">${R.origins[refund.origin]}</td>
+<td data-label="${C.reason}" class="refund-reason">${foreignText(refund.reason)}</td>
+<td data-label="${C.createdAt}">${timeTag(refund.createdAt)}</td>
+<td data-label="${C.settledAt}" class="refund-settled">${refund.settledAt ? timeTag(refund.settledAt) : '<span class="muted">—</span>'}</td>
+</tr>`;
+}
+
+/** The refunds, newest first, or the word that there are none. */
+function refundsBody(refunds: Refund[]): string {
+  const C = R.columns;
+  return `<div id="refunds-body" data-count="${refunds.length}">
+<p class="muted" id="refunds-empty"${refunds.length > 0 ? ' hidden' : ''}>${R.empty}</p>
+<div class="scroll"${refunds.length === 0 ? ' hidden' : ''}><table class="refunds cards">
+<thead><tr><th scope="col" class="num">${C.amount}</th><th scope="col">${C.status}</th><th scope="col">${C.origin}</th><th scope="col">${C.reason}</th><th scope="col">${C.createdAt}</th><th scope="col">${C.settledAt}</th></tr></thead>
+<tbody id="refund-rows">
+${refunds.map(refundRow).join('\n')}
+</tbody>
+</table></div>
+</div>`;
+}
+
+function availableFigure(cents: number): string {
+  return `<strong id="refund-available" data-cents="${cents}">${formatBrl(cents / 100)}</strong>`;
+}
+
+/**
+ * The parts of the page a refund or a status change moves, each by its id: the page's script
+ * swaps them for the ones the timeline's refresh brings.
+ */
+export function livePaymentParts(payment: Payment, refunds: Refund[]): string {
+  return `${refundsBody(refunds)}
+<span id="refunded-amount">${formatBrl(payment.refundedAmount)}</span>
+${availableFigure(refundableCents(payment, refunds))}`;
+}
+
+function refundSection(view: PaymentView): string {
+  const F = P.refund;
+  const p = view.payment;
+  const left = refundableCents(p, view.refunds);
+  return `<section class="card" id="refund-section" aria-labelledby="refund-title"${p.status === 'approved' ? '' : ' hidden'}>
+<h2 id="refund-title">${F.title}</h2>
+<p class="hint">${F.intro}</p>
+<p class="available">${F.available} ${availableFigure(left)}</p>
+<form id="refund-form" class="stack refund-form" method="post" action="/dashboard/pagamentos/${p.id}/reembolsos" novalidate>
+<input type="hidden" name="refundId" id="refund-id" value="${escapeHtml(view.refundId)}">
+<label for="refund-amount">${F.amountLabel}</label>
+<input id="refund-amount" name="amount" inputmode="decimal" autocomplete="off" aria-describedby="refund-amount-hint">
+<p class="hint field-hint" id="refund-amount-hint">${F.amountHint}</p>
+<label for="refund-reason">${F.reasonLabel}</label>
+<textarea id="refund-reason" name="reason" rows="2" maxlength="${MAX_REFUND_REASON_CHARS}" aria-describedby="refund-reason-hint"></textarea>
+<p class="hint field-hint" id="refund-reason-hint">${F.reasonHint}</p>
+<div><button type="submit" class="primary" id="refund-submit">${F.submit}</button></div>
+</form>
+<p id="refund-answer" class="answer-line" role="status"></p>
+</section>`;
+}
+
+function cancelSection(payment: Payment): string {
+  const C = P.cancel;
+  return `<section class="card" id="cancel-section" aria-labelledby="cancel-title"${payment.status === 'pending' ? '' : ' hidden'}>
+<h2 id="cancel-title">${C.title}</h2>
+<p class="hint">${C.intro}</p>
+<button type="button" class="danger" id="cancel-open" aria-haspopup="dialog">${C.button}</button>
+<dialog id="cancel-dialog" aria-labelledby="cancel-dialog-title" aria-describedby="cancel-dialog-text">
+<h2 id="cancel-dialog-title">${C.confirmTitle}</h2>
+<p id="cancel-dialog-text">${C.confirmText}</p>
+<div class="actions">
+<button type="button" id="cancel-keep" autofocus>${C.keep}</button>
+<button type="button" class="danger" id="cancel-confirm">${C.confirm}</button>
+</div>
+</dialog>
+</section>`;
+}
+
+/** One payment: its fields, QR and code, the hosted page link, its actions, refunds and timeline. */
 export function paymentPage(view: PaymentView): string {
   const p = view.payment;
   const F = P.fields;
@@ -134,13 +269,16 @@ export function paymentPage(view: PaymentView): string {
 <h1>${P.title} <span class="amount" id="amount">${formatBrl(p.amount)}</span></h1>
 <p class="status-now" role="status" aria-live="polite">${statusBadge(p.status, 'status')}</p>
 </div>
+<p id="payment-answer" class="answer-line payment-answer" role="status"></p>
 <div class="grid">
 <section class="card" aria-labelledby="fields-title">
 <h2 id="fields-title" class="visually-hidden">Dados</h2>
 <dl class="fields">
 ${field(F.id, `<code>${p.id}</code>`)}
 ${field(F.amount, formatBrl(p.amount))}
+${field(F.refundedAmount, `<span id="refunded-amount">${formatBrl(p.refundedAmount)}</span>`)}
 ${field(F.createdAt, timeTag(p.createdAt))}
+${field(F.expiresAt, timeTag(p.expiresAt), 'expires-at')}
 ${field(F.email, orNone(p.email))}
 ${field(F.observation, orNone(p.observation))}
 ${field(F.webhookUrl, p.webhookUrl ? `<code>${escapeHtml(p.webhookUrl)}</code>` : orNone(null))}
@@ -152,6 +290,14 @@ ${field(F.page, `<a href="${escapeHtml(view.pageUrl)}" id="hosted-page">${P.open
 ${qr}
 </section>
 </div>
+${cancelSection(p)}
+${refundSection(view)}
+<section class="card" aria-labelledby="refunds-title">
+<h2 id="refunds-title">${R.title}</h2>
+<div id="refunds" aria-live="polite">
+${refundsBody(view.refunds)}
+</div>
+</section>
 ${view.sandbox ? sandboxSection(p.id) : ''}
 <section class="card" aria-labelledby="timeline-title">
 <h2 id="timeline-title">${P.timeline}</h2>

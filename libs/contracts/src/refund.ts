@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { AMOUNT_STEP_BRL, PIX_MAX_AMOUNT_CENTS } from './money';
+
+/**
+ * Money going back (docs/design.md, "Money going back"): a refund (API Pix's devolução) returns
+ * all or part of a received Pix to its payer. Its status is its own, beside the payment's:
+ * `pending` until the PSP settles it, then `succeeded` (DEVOLVIDO) or `failed` (NAO_REALIZADO).
+ */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/**
+ * Who asked for it: `merchant` (the refunds route), or `platform` (a Pix that arrived for a payment
+ * no longer pending, or the paid amount of a payment that left review without approval).
+ */
+export const REFUND_ORIGINS = ['merchant', 'platform'] as const;
+export type RefundOrigin = (typeof REFUND_ORIGINS)[number];
+
+/** API Pix's `descricao` of a devolução holds at most 140 characters. */
+export const MAX_REFUND_REASON_CHARS = 140;
+
+/** API Pix accepts a devolução up to 90 days after the Pix settled. */
+export const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
+
+/**
+ * Refunds a merchant may ask for on one payment. Each is kept inside its payment (its record and
+ * the "sum ≤ paid" check are one document), so the count is bounded; a hundred partial refunds of
+ * one sale is far beyond any store's use.
+ */
+export const MAX_MERCHANT_REFUNDS = 100;
+
+/** A refund as the public API returns it and as its webhooks carry it. */
+export const RefundSchema = z.object({
+  id: z.uuid(),
+  paymentId: z.uuid(),
+  endToEndId: z.string().meta({ description: 'The Pix this refund returns (API Pix endToEndId)' }),
+  amount: z.number().meta({ description: 'BRL, at most two decimal places' }),
+  status: z.enum(REFUND_STATUSES).meta({
+    description: 'pending: asked of the PSP; succeeded: the money is back with the payer; failed: the PSP refused it',
+  }),
+  reason: z
+    .string()
+    .nullable()
+    .meta({ description: "The merchant's reason, sent to the PSP as the devolução's descricao" }),
+  origin: z.enum(REFUND_ORIGINS).meta({
+    description:
+      'merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer ' +
+      'pending, returned in full, or the paid amount of a payment refused in review',
+  }),
+  createdAt: z.iso.datetime({ precision: 3 }),
+  settledAt: z.iso.datetime({ precision: 3 }).nullable().meta({ description: 'When it succeeded or failed' }),
+  failureReason: z.string().nullable().meta({ description: "The PSP's motivo, when it failed" }),
+});
+export type Refund = z.infer<typeof RefundSchema>;
+
+/** A payment's refunds, newest first. */
+export const RefundListSchema = z.object({ items: z.array(RefundSchema) });
+export type RefundList = z.infer<typeof RefundListSchema>;
+
+/** The refund body as a merchant sends it, for the OpenAPI document (the gateway validates in order). */
+export const CreateRefundBodySchema = z
+  .object({
+    amount: z
+      .number()
+      .gt(0)
+      .max(PIX_MAX_AMOUNT_CENTS / 100)
+      .multipleOf(AMOUNT_STEP_BRL)
+      .nullable()
+      .optional()
+      .meta({ description: 'BRL, at most two decimal places; absent: all that is left to refund', examples: [10] }),
+    reason: z.string().max(MAX_REFUND_REASON_CHARS).nullable().optional(),
+  })
+  .loose();
+
+/** A validated refund request, as the gateway hands it to payments (amount in centavos; null: all that is left). */
+export const CreateRefundInputSchema = z.object({
+  amountCents: z.number().int().positive().nullable(),
+  reason: z.string().max(MAX_REFUND_REASON_CHARS).nullable(),
+});
+export type CreateRefundInput = z.infer<typeof CreateRefundInputSchema>;
+
+/**
+ * The devolução's descricao of the platform's own refunds, and their `reason`: the payer reads it
+ * in their bank's statement, so it is Portuguese.
+ */
+export const PlatformRefundReasons = {
+  latePix: 'Devolução automática: Pix recebido para um pagamento que não estava mais pendente.',
+  reviewTimeout: 'Devolução automática: pagamento em análise por mais tempo que o permitido.',
+  analysisRejected: 'Devolução automática: Pix recusado na análise.',
+} as const;

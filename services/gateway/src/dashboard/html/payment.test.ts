@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { DashboardTexts, type Payment, type Refund } from '@pix/contracts';
+import { livePaymentParts, paymentPage, refundableCents, refundRow } from './payment';
+
+const PAYMENT: Payment = {
+  id: randomUUID(),
+  status: 'approved',
+  amount: 89.9,
+  storeId: 'store-1',
+  createdAt: '2026-11-24T19:45:03.000Z',
+  webhookUrl: null,
+  observation: null,
+  email: null,
+  qrCodeUrl: null,
+  qrCopyPaste: null,
+  isPublic: false,
+  refundedAmount: 0,
+  expiresAt: '2026-11-25T19:45:03.000Z',
+};
+
+function refund(fields: Partial<Refund>): Refund {
+  return {
+    id: randomUUID(),
+    paymentId: PAYMENT.id,
+    endToEndId: 'E00000000202611241945abcdefghijk',
+    amount: 10,
+    status: 'pending',
+    reason: null,
+    origin: 'merchant',
+    createdAt: '2026-11-24T20:00:00.000Z',
+    settledAt: null,
+    failureReason: null,
+    ...fields,
+  };
+}
+
+describe('the payment page of the dashboard', () => {
+  it('leaves to refund the paid amount less the merchant refunds that have not failed', () => {
+    expect(refundableCents(PAYMENT, [])).toBe(8990);
+    const refunds = [
+      refund({ amount: 10, status: 'succeeded' }),
+      refund({ amount: 0.1, status: 'pending' }),
+      refund({ amount: 50, status: 'failed' }),
+      // A late Pix returned by the platform is another Pix: it does not count against this one.
+      refund({ amount: 89.9, origin: 'platform', endToEndId: 'E-late' }),
+    ];
+    expect(refundableCents(PAYMENT, refunds)).toBe(7980);
+    expect(refundableCents(PAYMENT, [refund({ amount: 89.9 })])).toBe(0);
+    expect(refundableCents({ ...PAYMENT, status: 'pending' }, [])).toBe(0);
+    expect(livePaymentParts(PAYMENT, refunds)).toContain(
+      '<strong id="refund-available" data-cents="7980">R$ 79,80</strong>',
+    );
+  });
+
+  it("shows a refund's reason and failure as text, isolated from the text around it", () => {
+    const hostile = '<script>alert(1)</script>"\'\u202Eevil';
+    const row = refundRow(refund({ reason: hostile, status: 'failed', failureReason: '<b>no</b>' }));
+    expect(row).not.toContain('<script>');
+    expect(row).not.toContain('<b>');
+    expect(row).toContain('<bdi>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;\u202Eevil</bdi>');
+    expect(row).toContain(DashboardTexts.payment.refunds.statuses.failed);
+  });
+
+  it('offers Cancelar to a pending payment and Reembolsar to an approved one', () => {
+    const view = {
+      store: { name: 'Loja', csrf: 'x', active: 'payments' as const },
+      pageUrl: 'http://127.0.0.1/pay/1',
+      events: [],
+      refunds: [],
+      refundId: randomUUID(),
+      sandbox: false,
+    };
+    const pending = paymentPage({ ...view, payment: { ...PAYMENT, status: 'pending' } });
+    expect(pending).toMatch(/<section class="card" id="cancel-section" aria-labelledby="cancel-title">/);
+    expect(pending).toMatch(/id="refund-section"[^>]* hidden>/);
+    const approved = paymentPage({ ...view, payment: PAYMENT });
+    expect(approved).toMatch(/id="cancel-section"[^>]* hidden>/);
+    expect(approved).toMatch(/<section class="card" id="refund-section" aria-labelledby="refund-title">/);
+    expect(approved).toContain(`value="${view.refundId}"`);
+  });
+});

@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DomainError,
+  MAX_MERCHANT_REFUNDS,
+  MAX_REFUNDS_PER_CHARGE,
+  PixRefundSettledEventSchema,
+  PlatformRefundReasons,
+  REFUND_WINDOW_MS,
+  refundPspId,
+  type CreateRefundInput,
+  type PixPaidEvent,
+  type PixRefundSettledEvent,
+  type Refund,
+  type RefundList,
+  type RefundOrigin,
+} from '@pix/contracts';
+import type { HandlerOutcome } from '@pix/messaging';
+import type { Logger } from '@pix/observability';
+import { refundsCreated, refundsSettled } from './metrics';
+import type { OutboxMessage, PaymentDoc, RefundRecord } from './model';
+import type { PaymentStorage } from './payment-storage';
+import { toRefund } from './presenter';
+import { refundCommand, refundEvent } from './refund-messages';
+import { refundableCents } from './refund-records';
+import { canSettleRefund } from './refund-state-machine';
+
+export interface RefundDeps {
+  logger: Logger;
+  store: PaymentStorage;
+}
+
+const ACK: HandlerOutcome = { ack: true };
+
+/** What a new refund is: which Pix, how much, why, and who asked. */
+export interface RefundAsked {
+  id?: string;
+  endToEndId: string;
+  amountCents: number;
+  reason: string | null;
+  origin: RefundOrigin;
+}
+
+/**
+ * A new refund of a Pix of `doc`, numbered after its refunds (its PSP id holds the number), and what
+ * it owes: its refund.created event at `sequence`, and the command that sends it to the PSP. Null
+ * when the payment has every refund number taken.
+ */
+export function newRefund(
+  doc: PaymentDoc,
+  asked: RefundAsked,
+  sequence: number,
+  now = new Date(),
+): { record: RefundRecord; messages: OutboxMessage[] } | null {
+  if (doc.refunds.length >= MAX_REFUNDS_PER_CHARGE) return null;
+  const record: RefundRecord = {
+    id: asked.id ?? randomUUID(),
+    pspRefundId: refundPspId(doc.txid, doc.refunds.length),
+    endToEndId: asked.endToEndId,
+    amountCents: asked.amountCents,
+    status: 'pending',
+    reason: asked.reason,
+    origin: asked.origin,
+    createdAt: now,
+    settledAt: null,
+    failureReason: null,
+    rtrId: null,
+  };
+  return { record, messages: [refundEvent(doc, record, 'refund.created', sequence), refundCommand(doc, record)] };
+}
+
+type MerchantRefusal =
+  'refund_not_approved' | 'refund_window_closed' | 'refund_limit_reached' | 'refund_above_left' | 'exists';
+
+/** Why a merchant's refund of `doc` is refused now, if it is (the order of the checks is the answer's). */
+function merchantRefusal(doc: PaymentDoc, amountCents: number | null, now: Date): MerchantRefusal | null {
+  if (doc.status !== 'approved' || !doc.paidEndToEndId) return 'refund_not_approved';
+  // Payments approved before paidAt was kept count from their creation: a little earlier, never later.
+  const paidAt = doc.paidAt ?? doc.createdAt;
+  if (now.getTime() - paidAt.getTime() > REFUND_WINDOW_MS) return 'refund_window_closed';
+  if (doc.refunds.filter((refund) => refund.origin === 'merchant').length >= MAX_MERCHANT_REFUNDS) {
+    return 'refund_limit_reached';
+  }
+  const left = refundableCents(doc);
+  if (left === 0 || (amountCents ?? left) > left) return 'refund_above_left';
+  return null;
+}
+
+/**
+ * A merchant's refund of an approved payment: one conditional write checks what is left of the
+ * paid Pix and records the refund with its event and its command to the PSP, so of two refunds that
+ * race for the same money exactly one is taken (the other decides again on the payment as it is,
+ * and is refused). `refundId` (the gateway's Idempotency-Key) makes it repeatable: the same id
+ * answers the refund it made.
+ */
+export async function createRefund(
+  deps: RefundDeps,
+  request: { storeId: string; paymentId: string; refundId: string; input: CreateRefundInput },
+): Promise<Refund> {
+  const { storeId, paymentId, refundId, input } = request;
+  const seen = await deps.store.forStore(storeId, paymentId);
+  if (!seen) throw new DomainError('payment_not_found');
+  let created: RefundRecord | undefined;
+  const result = await deps.store.write<MerchantRefusal>(
+    paymentId,
+    (doc) => {
+      if (doc.refunds.some((refund) => refund.id === refundId)) return { skip: 'exists' };
+      const now = new Date();
+      const refusal = merchantRefusal(doc, input.amountCents, now);
+      if (refusal) return { skip: refusal };
+      const sequence = doc.eventSeq + 1;
+      const refund = newRefund(
+        doc,
+        {
+          id: refundId,
+          endToEndId: doc.paidEndToEndId as string,
+          amountCents: input.amountCents ?? refundableCents(doc),
+          reason: input.reason,
+          origin: 'merchant',
+        },
+        sequence,
+        now,
+      );
+      if (!refund) return { skip: 'refund_limit_reached' };
+      created = refund.record;
+      return { set: { refunds: [...doc.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+    },
+    seen,
+  );
+  if (result.written) {
+    const record = created as RefundRecord;
+    refundsCreated.inc({ origin: 'merchant' });
+    deps.logger.info(
+      { paymentId, refundId, pspRefundId: record.pspRefundId, amountCents: record.amountCents },
+      'refund requested',
+    );
+    return toRefund(result.doc, record);
+  }
+  const { doc } = result;
+  if (!doc) throw new DomainError('payment_not_found');
+  const existing = doc.refunds.find((refund) => refund.id === refundId);
+  if (existing) return toRefund(doc, existing);
+  if (result.reason === 'not_found' || result.reason === 'exists') throw new DomainError('payment_not_found');
+  throw new DomainError(
+    result.reason,
+    result.reason === 'refund_above_left' ? { leftCents: String(refundableCents(doc)) } : {},
+  );
+}
+
+/**
+ * A Pix that arrived for a payment no longer pending (approved, expired, cancelled, in review or
+ * refused): there is nothing to apply it to, so it goes back to its payer in full, as a platform
+ * refund. Once per endToEndId: a redelivered fact finds its refund recorded and changes nothing.
+ * The payment's status and refundedAmount stay as they are (the refund returns another Pix).
+ */
+export async function returnLatePix(deps: RefundDeps, seen: PaymentDoc, pix: PixPaidEvent): Promise<HandlerOutcome> {
+  let created: RefundRecord | undefined;
+  const result = await deps.store.write<'paid_by_it' | 'pending' | 'returned' | 'full'>(
+    seen._id,
+    (doc) => {
+      if (doc.paidEndToEndId === pix.endToEndId) return { skip: 'paid_by_it' };
+      if (doc.status === 'pending') return { skip: 'pending' };
+      if (doc.refunds.some((refund) => refund.endToEndId === pix.endToEndId)) return { skip: 'returned' };
+      const sequence = doc.eventSeq + 1;
+      const refund = newRefund(
+        doc,
+        {
+          endToEndId: pix.endToEndId,
+          amountCents: pix.amountCents,
+          reason: PlatformRefundReasons.latePix,
+          origin: 'platform',
+        },
+        sequence,
+      );
+      if (!refund) return { skip: 'full' };
+      created = refund.record;
+      return { set: { refunds: [...doc.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+    },
+    seen,
+  );
+  const line = { paymentId: seen._id, endToEndId: pix.endToEndId, amountCents: pix.amountCents };
+  if (result.written) {
+    refundsCreated.inc({ origin: 'platform' });
+    deps.logger.warn(
+      { ...line, status: result.doc.status, refundId: created?.id },
+      'pix for a payment no longer pending: returned to its payer',
+    );
+    return ACK;
+  }
+  // Pending again cannot be (no transition leads back there); a decision on a stale read looks again.
+  if (result.reason === 'pending') return { ack: false, retryInMs: 100 };
+  if (result.reason === 'full')
+    deps.logger.error(line, 'pix for a payment no longer pending: no refund number left; needs an operator');
+  return ACK;
+}
+
+/**
+ * The PSP settled a refund (pix.events.refunded or refund_failed): the refund moves as its table
+ * allows (refund-state-machine.ts) in one write with its webhook event. A settlement told again, or
+ * one for a refund already settled, changes nothing.
+ */
+export async function onRefundSettled(
+  deps: RefundDeps,
+  raw: unknown,
+  outcome: 'succeeded' | 'failed',
+): Promise<HandlerOutcome> {
+  const parsed = PixRefundSettledEventSchema.safeParse(raw);
+  if (!parsed.success) {
+    deps.logger.error({ issues: parsed.error.issues }, 'malformed refund settlement; dropped');
+    return ACK;
+  }
+  const fact: PixRefundSettledEvent = parsed.data;
+  const seen = await deps.store.byTxid(fact.txid);
+  if (!seen) {
+    deps.logger.warn(
+      { txid: fact.txid, pspRefundId: fact.pspRefundId },
+      'refund settlement for an unknown charge; ignored',
+    );
+    return ACK;
+  }
+  let settled: RefundRecord | undefined;
+  const result = await deps.store.write<'unknown' | 'settled'>(
+    seen._id,
+    (doc) => {
+      const index = doc.refunds.findIndex((refund) => refund.pspRefundId === fact.pspRefundId);
+      const refund = doc.refunds[index];
+      if (!refund) return { skip: 'unknown' };
+      if (!canSettleRefund(refund.status, outcome)) return { skip: 'settled' };
+      settled = {
+        ...refund,
+        status: outcome,
+        settledAt: new Date(fact.settledAt),
+        failureReason: outcome === 'failed' ? (fact.failureReason ?? '') : null,
+        rtrId: fact.rtrId ?? refund.rtrId,
+      };
+      const sequence = doc.eventSeq + 1;
+      const type = outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+      return {
+        set: { refunds: doc.refunds.with(index, settled), eventSeq: sequence },
+        messages: [refundEvent(doc, settled, type, sequence)],
+      };
+    },
+    seen,
+  );
+  if (!result.written) {
+    if (result.reason === 'unknown') {
+      deps.logger.warn(
+        { paymentId: seen._id, pspRefundId: fact.pspRefundId },
+        'settlement of an unknown refund; ignored',
+      );
+    }
+    return ACK;
+  }
+  if (!settled) return ACK;
+  refundsSettled.inc({ origin: settled.origin, status: outcome });
+  const line = { paymentId: seen._id, refundId: settled.id, origin: settled.origin, amountCents: settled.amountCents };
+  if (outcome === 'succeeded') deps.logger.info(line, 'refund succeeded');
+  // The money is still here: a merchant sees refund.failed; the platform's own needs an operator.
+  else deps.logger.error({ ...line, failureReason: settled.failureReason }, 'the PSP did not do the refund');
+  return ACK;
+}
+
+/** A store's payment's refunds, newest first. */
+export async function listRefunds(store: PaymentStorage, storeId: string, paymentId: string): Promise<RefundList> {
+  const doc = await store.forStore(storeId, paymentId);
+  if (!doc) throw new DomainError('payment_not_found');
+  return { items: [...doc.refunds].reverse().map((refund) => toRefund(doc, refund)) };
+}
+
+/** One refund of a store's payment. */
+export async function getRefund(
+  store: PaymentStorage,
+  storeId: string,
+  paymentId: string,
+  refundId: string,
+): Promise<Refund> {
+  const doc = await store.forStore(storeId, paymentId);
+  if (!doc) throw new DomainError('payment_not_found');
+  const refund = doc.refunds.find((r) => r.id === refundId);
+  if (!refund) throw new DomainError('refund_not_found');
+  return toRefund(doc, refund);
+}
