@@ -94,6 +94,27 @@ describe('GET /pay/{id}', () => {
     }
   });
 
+  it('tells the customer of a cancel, live and on a new visit, apart from an expiry', async () => {
+    const payment = await create(45);
+    const controller = new AbortController();
+    const res = await fetch(`${stack.gatewayUrl}/pay/${payment.id}/events`, { signal: controller.signal });
+    const events = statusEvents(res.body as ReadableStream<Uint8Array>);
+    try {
+      expect(await events.next()).toEqual({ phase: 'pending', sequence: 1 });
+      const cancelled = await api(stack.gatewayUrl, 'POST', `/public-api/v1/payments/${payment.id}/cancel`, {
+        token: store.token,
+      });
+      expect(cancelled.status).toBe(200);
+      expect(await events.next()).toEqual({ phase: 'cancelled', sequence: 2 });
+    } finally {
+      controller.abort();
+    }
+    const html = await (await fetch(`${stack.gatewayUrl}/pay/${payment.id}`)).text();
+    expect(html).toContain(PaymentPageTexts.phases.cancelled);
+    expect(html).toContain(PaymentPageTexts.details.cancelled);
+    expect(html).not.toContain(PaymentPageTexts.phases.expired);
+  });
+
   it('streams the current state on connect, then each change of the payment', async () => {
     const payment = await create(30);
     const controller = new AbortController();

@@ -102,3 +102,66 @@ export async function confirmAtFixedRate(
     waitSeconds,
   };
 }
+
+/**
+ * Refunds part of each approved payment through the API at a fixed rate, whatever the answers, and
+ * times each from its request sent to its refund.succeeded webhook: the PSP (the sandbox's, in
+ * process) settles a refund and calls back, as a PSP that calls back does. A checkout without
+ * refunds answers 404: nothing is measured then.
+ */
+export async function refundAtFixedRate(
+  gatewayUrl: string,
+  store: BenchStore,
+  receiver: WebhookReceiver,
+  paymentIds: readonly string[],
+  ratePerSecond: number,
+  waitSeconds: number,
+): Promise<ConfirmationLatency> {
+  const sentAt = new Map<string, number>();
+  const answers: Promise<void>[] = [];
+  let refused = 0;
+  const started = performance.now();
+  for (const [i, paymentId] of paymentIds.entries()) {
+    const due = started + (i * 1000) / ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sentAt.set(paymentId, performance.now());
+    answers.push(
+      fetch(`${gatewayUrl}/public-api/v1/payments/${paymentId}/refunds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 5, reason: 'bench' }),
+      }).then(
+        async (res) => {
+          if (!res.ok) refused++;
+          await res.body?.cancel();
+        },
+        () => void refused++,
+      ),
+    );
+  }
+  await Promise.all(answers);
+  const lastSent = Math.max(...sentAt.values(), started);
+  const sendSeconds = (lastSent - started) / 1000;
+  if (refused === paymentIds.length) return { ...noneMeasured(paymentIds.length, refused), waitSeconds };
+  await receiver.waitFor(receiver.refundSucceeded, paymentIds, lastSent + waitSeconds * 1000);
+  const latencies = paymentIds.map((id) => {
+    const at = receiver.refundSucceeded.get(id);
+    return at === undefined ? Infinity : at - (sentAt.get(id) ?? 0);
+  });
+  latencies.sort((a, b) => a - b);
+  const finite = (v: number | null) => (v === null || v === Infinity ? null : v);
+  return {
+    sent: paymentIds.length,
+    ratePerSecond: paymentIds.length > 1 ? (paymentIds.length - 1) / sendSeconds : paymentIds.length,
+    refused,
+    received: latencies.filter((v) => v !== Infinity).length,
+    p50Ms: finite(percentile(latencies, 0.5)),
+    p99Ms: finite(percentile(latencies, 0.99)),
+    waitSeconds,
+  };
+}
+
+function noneMeasured(sent: number, refused: number): Omit<ConfirmationLatency, 'waitSeconds'> {
+  return { sent, ratePerSecond: 0, refused, received: 0, p50Ms: null, p99Ms: null };
+}

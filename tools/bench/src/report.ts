@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { ApiFigure, ProcessCpu, SizeResult, VariantResult } from './run-variant';
 import type { Throughput } from './stats';
+import type { ConfirmationLatency } from './confirmations';
 
 /**
  * The results as one markdown document: every figure at every size for each checkout measured,
@@ -45,9 +46,10 @@ function busiest(cpu: ProcessCpu[]): string {
   return top ? `${top.name} ${Math.round(top.percent)} %` : '–';
 }
 
-export function confirmation(s: Pick<SizeResult, 'confirmation'>): string {
-  const c = s.confirmation;
+/** A latency figure to a webhook (a confirmation's, a refund's): p50 / p99, how many, at what rate. */
+export function latency(c: ConfirmationLatency): string {
   if (c.sent === 0) return `none measured: no payment with a webhookUrl was created within ${c.waitSeconds} s`;
+  if (c.refused === c.sent) return `none measured: all ${c.sent} refused (this checkout has no such operation?)`;
   const ms = (v: number | null) => (v === null ? `> ${c.waitSeconds} s` : `${num(v)} ms`);
   const missing = c.sent - c.received;
   const notes = [
@@ -119,15 +121,21 @@ const ROWS: Row[] = [
   {
     figure: 'PSP confirmation → webhook, p50 / p99',
     target: 'p99 ≤ 100 ms at 50/s',
-    cell: confirmation,
+    cell: (s) => latency(s.confirmation),
     scale: (small, large) => ratio(small.confirmation.p99Ms, large.confirmation.p99Ms),
   },
   {
-    figure: 'db commands per create / get / list / confirmation (all services, background included)',
-    target: "get 1, create ≤ 2, confirmation 1 + the PSP's",
+    figure: 'refund asked → refund.succeeded webhook (sandbox PSP), p50 / p99',
+    target: 'measured (issue 25)',
+    cell: (s) => latency(s.refund),
+    scale: (small, large) => ratio(small.refund.p99Ms, large.refund.p99Ms),
+  },
+  {
+    figure: 'db commands per create / get / list / confirmation / refund (all services, background included)',
+    target: "get 1, create ≤ 2, confirmation 1 + the PSP's, refund: its check-and-write 1",
     cell: (s) =>
       [s.create, s.get, s.list].map((f: ApiFigure) => num(f.dbCommandsPerRequest)).join(' / ') +
-      ` / ${num(s.confirmation.dbCommandsPerConfirmation)}`,
+      ` / ${num(s.confirmation.dbCommandsPerConfirmation)} / ${num(s.refund.dbCommandsPerRefund)}`,
   },
   {
     figure: 'CPU ms per create / get / list (every process of the stack)',

@@ -12,11 +12,16 @@ import {
   shapeDocument,
   type Devstack,
 } from './checkout';
-import { confirmAtFixedRate, createWebhookPayments, type ConfirmationLatency } from './confirmations';
+import {
+  confirmAtFixedRate,
+  createWebhookPayments,
+  refundAtFixedRate,
+  type ConfirmationLatency,
+} from './confirmations';
 import { databaseCommands } from './db-commands';
 import { runLoad, type Target } from './load';
 import { countSeeded, createStores, historicPayment, seedPayments, type BenchStore } from './seed';
-import { confirmation, throughput } from './report';
+import { latency, throughput } from './report';
 import type { Throughput } from './stats';
 import { CpuMeter, peakRssMiB } from './usage';
 import type { WebhookReceiver } from './webhooks';
@@ -104,6 +109,8 @@ export interface SizeResult {
   rawFindOne: Throughput;
   rawFindAndCount: Throughput;
   confirmation: ConfirmationLatency & { dbCommandsPerConfirmation: number | null };
+  /** A refund of each confirmed payment: asked through the API, to its refund.succeeded webhook. */
+  refund: ConfirmationLatency & { dbCommandsPerRefund: number | null };
 }
 
 export interface VariantResult {
@@ -256,7 +263,7 @@ export async function runVariant(
       const insertOne = await raw('insertOne', () =>
         rawInsertOne(payments, newDocument, options.connections, options.seconds),
       );
-      const confirmation = await measureConfirmations(label, stack, nc, receiver, webhookStore, options);
+      const { confirmation, refund } = await measureConfirmations(label, stack, nc, receiver, webhookStore, options);
       const get = await measureApi(
         'get',
         'GET',
@@ -301,6 +308,7 @@ export async function runVariant(
         rawFindOne: findOne,
         rawFindAndCount: findAndCount,
         confirmation,
+        refund,
       });
     }
 
@@ -333,7 +341,7 @@ async function measureConfirmations(
   receiver: WebhookReceiver,
   store: BenchStore,
   options: BenchOptions,
-): Promise<SizeResult['confirmation']> {
+): Promise<Pick<SizeResult, 'confirmation' | 'refund'>> {
   log(label, `creating ${options.confirmations} payments with a webhookUrl`);
   const ids = await createWebhookPayments(
     stack.gatewayUrl,
@@ -350,11 +358,24 @@ async function measureConfirmations(
   const before = await databaseCommands(stack.opsUrls);
   const result = await confirmAtFixedRate(nc, receiver, ids, options.confirmationRate, options.webhookWaitSeconds);
   const after = await databaseCommands(stack.opsUrls);
-  const measured = {
-    ...result,
-    dbCommandsPerConfirmation:
-      before === null || after === null || ids.length === 0 ? null : (after - before) / ids.length,
-  };
-  log(label, `  ${confirmation({ confirmation: measured })}`);
-  return measured;
+  const perPayment = (a: number | null, b: number | null) =>
+    a === null || b === null || ids.length === 0 ? null : (b - a) / ids.length;
+  const confirmation = { ...result, dbCommandsPerConfirmation: perPayment(before, after) };
+  log(label, `  ${latency(confirmation)}`);
+
+  // The confirmed payments are approved: each is refunded in part, at the confirmations' rate.
+  const paid = ids.filter((id) => receiver.statusChanged.has(id));
+  log(label, `${paid.length} refunds at ${options.confirmationRate}/s`);
+  const beforeRefunds = await databaseCommands(stack.opsUrls);
+  const refunds = await refundAtFixedRate(
+    stack.gatewayUrl,
+    store,
+    receiver,
+    paid,
+    options.confirmationRate,
+    options.webhookWaitSeconds,
+  );
+  const refund = { ...refunds, dbCommandsPerRefund: perPayment(beforeRefunds, await databaseCommands(stack.opsUrls)) };
+  log(label, `  ${latency(refund)}`);
+  return { confirmation, refund };
 }

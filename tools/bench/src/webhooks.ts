@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * The merchant's endpoint: answers every delivery 200 at once and notes when each payment's
- * payment.created and first payment.status_changed arrived (performance.now() of this process).
+ * payment.created, first payment.status_changed and first refund.succeeded arrived
+ * (performance.now() of this process).
  */
 export class WebhookReceiver {
   readonly created = new Map<string, number>();
   readonly statusChanged = new Map<string, number>();
+  /** By payment id: the bench refunds each payment once. */
+  readonly refundSucceeded = new Map<string, number>();
   /** Deliveries of an event already received (at-least-once delivery allows them). */
   duplicates = 0;
 
@@ -33,22 +36,25 @@ export class WebhookReceiver {
   }
 
   private note(body: string, at: number): void {
-    let event: { event?: unknown; id?: unknown };
+    let event: { event?: unknown; id?: unknown; paymentId?: unknown };
     try {
       event = JSON.parse(body) as typeof event;
     } catch {
       return;
     }
-    if (typeof event.id !== 'string') return;
+    const id = event.event === 'refund.succeeded' ? event.paymentId : event.id;
+    if (typeof id !== 'string') return;
     const seen =
       event.event === 'payment.created'
         ? this.created
         : event.event === 'payment.status_changed'
           ? this.statusChanged
-          : null;
+          : event.event === 'refund.succeeded'
+            ? this.refundSucceeded
+            : null;
     if (!seen) return;
-    if (seen.has(event.id)) this.duplicates++;
-    else seen.set(event.id, at);
+    if (seen.has(id)) this.duplicates++;
+    else seen.set(id, at);
   }
 
   /** Waits until every id has arrived in `seen` or the deadline (performance.now()) passes. */
