@@ -1,6 +1,7 @@
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import * as kplus from 'cdk8s-plus-33';
+import { addCertificateAuthority } from './certificates';
 import { addMongo } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
@@ -22,7 +23,10 @@ export function buildApp(settings: Settings, outdir: string): App {
 
   const backing = new Chart(app, '10-backing', inNamespace);
   if (settings.nats.inCluster) addNats(backing, settings.nats.replicas, settings.nats.storage);
-  if (settings.mongodb.inCluster) addMongo(backing, settings.mongodb.replicas, settings.mongodb.storage);
+  if (settings.mongodb.inCluster) {
+    addCertificateAuthority(backing);
+    addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage);
+  }
 
   const services = new Chart(app, '20-services', inNamespace);
   const exposed = addServices(services, settings);

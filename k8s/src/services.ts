@@ -5,6 +5,11 @@ export interface ServiceSpec {
   /** The public or callback HTTP port, when the service has one. */
   httpPort?: { name: string; port: number; env: string };
   usesMongo: boolean;
+  /**
+   * The collections of the platform's database its MongoDB user may reach, and no other: the
+   * collection names of its models (tests/deploy/k8s-manifests.test.ts reads them from its src).
+   */
+  collections: string[];
   minReplicas: number;
   maxReplicas: number;
   cpu: { request: number; limit: number };
@@ -17,6 +22,7 @@ export const SERVICES: ServiceSpec[] = [
     opsPort: 9101,
     httpPort: { name: 'http', port: 8080, env: 'GATEWAY_PORT' },
     usesMongo: true,
+    collections: ['stores', 'tokens', 'idempotency_keys'],
     minReplicas: 2,
     maxReplicas: 10,
     cpu: { request: 200, limit: 1000 },
@@ -26,6 +32,7 @@ export const SERVICES: ServiceSpec[] = [
     name: 'payments',
     opsPort: 9102,
     usesMongo: true,
+    collections: ['payments'],
     minReplicas: 2,
     maxReplicas: 10,
     cpu: { request: 200, limit: 1000 },
@@ -36,6 +43,7 @@ export const SERVICES: ServiceSpec[] = [
     opsPort: 9103,
     httpPort: { name: 'callbacks', port: 8081, env: 'HTTP_PORT' },
     usesMongo: true,
+    collections: ['sandbox_psp_cobs', 'sandbox_psp_refunds'],
     minReplicas: 2,
     maxReplicas: 6,
     cpu: { request: 100, limit: 500 },
@@ -45,6 +53,7 @@ export const SERVICES: ServiceSpec[] = [
     name: 'webhook-dispatcher',
     opsPort: 9104,
     usesMongo: true,
+    collections: ['webhook_deliveries'],
     minReplicas: 2,
     maxReplicas: 10,
     cpu: { request: 100, limit: 500 },

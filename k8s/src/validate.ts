@@ -5,8 +5,8 @@ import YAML from 'yaml';
 /**
  * `node k8s/build/validate.js [file.yaml|dir ...]` checks every object against the Kubernetes
  * OpenAPI schema (kubernetes-models, generated from the Kubernetes OpenAPI document, compiled ajv
- * validators) and the Prometheus Operator CRD schemas (@kubernetes-models/prometheus-operator).
- * Exits non-zero and lists each problem when any object is invalid or of an unknown kind.
+ * validators), the Prometheus Operator CRD schemas (@kubernetes-models/prometheus-operator) and
+ * cert-manager's (@kubernetes-models/cert-manager). Exits non-zero and lists each problem when any object is invalid or of an unknown kind.
  */
 interface Manifest {
   apiVersion?: string;
@@ -24,7 +24,9 @@ async function modelFor(apiVersion: string, kind: string): Promise<(new (data: u
   const specifier =
     group === 'monitoring.coreos.com'
       ? `@kubernetes-models/prometheus-operator/${group}/${version}/${kind}`
-      : `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
+      : group === 'cert-manager.io'
+        ? `@kubernetes-models/cert-manager/${group}/${version}/${kind}`
+        : `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
   try {
     const mod = (await import(specifier)) as Record<string, new (data: unknown) => Model>;
     return mod[kind];

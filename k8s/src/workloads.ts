@@ -1,5 +1,6 @@
 import { Duration, Size, type Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-33';
+import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret } from './mongodb';
 import { MONGO_PORT, NATS_CLIENT_PORT, SERVICES, labelsOf, type ServiceSpec } from './services';
 import type { Settings } from './settings';
 
@@ -18,9 +19,10 @@ export function natsUrl(settings: Settings): string {
   );
 }
 
+/** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
 export function mongoUrl(replicas: number): string {
   const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
-  return `mongodb://${hosts}/pix?replicaSet=rs0`;
+  return `mongodb://${hosts}/${MONGO_DATABASE}?replicaSet=rs0&tls=true&tlsCAFile=${MONGO_CA_DIR}/ca.crt`;
 }
 
 /** Settings shared by every service; each reads only the variables its schema knows. */
@@ -51,6 +53,7 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
   const mongoSecret = kplus.Secret.fromSecretName(chart, 'mongodb-secret', 'pix-mongodb');
   const pspSecret = kplus.Secret.fromSecretName(chart, 'psp-secret', 'pix-psp');
   const dashboardSecret = kplus.Secret.fromSecretName(chart, 'dashboard-secret', 'pix-dashboard');
+  const secretsKeys = kplus.Secret.fromSecretName(chart, 'secrets-keys', 'pix-secrets-keys');
   const exposed = new Map<string, kplus.Service>();
 
   for (const spec of SERVICES) {
@@ -59,9 +62,17 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     if (spec.usesMongo && !settings.mongodb.inCluster) {
       env.MONGO_URL = kplus.EnvValue.fromSecretValue({ secret: mongoSecret, key: 'url' });
     }
+    if (spec.usesMongo) {
+      // Each service logs in as its own user, whose role reaches only its own collections.
+      const login = kplus.Secret.fromSecretName(chart, `${spec.name}-mongodb-login`, mongoUserSecret(spec.name));
+      env.MONGO_USERNAME = kplus.EnvValue.fromSecretValue({ secret: login, key: 'username' });
+      env.MONGO_PASSWORD = kplus.EnvValue.fromSecretValue({ secret: login, key: 'password' });
+    }
     if (spec.name === 'gateway') {
       // Signs the dashboard's session cookies: the same on every replica, required behind https.
       env.DASHBOARD_SESSION_SECRET = kplus.EnvValue.fromSecretValue({ secret: dashboardSecret, key: 'session-secret' });
+      // Seal the stores' webhook secrets at rest; the first key seals (docs/security.md: rotation).
+      env.SECRETS_KEYS = kplus.EnvValue.fromSecretValue({ secret: secretsKeys, key: 'keys' });
     }
     if (spec.name === 'pix-provider-adapter') {
       env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });
@@ -100,6 +111,16 @@ function serviceDeployment(
   env: Record<string, kplus.EnvValue>,
 ): kplus.Deployment {
   const tmp = kplus.Volume.fromEmptyDir(chart, `${spec.name}-tmp`, 'tmp');
+  // The CA that signed the in-cluster MongoDB's certificate: ca.crt alone, never the server's key.
+  const mongoCa =
+    spec.usesMongo && settings.mongodb.inCluster
+      ? kplus.Volume.fromSecret(
+          chart,
+          `${spec.name}-mongodb-ca`,
+          kplus.Secret.fromSecretName(chart, `${spec.name}-mongodb-tls`, MONGO_TLS_SECRET),
+          { name: 'mongodb-ca', items: { 'ca.crt': { path: 'ca.crt' } } },
+        )
+      : undefined;
   const ports: kplus.ContainerPort[] = [{ name: 'ops', number: spec.opsPort }];
   if (spec.httpPort) ports.push({ name: spec.httpPort.name, number: spec.httpPort.port });
   return new kplus.Deployment(chart, spec.name, {
@@ -118,7 +139,7 @@ function serviceDeployment(
     terminationGracePeriod: Duration.seconds(TERMINATION_GRACE_SECONDS),
     automountServiceAccountToken: false,
     securityContext: { ensureNonRoot: true, user: APP_UID, group: APP_UID, fsGroup: APP_UID },
-    volumes: [tmp],
+    volumes: mongoCa ? [tmp, mongoCa] : [tmp],
     containers: [
       {
         name: spec.name,
@@ -127,7 +148,10 @@ function serviceDeployment(
         ports,
         envFrom: [kplus.Env.fromConfigMap(config)],
         envVariables: env,
-        volumeMounts: [{ path: '/tmp', volume: tmp }],
+        volumeMounts: [
+          { path: '/tmp', volume: tmp },
+          ...(mongoCa ? [{ path: MONGO_CA_DIR, volume: mongoCa, readOnly: true }] : []),
+        ],
         resources: {
           cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
           memory: { request: Size.mebibytes(spec.memoryMiB.request), limit: Size.mebibytes(spec.memoryMiB.limit) },

@@ -33,7 +33,13 @@ let secondUrl: string;
 beforeAll(async () => {
   stack = await startPrivateStack({ services: ['gateway'], env });
   const ports = await randomPorts();
-  const options: StackOptions = { dir: path.join(stack.dir, 'replica-2'), ports, detached: false, env };
+  const options: StackOptions = {
+    dir: path.join(stack.dir, 'replica-2'),
+    ports,
+    detached: false,
+    env,
+    secretsFile: stack.secretsFile,
+  };
   second = await startService('gateway', options, stack.natsUrl, stack.mongoUrl);
   secondUrl = `http://127.0.0.1:${ports.gateway}`;
   replicas = [await contractClient(stack.gatewayUrl), await contractClient(secondUrl)];

@@ -35,7 +35,12 @@ it('a retry with the same key after a 503 creates the payment, once', async () =
   const down = await create();
   expect(down).toMatchObject({ status: 503, body: { statusCode: 503, message: ErrorMessages.unavailable } });
 
-  const options = { dir: path.join(stack.dir, 'late'), ports: await randomPorts(), detached: false };
+  const options = {
+    dir: path.join(stack.dir, 'late'),
+    ports: await randomPorts(),
+    detached: false,
+    secretsFile: stack.secretsFile,
+  };
   late.push(await startService('payments', options, stack.natsUrl, stack.mongoUrl));
 
   // A client retries a 503 with the same key until payments answers.

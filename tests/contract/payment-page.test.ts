@@ -150,7 +150,12 @@ describe('GET /pay/{id}', () => {
   it('streams to the pages open on every gateway replica (each follows PAYMENTS itself)', async () => {
     const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
     const ports = await randomPorts();
-    const replica = await startService('gateway', { dir, ports, detached: false }, stack.natsUrl, stack.mongoUrl);
+    const replica = await startService(
+      'gateway',
+      { dir, ports, detached: false, secretsFile: stack.secretsFile },
+      stack.natsUrl,
+      stack.mongoUrl,
+    );
     const controller = new AbortController();
     try {
       const payment = await create(18);

@@ -121,7 +121,7 @@ describe('sandbox routes of the public API', () => {
     const rejected = await act(base, id, 'reject');
     expect(rejected).toMatchObject({ status: 200, body: { analysis: 'rejected' } });
     await waitForStatus(id, 'not_approved');
-    await withDb(stack.mongoUrl, async (db) => {
+    await withDb(stack.mongoAdminUrl!, async (db) => {
       const refunds = await db
         .collection('sandbox_psp_refunds')
         .find({ endToEndId: (held.body as { endToEndId: string }).endToEndId })

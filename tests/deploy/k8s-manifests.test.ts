@@ -141,6 +141,100 @@ describe('k8s/dist', () => {
     });
   });
 
+  it('runs MongoDB with logins, a keyFile and TLS only, its Secrets referenced, never held', () => {
+    const mongo = byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'mongodb')!;
+    const pod = mongo.spec!.template.spec;
+    const args: string[] = pod.containers[0].args;
+    expect(args).toEqual(expect.arrayContaining(['--auth', '--keyFile', '--tlsCertificateKeyFile']));
+    expect(args[args.indexOf('--tlsMode') + 1]).toBe('requireTLS');
+    expect(pod.volumes).toEqual(
+      expect.arrayContaining([
+        { name: 'tls', secret: { secretName: 'pix-mongodb-tls', defaultMode: 0o440 } },
+        { name: 'keyfile', secret: { secretName: 'pix-mongodb-keyfile', defaultMode: 0o440 } },
+      ]),
+    );
+    expect(pod.containers[0].env).toContainEqual({
+      name: 'MONGO_INITDB_ROOT_PASSWORD',
+      valueFrom: { secretKeyRef: { name: 'pix-mongodb-root', key: 'password' } },
+    });
+    const certificate = byKind(objects, 'Certificate').find((c) => c.metadata.name === 'mongodb')!;
+    expect(certificate.spec).toMatchObject({
+      secretName: 'pix-mongodb-tls',
+      issuerRef: { name: 'pix-ca', kind: 'Issuer' },
+      dnsNames: expect.arrayContaining(['mongodb-0.mongodb', 'mongodb-0.mongodb.pix.svc.cluster.local']),
+    });
+    expect(
+      byKind(objects, 'Issuer')
+        .map((i) => i.metadata.name)
+        .sort(),
+    ).toEqual(['pix-ca', 'pix-selfsigned']);
+    const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!;
+    // Several hosts: not a WHATWG URL. No login in it, TLS on, the CA named.
+    const url = config.data!.MONGO_URL!;
+    expect(url).not.toContain('@');
+    expect(url).toMatch(/[?&]tls=true(&|$)/);
+    expect(url).toContain('tlsCAFile=/etc/pix/mongodb-ca/ca.crt');
+  });
+
+  it('gives each service its own MongoDB login, whose role reaches only the collections of its models', () => {
+    const job = byKind(objects, 'Job').find((j) => j.metadata.name === 'mongodb-init')!;
+    const script: string = job.spec!.template.spec.containers[0].args[0];
+    const grants = JSON.parse(/for \(const grant of (\[.*\])\) \{/.exec(script)![1]!) as {
+      role: string;
+      privileges: { resource: { db: string; collection: string }; actions: string[] }[];
+    }[];
+    for (const deployment of byKind(objects, 'Deployment')) {
+      const name = deployment.metadata.name;
+      const env = deployment.spec!.template.spec.containers[0].env;
+      for (const [variable, key] of [
+        ['MONGO_USERNAME', 'username'],
+        ['MONGO_PASSWORD', 'password'],
+      ]) {
+        expect(env).toContainEqual({
+          name: variable,
+          valueFrom: { secretKeyRef: { name: `pix-mongodb-${name}`, key } },
+        });
+      }
+      // The collection names the service's models declare, read from its source.
+      const declared = fs
+        .readdirSync(path.join(root, 'services', name, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+        .flatMap((file) => [
+          ...fs
+            .readFileSync(path.join(root, 'services', name, 'src', file), 'utf8')
+            .matchAll(/collection: '([a-z_]+)'/g),
+        ])
+        .map((m) => m[1]);
+      const grant = grants.find((g) => g.role === `pix-${name}`)!;
+      expect(grant.privileges.map((p) => p.resource.collection).sort()).toEqual([...new Set(declared)].sort());
+      for (const privilege of grant.privileges) {
+        expect(privilege.resource.db).toBe('pix');
+        expect(privilege.actions).not.toContain('dropCollection');
+      }
+    }
+    // The Job reads every password from a Secret; its command line names none.
+    expect(job.spec!.template.spec.containers[0].command.join(' ')).not.toMatch(/password|:[^/]*@/i);
+  });
+
+  it('hands the services only the CA of MongoDB, and the gateway its sealing keys from a Secret', () => {
+    for (const deployment of byKind(objects, 'Deployment')) {
+      const pod = deployment.spec!.template.spec;
+      expect(pod.volumes).toContainEqual({
+        name: 'mongodb-ca',
+        secret: { secretName: 'pix-mongodb-tls', items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+      });
+      // Whatever looks like a secret comes from a Secret, never from a value in the manifest.
+      for (const variable of pod.containers[0].env as { name: string; value?: string }[]) {
+        if (/PASSWORD|SECRET|KEYS/.test(variable.name)) expect(variable.value).toBeUndefined();
+      }
+    }
+    const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
+    expect(gateway.spec!.template.spec.containers[0].env).toContainEqual({
+      name: 'SECRETS_KEYS',
+      valueFrom: { secretKeyRef: { name: 'pix-secrets-keys', key: 'keys' } },
+    });
+  });
+
   it('lets ingress reach only the gateway, and the dispatcher only the public internet', () => {
     const policies = byKind(objects, 'NetworkPolicy');
     expect(policies.find((p) => p.metadata.name === 'default-deny')?.spec).toEqual({

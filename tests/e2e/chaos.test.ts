@@ -260,7 +260,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       stack.replaceProcess(killedPostgres, (await startPostgres(stack.dir, stack.ports.postgres, false)).started);
       stack.replaceProcess(
         killedFerret,
-        await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgresUrl!),
+        await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgres!),
       );
     });
     await recovered({
@@ -404,7 +404,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
   async function moneyWentBack(payments: Created[], store: StoreCredentials): Promise<void> {
     const refunds = payments.flatMap((p) => p.refunds.map((r) => ({ ...r, paymentId: p.id })));
     const refunded = payments.filter((p) => p.refunds.length > 0);
-    const atPsp = await withDb(stack.mongoUrl, (db) =>
+    const atPsp = await withDb(stack.mongoAdminUrl!, (db) =>
       db
         .collection<{ endToEndId: string; requests: number; amountCents: number; devolucao: { status: string } }>(
           'sandbox_psp_refunds',
@@ -440,7 +440,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       expect(read.body.status).toBe('approved');
     }
     const cancelled = payments.filter((p) => p.cancelled);
-    const cobs = await withDb(stack.mongoUrl, (db) =>
+    const cobs = await withDb(stack.mongoAdminUrl!, (db) =>
       db
         .collection<{ _id: string; cob: { status: string } }>('sandbox_psp_cobs')
         .find({ _id: { $in: cancelled.map((p) => p.id.replace(/-/g, '')) } })

@@ -55,7 +55,7 @@ describe('deadlines with two payments replicas', () => {
         (read) => read.refundedAmount === 5.55,
       );
     }
-    await withDb(stack.mongoUrl, async (db) => {
+    await withDb(stack.mongoAdminUrl!, async (db) => {
       for (const [i, p] of reviewed.entries()) {
         const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: paid[i]?.endToEndId }).toArray();
         expect(refunds).toHaveLength(1);

@@ -41,7 +41,7 @@ describe('outbox surviving a crash of payments', () => {
 
     // The change is stored with what it owes still in the payment, whatever reached the stream.
     const stored = () =>
-      withDb(stack.mongoUrl, (db) => db.collection('payments').findOne({ _id: payment.id as never }));
+      withDb(stack.mongoAdminUrl!, (db) => db.collection('payments').findOne({ _id: payment.id as never }));
     expect(await stored()).toMatchObject({ status: 'approved' });
     expect((await stored())?.outbox.map((m: { subject: string }) => m.subject)).toContain(
       'payments.events.status_changed',

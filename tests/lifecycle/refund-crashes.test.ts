@@ -78,9 +78,9 @@ describe('refunds through crashes', () => {
     );
     expect(refunds.map((r) => [r.endToEndId, r.origin])).toEqual([[late.body.endToEndId, 'platform']]);
     // One return at the PSP, asked once; one refund.created on PAYMENTS; the payment as it was.
-    expect((await atPsp(stack.mongoUrl, late.body.endToEndId)).map((r) => [r.requests, r.devolucao.status])).toEqual([
-      [1, 'DEVOLVIDO'],
-    ]);
+    expect(
+      (await atPsp(stack.mongoAdminUrl!, late.body.endToEndId)).map((r) => [r.requests, r.devolucao.status]),
+    ).toEqual([[1, 'DEVOLVIDO']]);
     const created = await streamMessages<{ paymentId: string }>(
       stack.natsUrl,
       Streams.payments.name,
@@ -106,7 +106,7 @@ describe('refunds through crashes', () => {
     expect(asked.status).toBe(200);
     expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
     // Taken by the PSP, not yet answered, nor settled: the command waits unacked.
-    expect((await atPsp(stack.mongoUrl, paid.body.endToEndId)).map((r) => r.requests)).toEqual([1]);
+    expect((await atPsp(stack.mongoAdminUrl!, paid.body.endToEndId)).map((r) => r.requests)).toEqual([1]);
 
     await stack.startService('pix-provider-adapter', {}, stack.ports.ops['pix-provider-adapter']);
     await eventually(
@@ -115,8 +115,8 @@ describe('refunds through crashes', () => {
       30_000,
     );
     // The restarted adapter read the devolução back: no second PUT reached the PSP.
-    expect((await atPsp(stack.mongoUrl, paid.body.endToEndId)).map((r) => [r.requests, r.devolucao.status])).toEqual([
-      [1, 'DEVOLVIDO'],
-    ]);
+    expect(
+      (await atPsp(stack.mongoAdminUrl!, paid.body.endToEndId)).map((r) => [r.requests, r.devolucao.status]),
+    ).toEqual([[1, 'DEVOLVIDO']]);
   }, 90_000);
 });

@@ -217,7 +217,7 @@ describe('refunds, cancels and expiry through the public API', () => {
       status: 'approved',
       refundedAmount: 0,
     });
-    await withDb(stack.mongoUrl, async (db) => {
+    await withDb(stack.mongoAdminUrl!, async (db) => {
       const atPsp = await db.collection('sandbox_psp_refunds').find({ endToEndId: late.body.endToEndId }).toArray();
       expect(atPsp.map((r) => [r.requests, r.devolucao.status])).toEqual([[1, 'DEVOLVIDO']]);
     });

@@ -54,7 +54,7 @@ describe('sandbox PSP under retries and faults', () => {
       const ids = new Set(answers.map((a) => a.body.endToEndId));
       expect(ids.size).toBe(1);
       await client.waitForStatus(payment.id, 'approved');
-      const charge = await chargeOf(stack.mongoUrl, payment.id);
+      const charge = await chargeOf(stack.mongoAdminUrl!, payment.id);
       expect(charge?.pix).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
@@ -70,7 +70,7 @@ describe('sandbox PSP under retries and faults', () => {
       for (const lost of answers.filter((a) => a.status !== 200)) {
         expect(lost).toMatchObject({ status: 409, body: { message: SandboxMessages.chargePaidOtherwise } });
       }
-      const charge = await chargeOf(stack.mongoUrl, payment.id);
+      const charge = await chargeOf(stack.mongoAdminUrl!, payment.id);
       expect(charge?.pix).toMatchObject({ amountCents: Math.round(Number(won[0]?.body.amount) * 100) });
     });
 
@@ -81,7 +81,7 @@ describe('sandbox PSP under retries and faults', () => {
       const answers = await Promise.all(
         ['clear', 'reject', 'clear', 'reject'].map((action) => act(payment.id, action)),
       );
-      const analysis = (await chargeOf(stack.mongoUrl, payment.id))?.analysis;
+      const analysis = (await chargeOf(stack.mongoAdminUrl!, payment.id))?.analysis;
       expect(analysis?.outcome).toMatch(/^(LIBERADO|REJEITADO)$/);
       const winner = analysis?.outcome === 'LIBERADO' ? 'clear' : 'reject';
       answers.forEach((answer, i) => {
@@ -112,7 +112,7 @@ describe('sandbox PSP under retries and faults', () => {
       const cutOff = await api(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, { token: client.store.token });
       expect(cutOff.status).toBe(503);
       expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
-      const decided = (await chargeOf(stack.mongoUrl, payment.id))?.pix;
+      const decided = (await chargeOf(stack.mongoAdminUrl!, payment.id))?.pix;
       expect(decided).toMatchObject({ amountCents: 2750, notified: false });
       expect((await client.get(payment.id)).status).toBe('pending');
 
@@ -120,7 +120,7 @@ describe('sandbox PSP under retries and faults', () => {
       await stack.startService('pix-provider-adapter');
       await client.waitForStatus(payment.id, 'approved');
       await eventually(
-        () => chargeOf(stack.mongoUrl, payment.id),
+        () => chargeOf(stack.mongoAdminUrl!, payment.id),
         (charge) => charge?.pix?.notified === true,
       );
 

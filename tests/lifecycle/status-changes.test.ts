@@ -66,7 +66,7 @@ describe('payment lifecycle on the running stack', () => {
       (p) => p.refundedAmount === 10,
     );
     expect(refunded.status).toBe('not_approved');
-    await withDb(stack.mongoUrl, async (db) => {
+    await withDb(stack.mongoAdminUrl!, async (db) => {
       const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: held.endToEndId }).toArray();
       expect(refunds).toHaveLength(1);
       expect(refunds[0]).toMatchObject({
@@ -141,7 +141,7 @@ describe('payment lifecycle on the running stack', () => {
     expect(pix).toMatchObject({ type: 'DYNAMIC', merchantName: 'PIX PAYMENTS SANDBOX', merchantCity: 'SAO PAULO' });
     expect(qrCopyPaste).toContain('0014br.gov.bcb.pix');
     expect(qrCopyPaste).toMatch(/6304[0-9A-F]{4}$/);
-    await withDb(stack.mongoUrl, async (db) => {
+    await withDb(stack.mongoAdminUrl!, async (db) => {
       const cob = await db.collection('sandbox_psp_cobs').findOne({ _id: payment.id.replace(/-/g, '') as never });
       expect(cob?.cob).toMatchObject({ pixCopiaECola: qrCopyPaste, valor: { original: '25.50' } });
       expect(pix.type === 'DYNAMIC' && pix.url).toBe(cob?.cob.location);

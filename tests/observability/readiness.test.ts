@@ -119,13 +119,7 @@ describe('readiness follows NATS and the database', () => {
       expect(down[service].last.body.checks).toMatchObject({ mongodb: false, nats: true });
     }
 
-    restartedFerret = await startFerretDb(
-      stack.dir,
-      stack.ports.mongo,
-      stack.ports.mongoDebug,
-      false,
-      stack.postgresUrl!,
-    );
+    restartedFerret = await startFerretDb(stack.dir, stack.ports.mongo, stack.ports.mongoDebug, false, stack.postgres!);
     expectWithin('ready after the database came back', await timesUntil(stack, (r) => r.status === 200, Date.now()));
   });
 });

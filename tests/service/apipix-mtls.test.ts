@@ -71,7 +71,7 @@ describe('apipix provider over mutual TLS', () => {
       },
     });
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
-    await mongoose.connect(stack.mongoUrl);
+    await mongoose.connect(stack.mongoAdminUrl!);
     const notify = callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) });
     settlements = new SandboxSettlements(
       books,

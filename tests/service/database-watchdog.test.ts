@@ -24,7 +24,7 @@ describe('a database client that stopped checking its server', () => {
   });
 
   it('is replaced by a new one, which the models use', async () => {
-    await connectDatabase(service, sharedStack().mongoUrl, new MonitorWatchdog(2_000));
+    await connectDatabase(service, { MONGO_URL: sharedStack().mongoAdminUrl! }, new MonitorWatchdog(2_000));
     const Probe = mongoose.model(
       'WatchdogProbe',
       new mongoose.Schema({ _id: String }, { collection: 'watchdog_probe' }),

@@ -20,6 +20,7 @@ import {
 import { pendingPaymentDoc } from './payment-fixture';
 import { analyzeEngine, explain, readsOf, scannedIndexes } from '../support/explain';
 import { sharedStack } from '../support/stack';
+import { testSealer } from '../support/sealer';
 
 /** Enough documents per collection that the planner's choice is the one real data gets. */
 const SEEDED = 3_000;
@@ -62,18 +63,18 @@ describe('every hot query is served by an index of its schema', () => {
     async () => 10,
     logger,
   );
-  const gateway = new GatewayStorage();
+  const gateway = new GatewayStorage(testSealer());
   const books = new SandboxBooks();
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
     mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => sent.push(event));
     await Promise.all([
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       SandboxBooks.open(),
-      GatewayStorage.open(),
+      GatewayStorage.open(testSealer()),
     ]);
     const now = Date.now();
     const seeded = Array.from({ length: SEEDED }, (_, i) => i);
@@ -273,6 +274,7 @@ describe('every hot query is served by an index of its schema', () => {
         const { token } = await gateway.tokens.issue(store.storeId);
         await gateway.tokens.revoke(token);
         await gateway.stores.rotateWebhookSecret(store.storeId);
+        await gateway.stores.resealWebhookSecrets();
         const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null, expiresInSeconds: null };
         await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });
         await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });

@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import type { CreatePaymentInput } from '@pix/contracts';
 import { GatewayStorage, IDEMPOTENCY_WINDOW_MS } from '../../services/gateway/src/storage';
 import { sharedStack } from '../support/stack';
+import { testSealer } from '../support/sealer';
 
 /** The 24-hour window of Idempotency-Key, on the stack's database, with the clock given explicitly. */
 const stack = sharedStack();
@@ -17,9 +18,9 @@ const create = (fields: Partial<CreatePaymentInput> = {}) => ({
   input: { ...input, ...fields },
 });
 const storeId = `window-store-${Date.now()}`;
-const keys = new GatewayStorage().idempotencyKeys;
+const keys = new GatewayStorage(testSealer()).idempotencyKeys;
 
-beforeAll(() => mongoose.connect(stack.mongoUrl));
+beforeAll(() => mongoose.connect(stack.mongoAdminUrl!));
 afterAll(() => mongoose.disconnect());
 
 describe('Idempotency-Key window', () => {

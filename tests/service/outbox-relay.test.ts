@@ -33,7 +33,7 @@ describe('the outbox of a payment', () => {
   const outboxOf = async (id: string) => (await PaymentModel.findById(id).lean())?.outbox ?? [];
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/outbox_relay'));
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'));
     await syncPaymentIndexes();
   });
   beforeEach(() => {

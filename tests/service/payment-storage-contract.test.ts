@@ -10,7 +10,7 @@ import { sharedStack } from '../support/stack';
  */
 describe('PaymentStore keeps the storage contract', () => {
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/payment_storage_contract'));
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/payment_storage_contract'));
     await syncPaymentIndexes();
   });
   afterAll(async () => {

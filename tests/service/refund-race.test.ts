@@ -26,7 +26,7 @@ describe('refunds racing for one payment', () => {
 
   beforeAll(async () => {
     // A pool as large as the race, so every refund's write is in flight at once.
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/refund_race'), {
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/refund_race'), {
       maxPoolSize: REFUNDERS,
       monitorCommands: true,
     });

@@ -24,7 +24,9 @@ describe('a hundred writers racing on one payment', () => {
 
   beforeAll(async () => {
     // A pool as large as the race, so every writer's update is in flight at once.
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, '/transition_race'), { maxPoolSize: WRITERS });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/transition_race'), {
+      maxPoolSize: WRITERS,
+    });
     await syncPaymentIndexes();
   });
   afterAll(async () => {

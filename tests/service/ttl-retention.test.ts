@@ -3,6 +3,7 @@ import type { PaymentEvent } from '@pix/contracts';
 import { GatewayStorage, IDEMPOTENCY_WINDOW_MS } from '../../services/gateway/src/storage';
 import { DeliveryLog, deliveriesOf } from '../../services/webhook-dispatcher/src/delivery-log';
 import { useOwnDatabase } from '../webhooks/helpers';
+import { testSealer } from '../support/sealer';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The engine's TTL task runs once a minute (pg_cron on DocumentDB, the TTL monitor on MongoDB). */
@@ -33,7 +34,7 @@ describe('retention by TTL indexes', () => {
   beforeAll(async () => {
     // A retention of one hour, with entries finished three days ago: long expired.
     log = await DeliveryLog.open({ retentionMs: 60 * 60 * 1000, stallAfterMs: 2 * 60 * 1000, leaseMs: 5000 });
-    storage = await GatewayStorage.open();
+    storage = await GatewayStorage.open(testSealer());
   });
 
   it('declares a TTL index on expiresAt for each expiring collection', async () => {

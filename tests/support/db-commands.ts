@@ -1,5 +1,3 @@
-import type { StackInfo } from '@pix/devstack';
-
 /** db_commands_total of every service, as `service command collection` → count. */
 export type CommandCounts = Map<string, number>;
 
@@ -10,7 +8,7 @@ function labels(text: string): Record<string, string> {
 }
 
 /** Reads the database commands each service has sent so far (the driver's command monitoring). */
-export async function commandCounts(stack: Pick<StackInfo, 'opsUrls'>): Promise<CommandCounts> {
+export async function commandCounts(stack: { opsUrls: Record<string, string> }): Promise<CommandCounts> {
   const counts: CommandCounts = new Map();
   for (const url of Object.values(stack.opsUrls)) {
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -43,7 +41,7 @@ export function total(counts: CommandCounts): number {
  * work an operation caused, background steps included, is over.
  */
 export async function settledCounts(
-  stack: Pick<StackInfo, 'opsUrls'>,
+  stack: { opsUrls: Record<string, string> },
   quietMs = 750,
   timeoutMs = 20_000,
 ): Promise<CommandCounts> {

@@ -53,7 +53,9 @@ export function sharedPostgres(): PostgresServer {
   return JSON.parse(raw) as PostgresServer;
 }
 
-export interface PrivateStackOptions extends Partial<Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl'>> {
+export interface PrivateStackOptions extends Partial<
+  Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl' | 'secretsFile'>
+> {
   /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
   natsMembers?: number;
   /** A PostgreSQL server of the stack's own rather than the run's, for a test that kills the database. */
@@ -77,6 +79,8 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
     ...rest,
   };
   const stack = await startStack(stackOptions);
+  // A replica or a restart logs in as the stack's services do, with the stack's keys.
+  stackOptions.secretsFile = stack.secretsFile;
   const started = [...stack.started];
   const info = { ...stack, started: undefined };
   return {

@@ -34,6 +34,7 @@ describe('webhook delivery', () => {
       env,
       natsUrl: stack.natsUrl,
       mongoUrl: stack.mongoUrl,
+      secretsFile: stack.secretsFile,
       services: ['webhook-dispatcher'],
     });
     store = await createStore(stack.natsUrl, 'Webhook store');

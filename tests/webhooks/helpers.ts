@@ -80,7 +80,7 @@ export async function metric(opsUrl: string, name: string, labels = ''): Promise
 /** Connects mongoose, for the describe block, to a database of its own on the shared stack's FerretDB. */
 export function useOwnDatabase(name: string): void {
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoUrl.replace(/\/[^/]*$/, `/${name}`));
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, `/${name}`));
   });
   afterAll(async () => {
     await mongoose.connection.dropDatabase();

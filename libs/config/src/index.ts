@@ -61,4 +61,14 @@ export const CommonEnv = {
   JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 };
 
+/**
+ * Where a service's database is, and its own login there. The password never rides in the URL,
+ * which start-up and error lines may show; with MongoDB the login is checked against `admin`.
+ */
+export const MongoEnv = {
+  MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+  MONGO_USERNAME: z.string().min(1).optional(),
+  MONGO_PASSWORD: z.string().min(1).optional(),
+};
+
 export { z };

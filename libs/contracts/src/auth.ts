@@ -12,8 +12,15 @@ export const AuthBucket = {
   sessionKey: (sessionId: string) => `session.${sessionId}`,
 } as const;
 
-/** Value under token.<sha256>: the token was revoked (revocation is final). */
-export const AuthTokenStateSchema = z.object({ revoked: z.literal(true) });
+/**
+ * Value under token.<sha256>: the token was revoked (revocation is final), or issued. An issued
+ * fact only makes a replica forget that it found the hash unknown (its negative cache): it never
+ * makes a token valid, which only the database says.
+ */
+export const AuthTokenStateSchema = z.union([
+  z.object({ revoked: z.literal(true) }),
+  z.object({ issued: z.literal(true) }),
+]);
 /** Value under store.<storeId>: whether the store may use the API. */
 export const AuthStoreStateSchema = z.object({ active: z.boolean() });
 /**

@@ -45,6 +45,8 @@ export const ErrorMessages = {
   cancelNotPending: 'Só é possível cancelar um pagamento pendente.',
   idempotencyKeyInvalid: 'Idempotency-Key deve ter entre 1 e 255 caracteres.',
   rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
+  /** Too many refused tokens from one client address: it waits Retry-After seconds. */
+  authThrottled: 'Muitas tentativas com token inválido. Tente novamente mais tarde.',
   internal: 'Erro interno. Tente novamente mais tarde.',
   unavailable: 'Serviço temporariamente indisponível. Tente novamente mais tarde.',
 } as const;

@@ -3,10 +3,10 @@ import { requestIdOfTrace } from './request-id';
 import { traceFields } from './tracing';
 
 /**
- * Paths that must never reach a log line in clear: bearer tokens, webhook secrets, the PSP's
- * callback secret, webhook signatures and customer e-mails (LGPD). They are censored wherever they
- * appear in a logged object, up to two levels deep, and in the request headers the HTTP
- * middleware logs.
+ * Paths that must never reach a log line in clear: bearer tokens, webhook secrets (in clear or
+ * sealed), passwords, the PSP's callback secret, webhook signatures and customer e-mails (LGPD).
+ * They are censored wherever they appear in a logged object, up to two levels deep, and in the
+ * request headers the HTTP middleware logs.
  */
 export const REDACTED_PATHS = [
   'token',
@@ -14,6 +14,9 @@ export const REDACTED_PATHS = [
   'secret',
   'secrets',
   'webhookSecret',
+  'webhookSecrets',
+  'sealed',
+  'password',
   'email',
   'headers.authorization',
   'req.headers.authorization',
@@ -25,9 +28,13 @@ export const REDACTED_PATHS = [
   '*.secret',
   '*.secrets',
   '*.webhookSecret',
+  '*.webhookSecrets',
+  '*.sealed',
+  '*.password',
   '*.email',
   '*.*.token',
   '*.*.secret',
+  '*.*.password',
   '*.*.email',
 ];
 

@@ -13,15 +13,42 @@ const CLIENT_OPTIONS = { serverSelectionTimeoutMS: 10_000, monitorCommands: true
 /** How often the client's checks are looked at (MonitorWatchdog). */
 const WATCHDOG_INTERVAL_MS = 5_000;
 
+/** Where the database is and the service's login there (MongoEnv of @pix/config). */
+export interface DatabaseSettings {
+  MONGO_URL: string;
+  MONGO_USERNAME?: string;
+  MONGO_PASSWORD?: string;
+}
+
+/**
+ * The service's own login, given apart from the URL. Users live in `admin` on MongoDB (their roles
+ * name the collections of the platform's database); FerretDB ignores the source.
+ */
+function loginOptions(settings: DatabaseSettings): mongoose.ConnectOptions {
+  const { MONGO_USERNAME: username, MONGO_PASSWORD: password } = settings;
+  if (!username && !password) return {};
+  if (!username || !password) {
+    throw new Error(
+      `MONGO_USERNAME and MONGO_PASSWORD go together: ${username ? 'MONGO_PASSWORD' : 'MONGO_USERNAME'} is missing`,
+    );
+  }
+  return { auth: { username, password }, authSource: 'admin' };
+}
+
 /**
  * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a real
  * round trip) and is disconnected on shutdown, after the work that uses it has stopped. A client
  * whose server checks stop (MonitorWatchdog) is replaced: the connection closes and opens again,
  * which the models follow (they are bound to the connection, not to its client).
  */
-export async function connectDatabase(service: Service, url: string, watchdog = new MonitorWatchdog()): Promise<void> {
+export async function connectDatabase(
+  service: Service,
+  settings: DatabaseSettings,
+  watchdog = new MonitorWatchdog(),
+): Promise<void> {
+  const options = { ...CLIENT_OPTIONS, ...loginOptions(settings) };
   const open = async () => {
-    await mongoose.connect(url, CLIENT_OPTIONS);
+    await mongoose.connect(settings.MONGO_URL, options);
     countDatabaseCommands(mongoose.connection.getClient());
     watchdog.watch(mongoose.connection.getClient());
   };

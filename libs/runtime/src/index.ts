@@ -3,10 +3,11 @@
  * every service's storage and secrets need (the duplicate-key check, digests, constant-time comparison).
  */
 export { Service } from './service';
-export { connectDatabase, connectMessaging } from './connections';
+export { connectDatabase, connectMessaging, type DatabaseSettings } from './connections';
 export { syncIndexes } from './indexes';
 export { MonitorWatchdog } from './database-watchdog';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
+export { parseSealingKeys, Sealer, type SealingKey } from './sealing';

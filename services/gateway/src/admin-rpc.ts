@@ -3,7 +3,7 @@ import { DomainError, GatewayRpc, QueueGroups, Subjects } from '@pix/contracts';
 import { serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
-import { StoreNotFound, type GatewayStorage } from './storage';
+import { hashToken, StoreNotFound, type GatewayStorage } from './storage';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -18,8 +18,10 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * The gateway owns stores and tokens; the admin CLI and the webhook-dispatcher reach them over
  * NATS. These subjects are internal: nothing public routes to them. Revocations and (de)activations
  * are written to MongoDB first, then to the AUTH bucket every gateway replica watches; if the
- * bucket write fails the call fails and may simply be repeated. A secret rotation is announced to
- * the webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated).
+ * bucket write fails the call fails and may simply be repeated; an issue is announced there too
+ * (best effort: it only clears replicas' negative caches). A secret rotation is announced to the
+ * webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated). A re-seal
+ * rewrites the secrets' envelopes only: their values, and so the dispatchers' caches, stay.
  */
 export function serveStoreRpcs(
   nc: NatsConnection,
@@ -30,7 +32,16 @@ export function serveStoreRpcs(
   const { stores, tokens } = storage;
   const rpc = { queue: QueueGroups.gateway, logger };
   return [
-    serveRpc(nc, GatewayRpc.storesCreate, (req) => stores.create(req.name), rpc),
+    serveRpc(
+      nc,
+      GatewayRpc.storesCreate,
+      async (req) => {
+        const created = await stores.create(req.name);
+        await authCache.tokenIssued(hashToken(created.token));
+        return created;
+      },
+      rpc,
+    ),
     serveRpc(
       nc,
       GatewayRpc.storesSetActive,
@@ -45,7 +56,12 @@ export function serveStoreRpcs(
     serveRpc(
       nc,
       GatewayRpc.tokensIssue,
-      (req) => storeMustExist(() => tokens.issue(req.storeId, req.expiresInSeconds)),
+      (req) =>
+        storeMustExist(async () => {
+          const issued = await tokens.issue(req.storeId, req.expiresInSeconds);
+          await authCache.tokenIssued(hashToken(issued.token));
+          return issued;
+        }),
       rpc,
     ),
     serveRpc(
@@ -73,6 +89,7 @@ export function serveStoreRpcs(
         }),
       rpc,
     ),
+    serveRpc(nc, GatewayRpc.storesResealSecrets, () => stores.resealWebhookSecrets(), rpc),
     serveRpc(
       nc,
       GatewayRpc.webhookSecrets,

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { observeHttp, type Logger } from '@pix/observability';
 import { requireStore, TokenRateLimiter, type RateLimit } from './auth';
 import type { AuthCache } from './auth-cache';
+import type { AuthFailures } from './auth-failures';
 import { dashboardRouter } from './dashboard/routes';
 import type { SessionSigner } from './dashboard/session';
 import { errorHandler, notFoundHandler } from './http-errors';
@@ -20,6 +21,10 @@ export function createApp(options: {
   rpcTimeoutMs: number;
   storage: GatewayStorage;
   authCache: AuthCache;
+  /** Refused tokens per client address (the door: auth.ts). */
+  authFailures: AuthFailures;
+  /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY): what req.ip is. */
+  trustProxy: number;
   rateLimit: RateLimit;
   /** The live status of the hosted payment pages. */
   feed: PaymentStatusFeed;
@@ -35,12 +40,14 @@ export function createApp(options: {
   app.use(observeHttp(options.logger));
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // A hop count, never `true`: a client could otherwise name any address it likes.
+  app.set('trust proxy', options.trustProxy);
   // One limiter for the API and the dashboard: a store's dashboard requests count against its token's limit.
   const rateLimiter = new TokenRateLimiter(options.rateLimit);
   mountPublicApi(app, {
     nc: options.nc,
     rpcTimeoutMs: options.rpcTimeoutMs,
-    auth: requireStore(options.authCache, rateLimiter),
+    auth: requireStore(options.authCache, options.authFailures, rateLimiter),
     sandbox: options.sandbox,
     idempotencyKeys: options.storage.idempotencyKeys,
   });
@@ -61,6 +68,7 @@ export function createApp(options: {
       logger: options.logger,
       rpcTimeoutMs: options.rpcTimeoutMs,
       authCache: options.authCache,
+      authFailures: options.authFailures,
       rateLimiter,
       feed: options.feed,
       streams: options.streams,

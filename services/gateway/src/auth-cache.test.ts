@@ -2,7 +2,7 @@ import type { KV, KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AuthBucket } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
-import { AuthCache, type AuthRecords } from './auth-cache';
+import { AuthCache, DEFAULT_AUTH_CACHE_LIMITS, type AuthRecords } from './auth-cache';
 import { hashToken, type TokenRecord } from './storage';
 
 /** The database as the cache reads it: what these return, the test sets. */
@@ -44,10 +44,21 @@ const token = 'pxt_a-token';
 const record = { storeId: 'store-1', expiresAt: null, revokedAt: null };
 
 let cache: AuthCache;
+
+/** Authenticates the token while the watch revokes it, the database read still under way. */
+async function revokedDuringItsRead() {
+  let answer: (value: typeof record) => void = () => undefined;
+  findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+  const pending = cache.authenticate(token);
+  watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
+  await tick();
+  answer(record);
+  return pending;
+}
 beforeEach(async () => {
   findTokenMock.mockReset().mockResolvedValue(record);
   findStoreActiveMock.mockReset().mockResolvedValue(true);
-  cache = new AuthCache(kv, records, nc, logger, 2);
+  cache = new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxTokens: 2, maxUnknown: 2 });
   await cache.start();
 });
 afterEach(async () => {
@@ -90,13 +101,7 @@ describe('AuthCache', () => {
   });
 
   it('lets the watch win over a MongoDB read that started before it', async () => {
-    let answer: (value: typeof record) => void = () => undefined;
-    findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
-    const pending = cache.authenticate(token);
-    watch.put(AuthBucket.tokenKey(hashToken(token)), { revoked: true });
-    await tick();
-    answer(record);
-    expect(await pending).toEqual({ ok: false, reason: 'token_invalid' });
+    expect(await revokedDuringItsRead()).toEqual({ ok: false, reason: 'token_invalid' });
 
     let active: (value: boolean) => void = () => undefined;
     findStoreActiveMock.mockReturnValueOnce(new Promise((resolve) => (active = resolve)));
@@ -125,6 +130,76 @@ describe('AuthCache', () => {
     expect(findTokenMock).not.toHaveBeenCalled();
     await cache.authenticate('pxt_1');
     expect(findTokenMock).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('AuthCache negative cache', () => {
+  it('asks MongoDB once for an unknown token, then answers it from memory', async () => {
+    findTokenMock.mockResolvedValue(null);
+    for (let i = 0; i < 5; i++) {
+      expect(await cache.authenticate('pxt_unknown')).toEqual({ ok: false, reason: 'token_invalid' });
+    }
+    expect(findTokenMock).toHaveBeenCalledTimes(1);
+    expect(cache.fromMemory(hashToken('pxt_unknown'))).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('forgets an unknown token as soon as the bucket says it was issued', async () => {
+    findTokenMock.mockResolvedValueOnce(null);
+    expect((await cache.authenticate(token)).ok).toBe(false);
+    watch.put(AuthBucket.tokenKey(hashToken(token)), { issued: true });
+    await tick();
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(findTokenMock).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not remember as unknown a token issued while it was being read', async () => {
+    let answer: (value: null) => void = () => undefined;
+    findTokenMock.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    const pending = cache.authenticate(token);
+    await cache.tokenIssued(hashToken(token));
+    expect(kv.put).toHaveBeenCalledWith(AuthBucket.tokenKey(hashToken(token)), JSON.stringify({ issued: true }));
+    answer(null);
+    expect((await pending).ok).toBe(false);
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+  });
+
+  it('knows the hashes the bucket says were issued, until they are revoked', async () => {
+    const tokenHash = hashToken('pxt_new');
+    expect(cache.wasIssued(tokenHash)).toBe(false);
+    watch.put(AuthBucket.tokenKey(tokenHash), { issued: true });
+    await tick();
+    expect(cache.wasIssued(tokenHash)).toBe(true);
+    expect(findTokenMock).not.toHaveBeenCalled();
+    watch.put(AuthBucket.tokenKey(tokenHash), { revoked: true });
+    await tick();
+    expect(cache.wasIssued(tokenHash)).toBe(false);
+  });
+
+  it('keeps at most maxUnknown unknown tokens', async () => {
+    findTokenMock.mockResolvedValue(null);
+    for (const t of ['pxt_u1', 'pxt_u2', 'pxt_u3']) await cache.authenticate(t);
+    expect(cache.fromMemory(hashToken('pxt_u1'))).toBeNull();
+    expect(cache.fromMemory(hashToken('pxt_u3'))).toEqual({ ok: false, reason: 'token_invalid' });
+  });
+
+  it('answers from memory only what it knows: a known token and its store', async () => {
+    expect(cache.fromMemory(hashToken(token))).toBeNull();
+    await cache.authenticate(token);
+    expect(cache.fromMemory(hashToken(token))).toEqual({ ok: true, storeId: 'store-1' });
+  });
+});
+
+describe('AuthCache revocations', () => {
+  it('keeps a revoked token refused after the revocation itself is forgotten', async () => {
+    expect((await revokedDuringItsRead()).ok).toBe(false);
+    // The stale read kept nothing: forgetting the revocation leaves the database to refuse it.
+    findTokenMock.mockResolvedValueOnce({ ...record, revokedAt: new Date() });
+    const bounded = new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxRevoked: 1 });
+    await bounded.tokenRevoked(hashToken('pxt_a'));
+    await bounded.tokenRevoked(hashToken(token));
+    await bounded.tokenRevoked(hashToken('pxt_b'));
+    expect(bounded.fromMemory(hashToken(token))).toBeNull();
+    expect(await bounded.authenticate(token)).toEqual({ ok: false, reason: 'token_invalid' });
   });
 });
 

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { LRUCache } from 'lru-cache';
 import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
 import { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
 import { retrySetup } from '@pix/messaging';
@@ -21,17 +22,54 @@ interface CachedToken {
 }
 
 const RESTART_DELAY_MS = 500;
+/**
+ * How long a revocation is kept in memory. It guards against a database read that began before the
+ * revocation and returns the token as it was; past a few seconds no such read is still running,
+ * and the database itself refuses the token (revokedAt), so forgetting it costs one read at most.
+ */
+const REVOKED_TTL_MS = 10 * 60_000;
+
+export interface AuthCacheLimits {
+  /** Known tokens kept (the oldest forgotten first). */
+  maxTokens: number;
+  /** Unknown token hashes kept, each for negativeTtlMs: a repeat of one costs no database read. */
+  maxUnknown: number;
+  negativeTtlMs: number;
+  /** Revocations kept, each for REVOKED_TTL_MS. */
+  maxRevoked: number;
+  /** Hashes of tokens the bucket said were issued (wasIssued), kept without a time limit. */
+  maxIssued: number;
+}
+
+export const DEFAULT_AUTH_CACHE_LIMITS: AuthCacheLimits = {
+  maxTokens: 100_000,
+  maxUnknown: 100_000,
+  negativeTtlMs: 60_000,
+  maxRevoked: 100_000,
+  maxIssued: 1_000_000,
+};
 
 /**
  * Who a bearer token speaks for, answered from memory for a known token. MongoDB is asked once per
- * token (and once per store); revocations and store (de)activations reach every replica through a
- * watch on the AUTH KV bucket, which the admin handlers write right after MongoDB. Facts from the
- * bucket win over what a concurrent MongoDB read returned, so a read that started before a
- * revocation cannot bring the token back.
+ * token (and once per store); an unknown token is asked once too, then remembered as unknown for a
+ * while (the negative cache), so repeating it costs nothing. Revocations, issues and store
+ * (de)activations reach every replica through a watch on the AUTH KV bucket, which the admin
+ * handlers write right after MongoDB. Facts from the bucket win over what a concurrent MongoDB read
+ * returned, so a read that started before a revocation cannot bring the token back, and an issue
+ * clears the token's negative entry at once. Every map is bounded.
  */
 export class AuthCache {
   private readonly tokens = new Map<string, CachedToken>();
-  private readonly revoked = new Set<string>();
+  private readonly revoked: LRUCache<string, true>;
+  private readonly unknown: LRUCache<string, true>;
+  /** Bumped by every issue fact: a read that saw one begin meanwhile does not cache "unknown". */
+  private issues = 0;
+  /**
+   * Hashes of the tokens issued (not since revoked), as the bucket tells them: not a proof of
+   * validity (only the database gives that), but what makes a token worth a read when its address
+   * is throttled. A random guess is never among them.
+   */
+  private readonly issued: LRUCache<string, true>;
   private readonly storeActive = new Map<string, boolean>();
   /** Dashboard sessions ended before their expiry, with that expiry (they matter only until then). */
   private readonly endedSessions = new Map<string, number>();
@@ -45,8 +83,12 @@ export class AuthCache {
     private readonly records: AuthRecords,
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
-    private readonly maxTokens: number,
-  ) {}
+    private readonly limits: AuthCacheLimits = DEFAULT_AUTH_CACHE_LIMITS,
+  ) {
+    this.revoked = new LRUCache({ max: limits.maxRevoked, ttl: REVOKED_TTL_MS });
+    this.unknown = new LRUCache({ max: limits.maxUnknown, ttl: limits.negativeTtlMs });
+    this.issued = new LRUCache({ max: limits.maxIssued });
+  }
 
   /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
   static async open(
@@ -54,14 +96,14 @@ export class AuthCache {
     records: AuthRecords,
     logger: Logger,
     replicas: number,
-    maxTokens = 100_000,
+    limits: Partial<AuthCacheLimits> = {},
   ): Promise<AuthCache> {
     const kv = await retrySetup(
       'auth bucket',
       () => new Kvm(nc).create(AuthBucket.name, { history: 1, replicas }),
       logger,
     );
-    return new AuthCache(kv, records, nc, logger, maxTokens);
+    return new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, ...limits });
   }
 
   /** Starts watching the bucket; resolves once the first watch is in place. */
@@ -86,6 +128,21 @@ export class AuthCache {
   async tokenRevoked(tokenHash: string): Promise<void> {
     this.applyRevocation(tokenHash);
     await this.kv.put(AuthBucket.tokenKey(tokenHash), JSON.stringify({ revoked: true }));
+  }
+
+  /**
+   * A token was issued: every replica forgets having found its hash unknown, and learns that the
+   * hash is worth a read even from a throttled address. Best effort: if the bucket cannot be
+   * written, a replica that had the hash as unknown refuses it for at most the negative cache's
+   * time-to-live.
+   */
+  async tokenIssued(tokenHash: string): Promise<void> {
+    this.applyIssue(tokenHash);
+    try {
+      await this.kv.put(AuthBucket.tokenKey(tokenHash), JSON.stringify({ issued: true }));
+    } catch (err) {
+      this.logger.warn({ err }, 'auth bucket: the issue of a token was not announced');
+    }
   }
 
   async storeActiveChanged(storeId: string, active: boolean): Promise<void> {
@@ -124,8 +181,37 @@ export class AuthCache {
    * revocation or a deactivation ends a session exactly when it ends the token's API access.
    */
   async authenticateHash(tokenHash: string, now = Date.now()): Promise<AuthResult> {
+    const known = this.fromMemory(tokenHash, now);
+    if (known) return known;
     if (!/^[0-9a-f]{64}$/.test(tokenHash)) return { ok: false, reason: 'token_invalid' };
     const cached = this.tokens.get(tokenHash) ?? (await this.loadToken(tokenHash));
+    return this.judge(tokenHash, cached, now) ?? this.withStore(cached!, await this.loadStore(cached!.storeId));
+  }
+
+  /**
+   * The answer memory alone gives, or null when only the database can tell (a token this replica
+   * has not met, or whose store it does not know): what the door asks of an address it throttles.
+   */
+  fromMemory(tokenHash: string, now = Date.now()): AuthResult | null {
+    if (this.revoked.has(tokenHash) || this.unknown.has(tokenHash)) return { ok: false, reason: 'token_invalid' };
+    const cached = this.tokens.get(tokenHash);
+    if (!cached) return null;
+    const verdict = this.judge(tokenHash, cached, now);
+    if (verdict) return verdict;
+    const active = this.storeActive.get(cached.storeId);
+    return active === undefined ? null : this.withStore(cached, active);
+  }
+
+  /**
+   * Whether the bucket said this token was issued (and not revoked since): a throttled address's
+   * token that memory cannot judge is read from the database only then (auth.ts).
+   */
+  wasIssued(tokenHash: string): boolean {
+    return this.issued.has(tokenHash);
+  }
+
+  /** A refusal from the token alone, or null when it passes (its store is judged next). */
+  private judge(tokenHash: string, cached: CachedToken | null | undefined, now: number): AuthResult | null {
     // The map is keyed by a SHA-256 digest, whose timing reveals nothing about the token; the final
     // equality is still checked in constant time.
     const digest = Buffer.from(tokenHash, 'hex');
@@ -133,25 +219,35 @@ export class AuthCache {
       return { ok: false, reason: 'token_invalid' };
     }
     if (cached.expiresAt !== null && cached.expiresAt <= now) return { ok: false, reason: 'token_invalid' };
-    const active = this.storeActive.get(cached.storeId) ?? (await this.loadStore(cached.storeId));
+    return null;
+  }
+
+  private withStore(cached: CachedToken, active: boolean | null): AuthResult {
     if (active === null) return { ok: false, reason: 'token_invalid' };
     if (!active) return { ok: false, reason: 'store_inactive' };
     return { ok: true, storeId: cached.storeId };
   }
 
   private async loadToken(tokenHash: string): Promise<CachedToken | null> {
+    const issuesBefore = this.issues;
     const record = await this.records.token(tokenHash);
-    if (!record) return null;
+    if (!record) {
+      if (this.issues === issuesBefore) this.unknown.set(tokenHash, true);
+      return null;
+    }
     if (record.revokedAt) {
       this.applyRevocation(tokenHash);
       return null;
     }
+    // Revoked while the read was under way: the bucket's word is newer, and the token is not kept,
+    // so it stays refused after the revocation itself is forgotten.
+    if (this.revoked.has(tokenHash)) return null;
     const entry = {
       digest: Buffer.from(tokenHash, 'hex'),
       storeId: record.storeId,
       expiresAt: record.expiresAt?.getTime() ?? null,
     };
-    if (this.tokens.size >= this.maxTokens) {
+    if (this.tokens.size >= this.limits.maxTokens) {
       // Oldest first: a Map iterates in insertion order.
       const oldest = this.tokens.keys().next().value;
       if (oldest !== undefined) this.tokens.delete(oldest);
@@ -169,8 +265,15 @@ export class AuthCache {
   }
 
   private applyRevocation(tokenHash: string): void {
-    this.revoked.add(tokenHash);
+    this.revoked.set(tokenHash, true);
     this.tokens.delete(tokenHash);
+    this.issued.delete(tokenHash);
+  }
+
+  private applyIssue(tokenHash: string): void {
+    this.issues++;
+    this.unknown.delete(tokenHash);
+    this.issued.set(tokenHash, true);
   }
 
   private apply(entry: KvWatchEntry): void {
@@ -178,7 +281,11 @@ export class AuthCache {
     if (entry.operation !== 'PUT') return;
     const [kind, id] = [entry.key.slice(0, entry.key.indexOf('.')), entry.key.slice(entry.key.indexOf('.') + 1)];
     try {
-      if (kind === 'token' && AuthTokenStateSchema.safeParse(entry.json()).success) this.applyRevocation(id);
+      if (kind === 'token') {
+        const state = AuthTokenStateSchema.safeParse(entry.json());
+        if (state.success && 'revoked' in state.data) this.applyRevocation(id);
+        if (state.success && 'issued' in state.data) this.applyIssue(id);
+      }
       if (kind === 'store') {
         const state = AuthStoreStateSchema.safeParse(entry.json());
         if (state.success) this.storeActive.set(id, state.data.active);

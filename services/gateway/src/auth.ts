@@ -1,7 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ErrorMessages } from '@pix/contracts';
-import type { AuthCache } from './auth-cache';
+import type { AuthCache, AuthResult } from './auth-cache';
+import { clientKey, type AuthFailures } from './auth-failures';
 import { sendError } from './http-errors';
 import { hashToken } from './storage';
 
@@ -44,18 +45,54 @@ export class TokenRateLimiter {
   }
 }
 
+/** What the door answers a presented token: the token's verdict, or a throttled address's wait. */
+export type DoorAnswer = AuthResult | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
 /**
- * Bearer auth (spec 5): 401 without a usable token, 403 for a deactivated store; then the rate
- * limit per token (429 with Retry-After).
+ * The door every presented token passes (the API's bearer auth and the dashboard's login). Refused
+ * tokens are counted per client address (req.ip: the connection's address, or X-Forwarded-For as
+ * far as TRUST_PROXY trusts it). Past the limit, the address's tokens are judged from memory: one
+ * this replica knows to be valid passes as always, one the AUTH bucket said was issued is read from
+ * the database as below the limit (a guess never is one), any other is answered 429 without a
+ * database read. Below the limit an unknown token costs one read, then none (the negative cache).
  */
-export function requireStore(cache: AuthCache, limiter: TokenRateLimiter): RequestHandler {
+export async function throughTheDoor(
+  cache: AuthCache,
+  failures: AuthFailures,
+  req: Request,
+  token: string,
+): Promise<DoorAnswer> {
+  const key = clientKey(req.ip);
+  const tokenHash = hashToken(token);
+  const retryAfterSeconds = failures.throttled(key);
+  if (retryAfterSeconds !== null) {
+    const known = cache.fromMemory(tokenHash);
+    if (known?.ok || known?.reason === 'store_inactive') return known;
+    if (known === null && cache.wasIssued(tokenHash)) return cache.authenticateHash(tokenHash);
+    failures.refused();
+    return { ok: false, reason: 'throttled', retryAfterSeconds };
+  }
+  const result = await cache.authenticateHash(tokenHash);
+  if (!result.ok && result.reason === 'token_invalid') failures.failed(key);
+  return result;
+}
+
+/**
+ * Bearer auth (spec 5): 401 without a usable token, 403 for a deactivated store, 429 for an address
+ * past its refused tokens (throughTheDoor); then the rate limit per token (429 with Retry-After).
+ */
+export function requireStore(cache: AuthCache, failures: AuthFailures, limiter: TokenRateLimiter): RequestHandler {
   return async (req, res, next) => {
     const header = (req.get('authorization') ?? '').trim();
     const match = /^Bearer(?:[ \t]+(.*))?$/i.exec(header);
     const token = match?.[1]?.trim() ?? '';
     if (header === '' || (match && token === '')) return sendError(res, 401, ErrorMessages.bearerMissing);
     if (!match) return sendError(res, 401, ErrorMessages.tokenInvalid);
-    const result = await cache.authenticate(token);
+    const result = await throughTheDoor(cache, failures, req, token);
+    if (!result.ok && result.reason === 'throttled') {
+      res.set('Retry-After', String(result.retryAfterSeconds));
+      return sendError(res, 429, ErrorMessages.authThrottled);
+    }
     if (!result.ok) {
       return result.reason === 'store_inactive'
         ? sendError(res, 403, ErrorMessages.storeInactive)

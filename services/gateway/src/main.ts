@@ -1,9 +1,10 @@
 import './tracing';
 import type http from 'node:http';
-import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, Sealer, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
+import { AuthFailures } from './auth-failures';
 import { config } from './config';
 import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
@@ -15,8 +16,8 @@ async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
   const { logger } = service;
 
-  await connectDatabase(service, config.MONGO_URL);
-  const storage = await GatewayStorage.open(logger);
+  await connectDatabase(service, config);
+  const storage = await GatewayStorage.open(new Sealer(config.SECRETS_KEYS), logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config.NATS_URL);
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     { token: (hash) => storage.tokens.find(hash), storeActive: (storeId) => storage.stores.isActive(storeId) },
     logger,
     config.JETSTREAM_REPLICAS,
+    { negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL },
   );
   await authCache.start();
   service.mark('auth cache');
@@ -44,6 +46,11 @@ async function main(): Promise<void> {
     rpcTimeoutMs: config.RPC_TIMEOUT,
     storage,
     authCache,
+    authFailures: new AuthFailures(
+      { failures: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
+      service.registry,
+    ),
+    trustProxy: config.TRUST_PROXY,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
     feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',

@@ -1,9 +1,9 @@
-import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
 
 export const config = loadConfig(
   z.object({
     ...CommonEnv,
-    MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+    ...MongoEnv,
     OPS_HOST: z.string().default('127.0.0.1'),
     OPS_PORT: port(9102),
     /** Base of the public addresses handed to merchants (the QR image lives under it). */

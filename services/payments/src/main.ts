@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const service = await Service.start('payments', config);
   const { logger } = service;
 
-  await connectDatabase(service, config.MONGO_URL);
+  await connectDatabase(service, config);
   await syncPaymentIndexes(logger);
   service.mark('indexes');
 

@@ -1,64 +1,69 @@
-import { CommonEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 
 const optionalFile = z.string().min(1).optional();
 
-export const config = loadConfig(
-  z
-    .object({
-      ...CommonEnv,
-      MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
-      OPS_HOST: z.string().default('127.0.0.1'),
-      OPS_PORT: port(9103),
-      /** The adapter's own HTTP port: the PSP's payment callbacks arrive here. */
-      HTTP_HOST: z.string().default('127.0.0.1'),
-      HTTP_PORT: port(8081),
-      /** sandbox: an embedded PSP simulator; apipix: a real PSP's API Pix. */
-      PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
-      /** Merchant name and city written into every BR Code the sandbox PSP makes (EMV fields 59, 60). */
-      PIX_MERCHANT_NAME: z.string().min(1).max(25).default('PIX PAYMENTS SANDBOX'),
-      PIX_MERCHANT_CITY: z.string().min(1).max(15).default('SAO PAULO'),
-      /** The receiver's Pix key (chave) written into every charge. */
-      PIX_RECEIVER_KEY: z.string().min(1).default('pix@sandbox.example'),
-      /** apipix: OAuth2 client credentials at the PSP. */
-      PIX_CLIENT_ID: z.string().min(1).default('sandbox-client'),
-      PIX_CLIENT_SECRET: z.string().min(1).default('sandbox-client-secret'),
-      /** apipix: base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint. */
-      PIX_API_URL: z.url().optional(),
-      PIX_OAUTH_URL: z.url().optional(),
-      /** apipix: the client certificate and key the PSP issued, and the CA of the PSP's server (PEM files). */
-      PIX_TLS_CERT_FILE: optionalFile,
-      PIX_TLS_KEY_FILE: optionalFile,
-      PIX_TLS_CA_FILE: optionalFile,
-      /** Per-attempt timeout and retries (with exponential backoff) of calls to the PSP. */
-      PIX_TIMEOUT: duration('5s'),
-      PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
-      /**
-       * apipix: the callback endpoint is HTTPS with mutual TLS: this server certificate and key, and
-       * the CA whose client certificates (the PSP's) are accepted.
-       */
-      CALLBACK_TLS_CERT_FILE: optionalFile,
-      CALLBACK_TLS_KEY_FILE: optionalFile,
-      CALLBACK_CLIENT_CA_FILE: optionalFile,
-      /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
-      SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
-      /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
-      PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
-    })
-    .superRefine((env, ctx) => {
-      if (env.PIX_PROVIDER !== 'apipix') return;
-      const required = [
-        'PIX_API_URL',
-        'PIX_TLS_CERT_FILE',
-        'PIX_TLS_KEY_FILE',
-        'PIX_TLS_CA_FILE',
-        'CALLBACK_TLS_CERT_FILE',
-        'CALLBACK_TLS_KEY_FILE',
-        'CALLBACK_CLIENT_CA_FILE',
-      ] as const;
-      for (const name of required) {
-        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required when PIX_PROVIDER=apipix' });
-      }
-    }),
-);
+/** The adapter's environment, checked once at start (exported for its tests). */
+export const adapterEnv = z
+  .object({
+    ...CommonEnv,
+    ...MongoEnv,
+    OPS_HOST: z.string().default('127.0.0.1'),
+    OPS_PORT: port(9103),
+    /** The adapter's own HTTP port: the PSP's payment callbacks arrive here. */
+    HTTP_HOST: z.string().default('127.0.0.1'),
+    HTTP_PORT: port(8081),
+    /** sandbox: an embedded PSP simulator; apipix: a real PSP's API Pix. */
+    PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
+    /** Merchant name and city written into every BR Code the sandbox PSP makes (EMV fields 59, 60). */
+    PIX_MERCHANT_NAME: z.string().min(1).max(25).default('PIX PAYMENTS SANDBOX'),
+    PIX_MERCHANT_CITY: z.string().min(1).max(15).default('SAO PAULO'),
+    /** The receiver's Pix key (chave) written into every charge. */
+    PIX_RECEIVER_KEY: z.string().min(1).default('pix@sandbox.example'),
+    /** apipix: OAuth2 client credentials at the PSP. */
+    PIX_CLIENT_ID: z.string().min(1).default('sandbox-client'),
+    /** Required with apipix (a real PSP's secret has no default); the sandbox PSP takes any. */
+    PIX_CLIENT_SECRET: z.string().min(1).optional(),
+    /** apipix: base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint. */
+    PIX_API_URL: z.url().optional(),
+    PIX_OAUTH_URL: z.url().optional(),
+    /** apipix: the client certificate and key the PSP issued, and the CA of the PSP's server (PEM files). */
+    PIX_TLS_CERT_FILE: optionalFile,
+    PIX_TLS_KEY_FILE: optionalFile,
+    PIX_TLS_CA_FILE: optionalFile,
+    /** Per-attempt timeout and retries (with exponential backoff) of calls to the PSP. */
+    PIX_TIMEOUT: duration('5s'),
+    PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
+    /**
+     * apipix: the callback endpoint is HTTPS with mutual TLS: this server certificate and key, and
+     * the CA whose client certificates (the PSP's) are accepted.
+     */
+    CALLBACK_TLS_CERT_FILE: optionalFile,
+    CALLBACK_TLS_KEY_FILE: optionalFile,
+    CALLBACK_CLIENT_CA_FILE: optionalFile,
+    /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
+    SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
+    /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
+    PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.PIX_PROVIDER !== 'apipix') return;
+    const required = [
+      'PIX_CLIENT_SECRET',
+      'PIX_API_URL',
+      'PIX_TLS_CERT_FILE',
+      'PIX_TLS_KEY_FILE',
+      'PIX_TLS_CA_FILE',
+      'CALLBACK_TLS_CERT_FILE',
+      'CALLBACK_TLS_KEY_FILE',
+      'CALLBACK_CLIENT_CA_FILE',
+    ] as const;
+    for (const name of required) {
+      if (!env[name])
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when PIX_PROVIDER=apipix` });
+    }
+  })
+  .transform((env) => ({ ...env, PIX_CLIENT_SECRET: env.PIX_CLIENT_SECRET ?? 'sandbox-client-secret' }));
+
+export const config = loadConfig(adapterEnv);
 export type Config = typeof config;

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const service = await Service.start('pix-provider-adapter', config);
   const { logger } = service;
 
-  await connectDatabase(service, config.MONGO_URL);
+  await connectDatabase(service, config);
 
   const nc = await connectMessaging(service, config.NATS_URL);
   await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);

@@ -1,10 +1,10 @@
-import { CommonEnv, duration, flag, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, flag, loadConfig, port, z } from '@pix/config';
 
 export const config = loadConfig(
   z.object({
     ...CommonEnv,
     /** The delivery log lives here (attempts and retries are carried by JetStream). */
-    MONGO_URL: z.string().default('mongodb://127.0.0.1:27017/pix'),
+    ...MongoEnv,
     OPS_HOST: z.string().default('127.0.0.1'),
     OPS_PORT: port(9104),
     /** A delivery succeeds on a 2xx within this time. */

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const schedule = parseSchedule(config.WEBHOOK_RETRY_SCHEDULE);
   const metrics = createMetrics(service.registry);
 
-  await connectDatabase(service, config.MONGO_URL);
+  await connectDatabase(service, config);
   const log = await DeliveryLog.open(
     { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER, leaseMs: CLAIM_LEASE_MS },
     logger,

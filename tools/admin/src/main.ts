@@ -77,6 +77,13 @@ store
   .description('new webhook secret; the previous ones keep signing deliveries for 24 hours')
   .action((storeId: string) => call(GatewayRpc.storesRotateSecret, { storeId }));
 
+store
+  .command('reseal-secrets')
+  .description(
+    "seal every store's webhook secrets under SECRETS_KEYS' first key (after a key rotation, before the old key goes)",
+  )
+  .action(() => call(GatewayRpc.storesResealSecrets, {}));
+
 const token = program.command('token').description('bearer tokens');
 token
   .command('issue')

@@ -172,7 +172,11 @@ export async function runVariant(
   });
   let nc: NatsConnection | undefined;
   // The raw ceilings are the database's own: without the pool bounds the stack gives its services.
-  const client = new MongoClient(stack.mongoUrl.replace(/\?.*$/, ''));
+  // As the engine's administrator where the checkout's devstack has one (a baseline from before
+  // issue 26 runs FerretDB without authentication and has none).
+  const client = new MongoClient(
+    ((stack as { mongoAdminUrl?: string }).mongoAdminUrl ?? stack.mongoUrl).replace(/\?.*$/, ''),
+  );
   try {
     nc = await connect({ servers: stack.natsUrl.split(',') });
     const payments = client.db().collection('payments');

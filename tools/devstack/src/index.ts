@@ -1,4 +1,5 @@
 export * from './layout';
+export * from './local-secrets';
 export * from './nats-cluster';
 export * from './postgres';
 export * from './processes';

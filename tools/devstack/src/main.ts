@@ -53,7 +53,9 @@ async function up(): Promise<void> {
     detached: true,
   });
   const { started: _children, ...record } = info;
-  fs.writeFileSync(STACK_FILE, JSON.stringify(record, null, 2));
+  // It holds the administrator's and the superuser's URLs (mongoAdminUrl, postgresUrl): this user's only.
+  fs.writeFileSync(STACK_FILE, JSON.stringify(record, null, 2), { mode: 0o600 });
+  fs.chmodSync(STACK_FILE, 0o600);
   printWelcome(record);
 }
 

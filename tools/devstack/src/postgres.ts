@@ -3,13 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { SERVICE_NAMES } from './layout';
+import {
+  loadLocalSecrets,
+  readLocalSecrets,
+  secretsFileOf,
+  writePrivateFile,
+  type LocalSecrets,
+} from './local-secrets';
 import { assertPortFree, isAlive, launch, sleep, type RunAs, type Started } from './processes';
 
-/** A PostgreSQL server of the stack's own, reached over loopback TCP as its superuser (trust auth). */
+/**
+ * A PostgreSQL server of the stack's own, reached over loopback TCP with a password
+ * (scram-sha-256); `secretsFile` holds its logins (LocalSecrets), the superuser's among them.
+ */
 export interface PostgresServer {
   host: string;
   port: number;
   user: string;
+  secretsFile: string;
 }
 
 /** The cluster's superuser, and the OS user that owns the cluster when the stack runs as root. */
@@ -114,22 +126,90 @@ function clusterDir(stackDir: string, owner: RunAs | undefined): string {
   return elsewhere;
 }
 
-function initdb(bin: string, dataDir: string, owner: RunAs | undefined): void {
-  const result = spawnSync(
-    path.join(bin, 'initdb'),
-    ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
-    { cwd: dataDir, encoding: 'utf8', uid: owner?.uid, gid: owner?.gid },
-  );
-  if (result.status !== 0) throw new Error(`initdb failed in ${dataDir}: ${result.stderr || result.error?.message}`);
+/** The superuser's password reaches initdb through a file (never a command line), removed at once. */
+function initdb(bin: string, dataDir: string, owner: RunAs | undefined, password: string): void {
+  const pwfile = path.join(path.dirname(dataDir), `.initdb-pw-${process.pid}`);
+  writePrivateFile(pwfile, `${password}\n`, owner);
+  try {
+    const result = spawnSync(
+      path.join(bin, 'initdb'),
+      [
+        '-D',
+        dataDir,
+        '-U',
+        SUPERUSER,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-sync',
+      ],
+      { cwd: dataDir, encoding: 'utf8', uid: owner?.uid, gid: owner?.gid },
+    );
+    if (result.status !== 0) throw new Error(`initdb failed in ${dataDir}: ${result.stderr || result.error?.message}`);
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
 }
 
-/** Runs fn with a client connected to one database of the server. */
+/**
+ * A cluster made before its secrets file (by a devstack that trusted every local connection) has a
+ * superuser without a password: single-user mode, which needs no login, sets it (through stdin).
+ */
+function setSuperuserPassword(bin: string, dataDir: string, owner: RunAs | undefined, password: string): void {
+  const result = spawnSync(path.join(bin, 'postgres'), ['--single', '-D', dataDir, ENGINE_DATABASE], {
+    cwd: dataDir,
+    encoding: 'utf8',
+    uid: owner?.uid,
+    gid: owner?.gid,
+    input: `ALTER ROLE ${SUPERUSER} PASSWORD '${password}';\n`,
+  });
+  if (result.status !== 0) {
+    throw new Error(`setting the superuser's password in ${dataDir} failed: ${result.stderr || result.error?.message}`);
+  }
+}
+
+/**
+ * Who may log in to PostgreSQL itself, rewritten at every start: the superuser and FerretDB's role,
+ * with a password, over loopback. The services' and the administrator's logins exist for FerretDB
+ * to check (it reads their SCRAM verifiers through its own connection) and are refused here, so a
+ * service's password does not open PostgreSQL.
+ */
+function writeHba(dataDir: string, secrets: LocalSecrets, owner: RunAs | undefined): void {
+  const lines = [
+    '# Written by tools/devstack at every start (src/postgres.ts): edits here are lost.',
+    `host all ${SUPERUSER} 127.0.0.1/32 scram-sha-256`,
+    `host all ${secrets.ferretdb.user} 127.0.0.1/32 scram-sha-256`,
+    '',
+  ];
+  writePrivateFile(path.join(dataDir, 'pg_hba.conf'), lines.join('\n'), owner);
+}
+
+/**
+ * pg_cron's jobs and DocumentDB's loopback connections (the engine opens some from inside the
+ * server, as the current role) log in like any client: PGPASSFILE gives them the passwords.
+ */
+function writePgpass(dataDir: string, secrets: LocalSecrets, owner: RunAs | undefined): string {
+  const file = path.join(dataDir, 'pgpass');
+  const lines = [secrets.superuser, secrets.ferretdb].map((login) => `*:*:*:${login.user}:${login.password}`);
+  writePrivateFile(file, `${lines.join('\n')}\n`, owner);
+  return file;
+}
+
+/** Runs fn with a client connected to one database of the server, as its superuser. */
 export async function withPostgres<T>(
   server: PostgresServer,
   database: string,
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
-  const client = new Client({ host: server.host, port: server.port, user: server.user, database });
+  const { superuser } = readLocalSecrets(server.secretsFile);
+  const client = new Client({
+    host: server.host,
+    port: server.port,
+    user: superuser.user,
+    password: superuser.password,
+    database,
+  });
   await client.connect();
   try {
     return await fn(client);
@@ -155,52 +235,90 @@ async function waitForPostgres(server: PostgresServer, timeoutMs: number, alive:
 
 /**
  * Starts a PostgreSQL server on 127.0.0.1:port with its cluster in the stack's directory, created
- * on first use and kept across restarts (make up after make down finds its data again).
+ * on first use and kept across restarts (make up after make down finds its data again), as are
+ * its logins (`secretsFile`, generated on first use).
  */
 export async function startPostgres(
   stackDir: string,
   port: number,
   detached: boolean,
   timeoutMs = 90_000,
+  secretsFile = secretsFileOf(stackDir),
 ): Promise<{ started: Started; server: PostgresServer }> {
   const bin = postgresBinDir();
   const owner = clusterOwner();
   const dataDir = clusterDir(stackDir, owner);
-  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initdb(bin, dataDir, owner);
+  const { secrets, created } = loadLocalSecrets(secretsFile);
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initdb(bin, dataDir, owner, secrets.superuser.password);
+  else if (created) setSuperuserPassword(bin, dataDir, owner, secrets.superuser.password);
+  writeHba(dataDir, secrets, owner);
+  const pgpass = writePgpass(dataDir, secrets, owner);
   await assertPortFree(port, 'postgres');
   const settings = SERVER_SETTINGS.flatMap((s) => ['-c', s]);
   const started = launch('postgres', path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
-    env: process.env,
+    env: { ...process.env, PGPASSFILE: pgpass },
     logFile: path.join(stackDir, 'logs', 'postgres.log'),
     detached,
     cwd: dataDir,
     user: owner,
   });
   started.stopSignal = 'SIGINT';
-  const server = { host: '127.0.0.1', port, user: SUPERUSER };
+  const server = { host: '127.0.0.1', port, user: SUPERUSER, secretsFile };
   let exited = false;
   started.child?.once('exit', () => (exited = true));
   await waitForPostgres(server, timeoutMs, () => !exited && isAlive(started.pid));
   return { started, server };
 }
 
+/** A role name or a password as SQL text. */
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /**
  * Makes the DocumentDB extension (and what it needs: pg_cron, PostGIS, RUM, pgvector) exist in the
- * engine's database; a no-op on a cluster that has it. scripts/install-postgresql.sh installs it.
+ * engine's database, and the logins of the secrets file: FerretDB's role (DocumentDB's admin role,
+ * no superuser), the administrator and one per service. A no-op but for the passwords on a cluster
+ * that has them. scripts/install-postgresql.sh installs the extension.
+ *
+ * The logins are made in SQL rather than with FerretDB's createUser, which makes every user it
+ * creates a PostgreSQL superuser (FerretDB 2.7 on DocumentDB 0.106): docs/decisions/local-engine-logins.md.
  */
 export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
+  const secrets = readLocalSecrets(server.secretsFile);
   await withPostgres(server, ENGINE_DATABASE, async (client) => {
     try {
       await client.query('CREATE EXTENSION IF NOT EXISTS documentdb CASCADE');
     } catch (err) {
       throw new Error(`DocumentDB is not installed in PostgreSQL (run \`make infra\`): ${(err as Error).message}`);
     }
+    // A statement that fails is logged with its text: not these, which hold passwords.
+    await client.query("SET log_min_error_statement = 'panic'");
+    const logins = [
+      { ...secrets.ferretdb, grant: 'documentdb_admin_role' },
+      { ...secrets.admin, grant: null },
+      ...SERVICE_NAMES.map((name) => ({ ...secrets.services[name], grant: null })),
+    ];
+    for (const { user, password, grant } of logins) {
+      const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user]);
+      const verb = exists.rowCount ? 'ALTER' : 'CREATE';
+      await client.query(
+        `${verb} ROLE ${ident(user)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${literal(password)}`,
+      );
+      if (grant) await client.query(`GRANT ${grant} TO ${ident(user)}`);
+    }
   });
 }
 
-/** The URL FerretDB connects to the engine's database with. */
+/** The superuser's URL, with its password: what a person uses to look inside (postgresUrl). */
 export function postgresUrl(server: PostgresServer): string {
-  return `postgres://${server.user}@${server.host}:${server.port}/${ENGINE_DATABASE}`;
+  const { superuser } = readLocalSecrets(server.secretsFile);
+  return `postgres://${superuser.user}:${superuser.password}@${server.host}:${server.port}/${ENGINE_DATABASE}`;
+}
+
+/** The URL FerretDB connects with: its own role, not the superuser. */
+export function ferretdbPostgresUrl(server: PostgresServer): string {
+  const { ferretdb } = readLocalSecrets(server.secretsFile);
+  return `postgres://${ferretdb.user}:${ferretdb.password}@${server.host}:${server.port}/${ENGINE_DATABASE}`;
 }
 
 /** Removes a stack's directory and, when its cluster lives in the temporary directory, that too. */

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
-import { ensureDocumentDb, postgresUrl, startPostgres, type PostgresServer } from './postgres';
+import { loadLocalSecrets, readLocalSecrets, secretsFileOf, writePrivateFile } from './local-secrets';
+import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
 import {
   assertPortFree,
   freePort,
@@ -33,9 +34,16 @@ export interface StackInfo {
   dir: string;
   gatewayUrl: string;
   natsUrl: string;
+  /** Where the services connect, without credentials: each has a login of its own (secretsFile). */
   mongoUrl: string;
-  /** The PostgreSQL database under FerretDB (absent when the stack was given a MongoDB URL). */
+  /** The same with the administrator's login, for tools (the bench, tests reading the database). */
+  mongoAdminUrl?: string;
+  /** The PostgreSQL database under FerretDB, as its superuser (absent when given a MongoDB URL). */
   postgresUrl?: string;
+  /** The PostgreSQL server under FerretDB, to restart FerretDB on it. */
+  postgres?: PostgresServer;
+  /** The stack's logins and keys (LocalSecrets), readable by this user only. */
+  secretsFile: string;
 
   opsUrls: Record<ServiceName, string>;
   processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
@@ -55,6 +63,12 @@ export interface StackOptions {
    * (tests share one server among their stacks); without it the stack starts a server of its own.
    */
   postgres?: PostgresServer;
+  /**
+   * The secrets of the stack this one joins or extends (a replica started with startService): its
+   * services' logins and the gateway's keys. By default the PostgreSQL server's, or the stack
+   * directory's own, generated on first start.
+   */
+  secretsFile?: string;
   /** Detached processes outlive this one (make up); attached ones are stopped with it (tests). */
   detached: boolean;
   /** Which services to start (all by default). */
@@ -150,27 +164,31 @@ export async function startNats(dir: string, port: number, detached: boolean): P
   return started;
 }
 
-/** FerretDB 2 on PostgreSQL with DocumentDB; its data is in the database postgresUrl names. */
+/**
+ * FerretDB 2 on PostgreSQL with DocumentDB, with authentication (its default): a client without a
+ * valid login may only ping. It runs every query as its own PostgreSQL role, whose URL (with the
+ * password) it reads from a file rather than from its command line, which `ps` shows to anyone.
+ */
 export async function startFerretDb(
   dir: string,
   port: number,
   debugPort: number,
   detached: boolean,
-  postgresUrl: string,
+  server: PostgresServer,
 ): Promise<Started> {
   const stateDir = path.join(dir, 'data', 'ferretdb');
   fs.mkdirSync(stateDir, { recursive: true });
+  const urlFile = path.join(dir, 'secrets', 'ferretdb-postgresql-url');
+  writePrivateFile(urlFile, ferretdbPostgresUrl(server));
   await assertPortFree(port, 'ferretdb');
   const started = launch(
     'ferretdb',
     binary('ferretdb'),
     [
-      `--postgresql-url=${postgresUrl}`,
+      `--postgresql-url-file=${urlFile}`,
       `--listen-addr=127.0.0.1:${port}`,
       `--debug-addr=127.0.0.1:${debugPort}`,
       `--state-dir=${stateDir}`,
-      // Loopback only, as every server of the stack; MongoDB in production has its own users.
-      '--no-auth',
       '--telemetry=disable',
       '--log-level=WARN',
     ],
@@ -183,6 +201,9 @@ export async function startFerretDb(
 function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, mongoUrl: string): NodeJS.ProcessEnv {
   const { ports } = options;
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const secrets = readLocalSecrets(options.secretsFile ?? secretsFileOf(options.dir));
+  // A MongoDB given by URL (MONGO_URL) has logins of its own, which that URL carries.
+  const login = options.mongoUrl && !options.secretsFile ? undefined : secrets.services[name];
   return {
     ...process.env,
     // Local development: merchants test their webhooks on localhost.
@@ -190,6 +211,12 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
     PUBLIC_BASE_URL: gatewayUrl,
     // On a cluster every stream and bucket is copied to each member, as in Kubernetes.
     JETSTREAM_REPLICAS: String(ports.natsCluster?.length ?? 1),
+    // The gateway's keys reach the gateway only.
+    ...(name === 'gateway' && {
+      SECRETS_KEYS: secrets.secretsKeys,
+      DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
+    }),
+    ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: natsUrl,
     MONGO_URL: mongoUrl,
@@ -251,6 +278,8 @@ function stackDatabase(options: StackOptions): string {
 export async function startStack(options: StackOptions): Promise<StackInfo & { started: Started[] }> {
   const { ports, dir } = options;
   fs.mkdirSync(dir, { recursive: true });
+  const secretsFile = options.secretsFile ?? options.postgres?.secretsFile ?? secretsFileOf(dir);
+  loadLocalSecrets(secretsFile);
   const started: Started[] = [];
   try {
     if (!options.natsUrl && ports.natsCluster) {
@@ -258,30 +287,37 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     } else if (!options.natsUrl) {
       started.push(await startNats(dir, ports.nats, options.detached));
     }
-    const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/${stackDatabase(options)}`;
-    let pgUrl: string | undefined;
+    const database = stackDatabase(options);
+    const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/${database}`;
+    let server = options.postgres;
+    let mongoAdminUrl: string | undefined;
     if (!options.mongoUrl) {
-      let server = options.postgres;
       if (!server) {
-        const own = await startPostgres(dir, ports.postgres, options.detached, STARTUP_TIMEOUT_MS);
+        const own = await startPostgres(dir, ports.postgres, options.detached, STARTUP_TIMEOUT_MS, secretsFile);
         started.push(own.started);
         server = own.server;
       }
       await ensureDocumentDb(server);
-      pgUrl = postgresUrl(server);
-      started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, pgUrl));
+      started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, server));
+      const { admin } = readLocalSecrets(secretsFile);
+      mongoAdminUrl = `mongodb://${admin.user}:${admin.password}@127.0.0.1:${ports.mongo}/${database}`;
     }
     const natsUrl =
       options.natsUrl ?? (ports.natsCluster ? natsClusterUrl(ports.natsCluster) : `nats://127.0.0.1:${ports.nats}`);
+    // Services log in with the stack's own logins unless given a MongoDB of another stack's or the operator's.
+    const serviceOptions = { ...options, secretsFile: options.mongoUrl ? options.secretsFile : secretsFile };
     for (const name of options.services ?? SERVICE_NAMES) {
-      started.push(await startService(name, options, natsUrl, mongoUrl));
+      started.push(await startService(name, serviceOptions, natsUrl, mongoUrl));
     }
     return {
       dir,
       gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
       natsUrl,
       mongoUrl,
-      postgresUrl: pgUrl,
+      mongoAdminUrl,
+      postgresUrl: server && !options.mongoUrl ? postgresUrl(server) : undefined,
+      postgres: options.mongoUrl ? undefined : server,
+      secretsFile,
       opsUrls: Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports.ops[name]}`])) as Record<
         ServiceName,
         string

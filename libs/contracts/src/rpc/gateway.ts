@@ -31,6 +31,15 @@ export const GatewayRpc = {
     z.object({ storeId: z.string() }),
     z.object({ storeId: z.string(), webhookSecret: z.string() }),
   ),
+  /**
+   * Seals again every store's webhook secrets that are in clear (written before sealing) or under
+   * a key SECRETS_KEYS no longer has first: after a key rotation, before the old key is removed.
+   */
+  storesResealSecrets: defineRpc(
+    'admin.stores.reseal-secrets',
+    z.object({}),
+    z.object({ stores: z.number().int(), resealed: z.number().int() }),
+  ),
   /** The dispatcher's read of a store's webhook secrets (it caches them). */
   webhookSecrets: defineRpc(
     'stores.webhook-secrets',

@@ -20,8 +20,9 @@ import {
 } from '@pix/contracts';
 import { callRpc, RpcFailure } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import type { TokenRateLimiter } from '../auth';
+import { throughTheDoor, type TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
+import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
@@ -51,6 +52,7 @@ export interface DashboardOptions {
   logger: Logger;
   rpcTimeoutMs: number;
   authCache: AuthCache;
+  authFailures: AuthFailures;
   rateLimiter: TokenRateLimiter;
   feed: PaymentStatusFeed;
   streams: StreamLimiter;
@@ -88,7 +90,7 @@ function pageNumber(value: unknown): number {
  * checked like a bearer request (the auth cache, then the token's rate limit).
  */
 export function dashboardRouter(options: DashboardOptions): Router {
-  const { nc, rpcTimeoutMs, authCache, rateLimiter, feed, streams, signer, logger, stores } = options;
+  const { nc, rpcTimeoutMs, authCache, authFailures, rateLimiter, feed, streams, signer, logger, stores } = options;
   const origin = new URL(options.publicBaseUrl).origin;
   const secure = origin.startsWith('https:');
   // The __Host- prefix pins an https cookie to this host and path /, out of reach of subdomains.
@@ -152,7 +154,11 @@ export function dashboardRouter(options: DashboardOptions): Router {
     }
     const body = req.body as Record<string, unknown>;
     const token = typeof body.token === 'string' ? body.token.trim() : '';
-    const auth = token === '' ? null : await authCache.authenticate(token);
+    const auth = token === '' ? null : await throughTheDoor(authCache, authFailures, req, token);
+    if (auth?.ok === false && auth.reason === 'throttled') {
+      res.set('Retry-After', String(auth.retryAfterSeconds));
+      return showLogin(res, 429, undefined, ErrorMessages.authThrottled);
+    }
     if (!auth?.ok) {
       const inactive = auth?.reason === 'store_inactive';
       return showLogin(res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);

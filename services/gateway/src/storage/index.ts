@@ -1,5 +1,5 @@
 import type { Logger } from '@pix/observability';
-import { syncIndexes } from '@pix/runtime';
+import { syncIndexes, type Sealer } from '@pix/runtime';
 import { IdempotencyKeys } from './idempotency-keys';
 import { IdempotencyKeyModel, StoreModel, TokenModel } from './records';
 import { Stores } from './stores';
@@ -23,12 +23,17 @@ export { hashToken, StoreNotFound, type TokenRecord, type Tokens } from './token
  */
 export class GatewayStorage {
   readonly tokens = new Tokens();
-  readonly stores = new Stores(this.tokens);
+  readonly stores: Stores;
   readonly idempotencyKeys = new IdempotencyKeys();
 
+  /** `sealer` seals the stores' webhook secrets at rest (SECRETS_KEYS). */
+  constructor(sealer: Sealer) {
+    this.stores = new Stores(this.tokens, sealer);
+  }
+
   /** Creates the schemas' indexes (syncIndexes keeps them as declared on every start). */
-  static async open(logger?: Logger): Promise<GatewayStorage> {
+  static async open(sealer: Sealer, logger?: Logger): Promise<GatewayStorage> {
     await syncIndexes([StoreModel, TokenModel, IdempotencyKeyModel], logger);
-    return new GatewayStorage();
+    return new GatewayStorage(sealer);
   }
 }

@@ -10,9 +10,21 @@ export interface StoreDoc {
   _id: string;
   name: string;
   active: boolean;
-  /** Standard Webhooks secrets (whsec_...), newest first. */
-  webhookSecrets: { secret: string; createdAt: Date; expiresAt: Date | null }[];
+  /** Standard Webhooks secrets (whsec_...), newest first, sealed (SecretEntry). */
+  webhookSecrets: SecretEntry[];
   createdAt: Date;
+}
+
+/**
+ * One webhook signing secret: `sealed` by the gateway's Sealer (AES-256-GCM, its key id inside).
+ * Records written before sealing hold `secret` in clear instead: still read, and sealed on the
+ * store's next rotation or by `admin store reseal-secrets`.
+ */
+export interface SecretEntry {
+  sealed?: string;
+  secret?: string;
+  createdAt: Date;
+  expiresAt: Date | null;
 }
 
 export interface TokenDoc {
@@ -48,7 +60,9 @@ export const StoreModel = mongoose.model<StoreDoc>(
       _id: { type: String, required: true },
       name: { type: String, required: true },
       active: { type: Boolean, required: true },
-      webhookSecrets: [{ _id: false, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } }],
+      webhookSecrets: [
+        { _id: false, sealed: String, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } },
+      ],
       createdAt: { type: Date, required: true },
     },
     { collection: 'stores', versionKey: false },

@@ -1,0 +1,31 @@
+import { adapterEnv } from './config';
+
+const apipix = {
+  PIX_PROVIDER: 'apipix',
+  PIX_API_URL: 'https://psp.example.com/v2',
+  PIX_TLS_CERT_FILE: '/etc/pix/client.crt',
+  PIX_TLS_KEY_FILE: '/etc/pix/client.key',
+  PIX_TLS_CA_FILE: '/etc/pix/psp-ca.crt',
+  CALLBACK_TLS_CERT_FILE: '/etc/pix/callback.crt',
+  CALLBACK_TLS_KEY_FILE: '/etc/pix/callback.key',
+  CALLBACK_CLIENT_CA_FILE: '/etc/pix/callback-ca.crt',
+};
+
+const issues = (env: Record<string, string>) => {
+  const parsed = adapterEnv.safeParse(env);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+describe("the adapter's PSP client secret", () => {
+  it('is required with a real PSP (apipix), and the refusal names it', () => {
+    expect(issues(apipix)).toEqual(['PIX_CLIENT_SECRET: PIX_CLIENT_SECRET is required when PIX_PROVIDER=apipix']);
+  });
+
+  it('is taken as given with apipix', () => {
+    expect(adapterEnv.parse({ ...apipix, PIX_CLIENT_SECRET: 's3cret' }).PIX_CLIENT_SECRET).toBe('s3cret');
+  });
+
+  it('has a default with the sandbox PSP only', () => {
+    expect(adapterEnv.parse({}).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
+  });
+});
