@@ -1,11 +1,16 @@
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { defineRpc, DomainError } from '@pix/contracts';
+import { defineRpc, DomainError, type RpcAccess } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
 import { sharedStack } from '../support/stack';
 import { callerGone, callRpc, RpcFailure, RpcUnavailable, serveRpc } from '@pix/messaging';
 // Internal to the library: how a request carries its caller's deadline on the wire.
 import { withDeadline } from '../../libs/messaging/src/headers';
+
+/** The request/reply library's own behaviour: who may use these test subjects does not come into it. */
+const anyone: RpcAccess = { server: 'payments', callers: ['payments'] };
+const define = <Req extends z.ZodType, Rep extends z.ZodType>(subject: string, request: Req, reply: Rep) =>
+  defineRpc(subject, request, reply, anyone);
 
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
@@ -20,7 +25,7 @@ describe('serveRpc drain', () => {
     const handlerMayFinish = new Promise<void>((resolve) => (release = resolve));
     let handlerStarted!: () => void;
     const started = new Promise<void>((resolve) => (handlerStarted = resolve));
-    const double = defineRpc(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
+    const double = define(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
     const server = serveRpc(
       nc,
       double,
@@ -62,7 +67,7 @@ describe('serveRpc answers', () => {
       marked: Object.assign(new Error('contended'), { transient: true }),
       bug: new TypeError('x is undefined'),
     };
-    const failing = defineRpc(subject, z.object({ kind: z.string() }), z.unknown());
+    const failing = define(subject, z.object({ kind: z.string() }), z.unknown());
     const server = serveRpc(
       nc,
       failing,
@@ -85,7 +90,7 @@ describe('serveRpc answers', () => {
   });
 
   it('a domain refusal reaches the caller as its code and params; a malformed request as a 400', async () => {
-    const refusing = defineRpc(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
+    const refusing = define(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
     const server = serveRpc(
       nc,
       refusing,
@@ -115,7 +120,7 @@ describe('serveRpc and the caller deadline', () => {
   });
   afterAll(() => nc.close());
 
-  const echo = (subject: string) => defineRpc(subject, z.object({ n: z.number() }), z.object({ n: z.number() }));
+  const echo = (subject: string) => define(subject, z.object({ n: z.number() }), z.object({ n: z.number() }));
   const options = { queue: 'test', logger: createLogger('test', 'silent') };
 
   it('drops a request whose caller had stopped waiting before it was taken up', async () => {

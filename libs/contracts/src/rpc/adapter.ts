@@ -37,7 +37,13 @@ export type CreateRefundReply = z.infer<typeof CreateRefundReplySchema>;
 
 export const AdapterRpc = {
   /** A charge for a payment at the PSP, idempotent by txid. */
-  createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema),
+  createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema, {
+    server: 'pix-provider-adapter',
+    callers: ['payments'],
+  }),
   /** A refund of a received Pix, idempotent by refund id. */
-  createRefund: defineRpc('pix.refunds.create', CreateRefundRequestSchema, CreateRefundReplySchema),
+  createRefund: defineRpc('pix.refunds.create', CreateRefundRequestSchema, CreateRefundReplySchema, {
+    server: 'pix-provider-adapter',
+    callers: ['payments'],
+  }),
 } as const;

@@ -24,18 +24,36 @@ const PaymentTransitionReplySchema = z.object({
   status: z.enum(PAYMENT_STATUSES),
 });
 
+/** Who calls what: the gateway for merchants and customers, the operator (admin) for the rest. */
+const forGateway = { server: 'payments', callers: ['gateway'] } as const;
+
 export const PaymentsRpc = {
-  create: defineRpc('payments.create', CreatePaymentRequestSchema, PaymentSchema),
-  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema),
-  list: defineRpc('payments.list', z.object({ storeId: z.string(), query: ListQuerySchema }), PaymentListSchema),
+  /** The public API's create, and the admin CLI's `payment create-internal`. */
+  create: defineRpc('payments.create', CreatePaymentRequestSchema, PaymentSchema, {
+    server: 'payments',
+    callers: ['gateway', 'admin'],
+  }),
+  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema, forGateway),
+  list: defineRpc(
+    'payments.list',
+    z.object({ storeId: z.string(), query: ListQuerySchema }),
+    PaymentListSchema,
+    forGateway,
+  ),
   /** The copy-and-paste code behind a payment's public QR image. */
-  qr: defineRpc('payments.qr', z.object({ id: z.string() }), z.object({ qrCopyPaste: z.string().nullable() })),
+  qr: defineRpc(
+    'payments.qr',
+    z.object({ id: z.string() }),
+    z.object({ qrCopyPaste: z.string().nullable() }),
+    forGateway,
+  ),
   /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
-  publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema),
+  publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema, forGateway),
   /** Admin: drives a payment through the state machine (internal statuses). */
   transition: defineRpc(
     'payments.admin.transition',
     z.object({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) }),
     PaymentTransitionReplySchema,
+    { server: 'payments', callers: ['admin'] },
   ),
 } as const;

@@ -21,13 +21,17 @@ export const SandboxAnalysisReplySchema = z.object({
   analysis: z.enum(['review', 'cleared', 'rejected']),
 });
 
+/** Called by the gateway's sandbox routes (a store's own payments) and by the operator's CLI. */
+const sandboxAccess = { server: 'pix-provider-adapter', callers: ['gateway', 'admin'] } as const;
+
 export const SandboxRpc = {
   pay: defineRpc(
     'sandbox.pay',
     z.object({ paymentId: z.string(), amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional() }),
     SandboxPayReplySchema,
+    sandboxAccess,
   ),
-  review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
-  clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
-  reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+  review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
+  clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
+  reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
 } as const;
