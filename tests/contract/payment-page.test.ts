@@ -43,7 +43,7 @@ describe('GET /pay/{id}', () => {
   let store: StoreCredentials;
 
   beforeAll(async () => {
-    store = await createStore(stack.natsUrl, 'Padaria <Pão & Cia>');
+    store = await createStore(stack, 'Padaria <Pão & Cia>');
   });
 
   async function create(amount: number): Promise<{ id: string; qrCopyPaste: string }> {
@@ -126,7 +126,7 @@ describe('GET /pay/{id}', () => {
   it('streams to the pages open on every gateway replica (each follows PAYMENTS itself)', async () => {
     const dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
     const ports = await randomPorts();
-    const replica = await startService('gateway', { dir, ports, detached: false }, stack.natsUrl, stack.mongoUrl);
+    const replica = await startService('gateway', { dir, ports, detached: false }, stack, stack.mongoUrl);
     const controller = new AbortController();
     try {
       const payment = await create(18);

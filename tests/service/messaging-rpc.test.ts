@@ -1,13 +1,31 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { defineRpc, DomainError, type RpcAccess } from '@pix/contracts';
+import { freePort, removeStackDir, RUN_DIR, startNats, stopProcesses, type Started } from '@pix/devstack';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
-import { sharedStack } from '../support/stack';
 import { callerGone, callRpc, RpcFailure, RpcUnavailable, serveRpc } from '@pix/messaging';
 // Internal to the library: how a request carries its caller's deadline on the wire.
 import { withDeadline } from '../../libs/messaging/src/headers';
 
-/** The request/reply library's own behaviour: who may use these test subjects does not come into it. */
+/**
+ * The request/reply library's own behaviour, on a NATS of these tests' own without authorization:
+ * who may use their subjects does not come into it (tests/service/nats-permissions.test.ts is about that).
+ */
+let natsUrl: string;
+let nats: Started;
+let dir: string;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
+  const port = await freePort();
+  nats = await startNats(dir, port, false, { open: true });
+  natsUrl = `nats://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await stopProcesses([nats]);
+  removeStackDir(dir);
+});
 const anyone: RpcAccess = { server: 'payments', callers: ['payments'] };
 const define = <Req extends z.ZodType, Rep extends z.ZodType>(subject: string, request: Req, reply: Rep) =>
   defineRpc(subject, request, reply, anyone);
@@ -15,7 +33,7 @@ const define = <Req extends z.ZodType, Rep extends z.ZodType>(subject: string, r
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 
@@ -55,7 +73,7 @@ describe('serveRpc drain', () => {
 describe('serveRpc answers', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 
@@ -116,7 +134,7 @@ describe('serveRpc answers', () => {
 describe('serveRpc and the caller deadline', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 

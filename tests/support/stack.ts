@@ -53,7 +53,9 @@ export function sharedPostgres(): PostgresServer {
   return JSON.parse(raw) as PostgresServer;
 }
 
-export interface PrivateStackOptions extends Partial<Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl'>> {
+export interface PrivateStackOptions extends Partial<
+  Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'natsCredentials' | 'mongoUrl'>
+> {
   /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
   natsMembers?: number;
   /** A PostgreSQL server of the stack's own rather than the run's, for a test that kills the database. */
@@ -98,7 +100,7 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
           env: { ...options.env, ...env },
           ports: { ...ports, ...own, ops: { ...ports.ops, [name]: port } },
         },
-        stack.natsUrl,
+        stack,
         stack.mongoUrl,
       );
       started.push(proc);

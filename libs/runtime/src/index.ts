@@ -3,7 +3,7 @@
  * every service's storage and secrets need (the duplicate-key check, digests, constant-time comparison).
  */
 export { Service } from './service';
-export { connectDatabase, connectMessaging } from './connections';
+export { connectDatabase, connectMessaging, type NatsSettings } from './connections';
 export { syncIndexes } from './indexes';
 export { MonitorWatchdog } from './database-watchdog';
 export { closeHttpServer } from './http-server';

@@ -19,13 +19,12 @@ async function main(): Promise<void> {
   const storage = await GatewayStorage.open(logger);
   service.mark('indexes');
 
-  const nc = await connectMessaging(service, config.NATS_URL);
+  const nc = await connectMessaging(service, config);
 
   const authCache = await AuthCache.open(
     nc,
     { token: (hash) => storage.tokens.find(hash), storeActive: (storeId) => storage.stores.isActive(storeId) },
     logger,
-    config.JETSTREAM_REPLICAS,
   );
   await authCache.start();
   service.mark('auth cache');

@@ -1,7 +1,7 @@
 import './tracing';
 import express from 'express';
 import { AdapterRpc, QueueGroups, SandboxRpc } from '@pix/contracts';
-import { callerGone, ensureStreams, jetstream, serveRpc } from '@pix/messaging';
+import { callerGone, jetstream, serveRpc } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
@@ -16,9 +16,7 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config.MONGO_URL);
 
-  const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  service.mark('streams');
+  const nc = await connectMessaging(service, config);
   const js = jetstream(nc);
 
   const pspRequests = new Counter({

@@ -1,4 +1,5 @@
 export * from './layout';
+export * from './nats-access';
 export * from './nats-cluster';
 export * from './postgres';
 export * from './processes';
