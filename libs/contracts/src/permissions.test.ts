@@ -112,7 +112,7 @@ describe('who may do what', () => {
     }
   });
 
-  it('a follower creates consumers of its own by name and filter, never a durable one', () => {
+  it("a follower creates consumers of its own by name and filter, never under a durable consumer's name", () => {
     const create = (name: string) => `$JS.API.CONSUMER.CREATE.PAYMENTS.${name}.payments.events.>`;
     expect(mayPublish('gateway', create('oc_feed_1'))).toBe(true);
     expect(mayPublish('gateway', `$JS.API.CONSUMER.MSG.NEXT.PAYMENTS.oc_feed_1`)).toBe(true);

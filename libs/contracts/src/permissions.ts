@@ -56,9 +56,9 @@ const JetStreamApi = {
     `$JS.ACK.${c.stream}.${c.durable}.>`,
   ],
   /**
-   * Ordered consumers of one's own on a stream: created by name with their filter in the subject
-   * (a creation that names no filter, or a durable, is not allowed), pulled, deleted, and the flow
-   * control of a pushed one (a bucket's watch) answered.
+   * Ordered consumers of one's own on a stream: created with their name and filter in the subject
+   * (the legacy forms, whose subject names no consumer, are not allowed), pulled, deleted, and the
+   * flow control of a pushed one (a bucket's watch) answered.
    */
   follower: (s: StreamDefinition) => [
     `${API}.STREAM.INFO.${s.name}`,
