@@ -21,7 +21,7 @@ export function buildApp(settings: Settings, outdir: string): App {
   new k8s.KubeNamespace(base, 'namespace', { metadata: { name: settings.namespace, labels: labelsOf('pix') } });
 
   const backing = new Chart(app, '10-backing', inNamespace);
-  if (settings.nats.inCluster) addNats(backing, settings.nats.replicas, settings.nats.storage);
+  if (settings.nats.inCluster) addNats(backing, { ...settings, nats: settings.nats });
   if (settings.mongodb.inCluster) addMongo(backing, settings.mongodb.replicas, settings.mongodb.storage);
 
   const services = new Chart(app, '20-services', inNamespace);
