@@ -1,7 +1,7 @@
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import * as kplus from 'cdk8s-plus-33';
-import { addCertificateAuthority } from './certificates';
+import { certificateIssuer } from './certificates';
 import { addMongo } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
@@ -22,10 +22,11 @@ export function buildApp(settings: Settings, outdir: string): App {
   new k8s.KubeNamespace(base, 'namespace', { metadata: { name: settings.namespace, labels: labelsOf('pix') } });
 
   const backing = new Chart(app, '10-backing', inNamespace);
-  if (settings.nats.inCluster) addNats(backing, settings.nats.replicas, settings.nats.storage);
+  // One source of the in-cluster servers' certificates, for NATS and MongoDB alike.
+  const issuer = certificateIssuer(backing, settings);
+  if (settings.nats.inCluster) addNats(backing, { ...settings, nats: settings.nats }, issuer);
   if (settings.mongodb.inCluster) {
-    addCertificateAuthority(backing);
-    addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage);
+    addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage, issuer);
   }
 
   const services = new Chart(app, '20-services', inNamespace);

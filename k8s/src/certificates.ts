@@ -1,66 +1,81 @@
 import { ApiObject, type Chart } from 'cdk8s';
 import { labelsOf } from './services';
+import type { Settings } from './settings';
+
+/** cert-manager's issuer a Certificate names. */
+export interface IssuerRef {
+  kind: 'Issuer' | 'ClusterIssuer';
+  name: string;
+}
+
+/** The CA of the namespace's own, when the settings name no issuer: its Issuer and the Secret of its key. */
+export const NAMESPACE_CA = 'pix-ca';
+
+/** Certificates for servers inside the cluster, and for their peers (NATS routes verify each other). */
+const LIFETIME = '2160h'; // 90 days
+const RENEW_BEFORE = '720h'; // 30 days
 
 /**
- * The platform's own certificate authority, run by cert-manager (https://cert-manager.io): a
- * self-signed issuer makes the CA certificate (Secret pix-ca), and the CA issuer signs the servers'
- * certificates with it. Each server's Secret holds tls.crt, tls.key and ca.crt; a client mounts
- * ca.crt alone. Clusters without cert-manager make the same Secrets by hand (docs/deploy.md).
+ * Where the in-cluster servers' certificates come from: the issuer the settings name, or else a CA
+ * of the namespace's own (a self-signed root issues one CA certificate, kept in the Secret pix-ca,
+ * whose Issuer signs the servers'). Nothing without cert-manager: the Secrets are made by hand.
  */
-export const CA_ISSUER = 'pix-ca';
-const CERT_MANAGER = 'cert-manager.io/v1';
-
-export function addCertificateAuthority(chart: Chart): void {
+export function certificateIssuer(chart: Chart, settings: Settings): IssuerRef | undefined {
+  if (!settings.tls.certManager) return undefined;
+  if (settings.tls.issuer) return settings.tls.issuer;
   const labels = labelsOf('pix');
-  new ApiObject(chart, 'selfsigned-issuer', {
-    apiVersion: CERT_MANAGER,
+  const root = `${NAMESPACE_CA}-root`;
+  new ApiObject(chart, 'ca-root-issuer', {
+    apiVersion: 'cert-manager.io/v1',
     kind: 'Issuer',
-    metadata: { name: 'pix-selfsigned', labels },
+    metadata: { name: root, labels },
     spec: { selfSigned: {} },
   });
   new ApiObject(chart, 'ca-certificate', {
-    apiVersion: CERT_MANAGER,
+    apiVersion: 'cert-manager.io/v1',
     kind: 'Certificate',
-    metadata: { name: CA_ISSUER, labels },
+    metadata: { name: NAMESPACE_CA, labels },
     spec: {
       isCA: true,
-      commonName: 'pix platform CA',
-      secretName: CA_ISSUER,
-      duration: '87600h',
+      commonName: NAMESPACE_CA,
+      secretName: NAMESPACE_CA,
+      duration: '87600h', // 10 years: replacing it means reissuing every server certificate
       privateKey: { algorithm: 'ECDSA', size: 256 },
-      issuerRef: { name: 'pix-selfsigned', kind: 'Issuer', group: 'cert-manager.io' },
+      issuerRef: { kind: 'Issuer', name: root },
     },
   });
   new ApiObject(chart, 'ca-issuer', {
-    apiVersion: CERT_MANAGER,
+    apiVersion: 'cert-manager.io/v1',
     kind: 'Issuer',
-    metadata: { name: CA_ISSUER, labels },
-    spec: { ca: { secretName: CA_ISSUER } },
+    metadata: { name: NAMESPACE_CA, labels },
+    spec: { ca: { secretName: NAMESPACE_CA } },
   });
+  return { kind: 'Issuer', name: NAMESPACE_CA };
 }
 
-/** A server certificate signed by the platform's CA, renewed by cert-manager, in Secret `secretName`. */
-export function addServerCertificate(
+/**
+ * A server's certificate and key in the Secret `secretName` (tls.crt, tls.key, and the issuer's
+ * ca.crt that its clients verify it with), renewed by cert-manager before it expires.
+ */
+export function serverCertificate(
   chart: Chart,
-  name: string,
-  secretName: string,
-  dnsNames: string[],
-  component: string,
+  issuer: IssuerRef,
+  options: { name: string; secretName: string; dnsNames: string[]; ipAddresses?: string[] },
 ): void {
-  new ApiObject(chart, `${name}-certificate`, {
-    apiVersion: CERT_MANAGER,
+  new ApiObject(chart, `${options.name}-certificate`, {
+    apiVersion: 'cert-manager.io/v1',
     kind: 'Certificate',
-    metadata: { name, labels: labelsOf(component) },
+    metadata: { name: options.name, labels: labelsOf(options.name) },
     spec: {
-      secretName,
-      dnsNames,
-      ipAddresses: ['127.0.0.1'],
-      duration: '2160h',
-      renewBefore: '360h',
+      secretName: options.secretName,
+      dnsNames: options.dnsNames,
+      ...(options.ipAddresses && { ipAddresses: options.ipAddresses }),
+      duration: LIFETIME,
+      renewBefore: RENEW_BEFORE,
       privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
-      // Members of a replica set present theirs to each other too.
+      // Members of a cluster or replica set present theirs to each other too.
       usages: ['server auth', 'client auth', 'digital signature', 'key encipherment'],
-      issuerRef: { name: CA_ISSUER, kind: 'Issuer', group: 'cert-manager.io' },
+      issuerRef: issuer,
     },
   });
 }

@@ -1,6 +1,6 @@
 import type { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
-import { addServerCertificate } from './certificates';
+import { serverCertificate, type IssuerRef } from './certificates';
 import { MONGO_PORT, SERVICES, labelsOf } from './services';
 import { backingContainerSecurity, backingPodSecurity, headlessService, quantity, storageClaim } from './stateful';
 
@@ -91,17 +91,26 @@ export function initScript(replicas: number): string {
  * is TLS (requireTLS, a cert-manager certificate), every client logs in (--auth), and the members
  * prove themselves to each other with the shared keyFile.
  */
-export function addMongo(chart: Chart, namespace: string, replicas: number, storage: string): void {
+export function addMongo(
+  chart: Chart,
+  namespace: string,
+  replicas: number,
+  storage: string,
+  issuer: IssuerRef | undefined,
+): void {
   const labels = labelsOf('mongodb');
   headlessService(chart, 'mongodb', [{ name: 'mongodb', port: MONGO_PORT }]);
   const members = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb`);
-  addServerCertificate(
-    chart,
-    'mongodb',
-    MONGO_TLS_SECRET,
-    [...members, ...members.map((host) => `${host}.${namespace}.svc.cluster.local`), 'localhost'],
-    'mongodb',
-  );
+  // Without cert-manager the SRE makes this Secret by hand (docs/deploy.md).
+  if (issuer) {
+    serverCertificate(chart, issuer, {
+      name: 'mongodb',
+      secretName: MONGO_TLS_SECRET,
+      // The init job and the members' own checks reach a member on localhost.
+      dnsNames: [...members, ...members.map((host) => `${host}.${namespace}.svc.cluster.local`), 'localhost'],
+      ipAddresses: ['127.0.0.1'],
+    });
+  }
   const tcp = { tcpSocket: { port: k8s.IntOrString.fromNumber(MONGO_PORT) } };
   const tlsArgs = ['--tls', '--tlsCAFile', '/etc/mongodb/tls/ca.crt'];
   new k8s.KubeStatefulSet(chart, 'mongodb', {

@@ -6,6 +6,8 @@ import {
   NATS_CLIENT_PORT,
   NATS_CLUSTER_PORT,
   NATS_MONITOR_PORT,
+  NATS_PROVISION_COMPONENT,
+  OPERATOR_COMPONENT,
   SERVICES,
   labelsOf,
   type ServiceSpec,
@@ -39,7 +41,9 @@ function policy(chart: Chart, name: string, spec: k8s.NetworkPolicySpec): void {
 /**
  * Default deny in both directions, then one allowance per need: the ingress controller reaches the
  * gateway only; every service reaches NATS, and MongoDB when it uses it; the dispatcher reaches the
- * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP.
+ * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP; the
+ * JetStream provisioning Job and the operator's admin CLI pod reach NATS only. On NATS each still
+ * proves who it is with its own key, and may only what its identity may.
  */
 export function addNetworkPolicies(chart: Chart, settings: Settings): void {
   policy(chart, 'default-deny', { podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
@@ -78,7 +82,20 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
     });
   }
 
-  const clients = SERVICES.map((spec) => pods(spec.name));
+  const natsPort = natsClientPort(settings);
+  for (const component of [NATS_PROVISION_COMPONENT, OPERATOR_COMPONENT]) {
+    policy(chart, component, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': component } },
+      policyTypes: ['Ingress', 'Egress'],
+      egress: [{ to: natsPeers, ports: [tcp(natsPort)] }],
+    });
+  }
+
+  const clients = [
+    ...SERVICES.map((spec) => pods(spec.name)),
+    pods(NATS_PROVISION_COMPONENT),
+    pods(OPERATOR_COMPONENT),
+  ];
   if (settings.nats.inCluster) {
     policy(chart, 'nats', {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } },
@@ -107,13 +124,18 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
   }
 }
 
+/** Where clients reach NATS: its client port in the cluster, the managed one's URL's port. */
+function natsClientPort(settings: Settings): number {
+  return settings.nats.inCluster ? NATS_CLIENT_PORT : Number(new URL(settings.nats.url).port || 4222);
+}
+
 function serviceEgress(
   spec: ServiceSpec,
   settings: Settings,
   natsPeers: Peer[],
   mongoPeers: Peer[],
 ): k8s.NetworkPolicyEgressRule[] {
-  const natsPort = settings.nats.inCluster ? NATS_CLIENT_PORT : Number(new URL(settings.nats.url).port || 4222);
+  const natsPort = natsClientPort(settings);
   const egress: k8s.NetworkPolicyEgressRule[] = [{ to: natsPeers, ports: [tcp(natsPort)] }];
   if (spec.usesMongo) egress.push({ to: mongoPeers, ports: [tcp(MONGO_PORT)] });
   if (spec.name === 'webhook-dispatcher') {

@@ -1,6 +1,9 @@
+import type { ServiceIdentity } from '@pix/contracts';
+
 /** The platform's four services as the manifests see them: ports, scaling and what they reach. */
 export interface ServiceSpec {
-  name: string;
+  /** Also its identity on NATS. */
+  name: ServiceIdentity;
   opsPort: number;
   /** The public or callback HTTP port, when the service has one. */
   httpPort?: { name: string; port: number; env: string };
@@ -60,6 +63,11 @@ export const SERVICES: ServiceSpec[] = [
     memoryMiB: { request: 160, limit: 320 },
   },
 ];
+
+/** The Job that creates JetStream's streams, consumers and bucket (the admin image, as the provisioner identity). */
+export const NATS_PROVISION_COMPONENT = 'nats-provision';
+/** A pod of the admin image that the operator runs for a command (docs/deploy.md), as the admin identity. */
+export const OPERATOR_COMPONENT = 'admin';
 
 export const NATS_CLIENT_PORT = 4222;
 export const NATS_CLUSTER_PORT = 6222;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isUserPublicKey, NATS_IDENTITIES, type NatsIdentity } from '@pix/contracts';
 import { z } from 'zod';
 
 const cidr = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 CIDR such as 203.0.113.0/24');
@@ -13,6 +14,19 @@ const inCluster = z.object({
   storage: z.string(),
 });
 const managed = z.object({ inCluster: z.literal(false), cidrs: z.array(cidr).min(1) });
+
+/**
+ * Each NATS identity's nkey public keys (`node k8s/build/nats-keys.js` makes them): one, or two
+ * while a key is rotated. Public keys only; each seed lives in the Secret pix-nats-<identity>.
+ */
+const publicKeys = z.object(
+  Object.fromEntries(
+    NATS_IDENTITIES.map((identity) => [
+      identity,
+      z.array(z.string().refine(isUserPublicKey, 'an nkey user public key (U…, 56 characters)')).min(1).max(2),
+    ]),
+  ) as Record<NatsIdentity, z.ZodArray<z.ZodString>>,
+);
 
 export const SettingsSchema = z.object({
   namespace: z.string().min(1),
@@ -34,13 +48,25 @@ export const SettingsSchema = z.object({
   }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
   nats: z.discriminatedUnion('inCluster', [
-    inCluster,
+    inCluster.extend({ publicKeys }),
     managed.extend({
-      url: z.string().regex(/^nats:\/\//),
+      /** tls://… when it speaks TLS: the services then verify it with the CA in the Secret pix-nats-ca. */
+      url: z.string().regex(/^(nats|tls):\/\//),
       /** Copies of each stream on the managed cluster (JETSTREAM_REPLICAS). */
       streamReplicas: z.number().int().min(1).max(5),
+      publicKeys,
     }),
   ]),
+  /**
+   * Where the in-cluster servers' TLS certificates come from. `certManager`: cert-manager issues
+   * them into Secrets, from `issuer` (an Issuer or ClusterIssuer of the cluster's that fills
+   * `ca.crt`), or without one from a CA of the namespace's own that the app creates. Without
+   * cert-manager the Secrets are made by hand (docs/deploy.md).
+   */
+  tls: z.object({
+    certManager: z.boolean(),
+    issuer: z.object({ kind: z.enum(['Issuer', 'ClusterIssuer']), name: z.string().min(1) }).optional(),
+  }),
   /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
   mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
   psp: z.object({

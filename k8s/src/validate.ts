@@ -6,7 +6,8 @@ import YAML from 'yaml';
  * `node k8s/build/validate.js [file.yaml|dir ...]` checks every object against the Kubernetes
  * OpenAPI schema (kubernetes-models, generated from the Kubernetes OpenAPI document, compiled ajv
  * validators), the Prometheus Operator CRD schemas (@kubernetes-models/prometheus-operator) and
- * cert-manager's (@kubernetes-models/cert-manager). Exits non-zero and lists each problem when any object is invalid or of an unknown kind.
+ * cert-manager's (@kubernetes-models/cert-manager).
+ * Exits non-zero and lists each problem when any object is invalid or of an unknown kind.
  */
 interface Manifest {
   apiVersion?: string;
@@ -21,12 +22,14 @@ interface Model {
 /** The models are ES modules, one per kind, under the group/version path of the apiVersion. */
 async function modelFor(apiVersion: string, kind: string): Promise<(new (data: unknown) => Model) | undefined> {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const crds: Record<string, string> = {
+    'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+    'cert-manager.io': '@kubernetes-models/cert-manager',
+  };
   const specifier =
-    group === 'monitoring.coreos.com'
-      ? `@kubernetes-models/prometheus-operator/${group}/${version}/${kind}`
-      : group === 'cert-manager.io'
-        ? `@kubernetes-models/cert-manager/${group}/${version}/${kind}`
-        : `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
+    group && crds[group]
+      ? `${crds[group]}/${group}/${version}/${kind}`
+      : `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
   try {
     const mod = (await import(specifier)) as Record<string, new (data: unknown) => Model>;
     return mod[kind];

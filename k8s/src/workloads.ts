@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
 import { Duration, Size, type Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-33';
+import { AuthBucket, Consumers, Streams, type NatsIdentity } from '@pix/contracts';
 import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret } from './mongodb';
-import { MONGO_PORT, NATS_CLIENT_PORT, SERVICES, labelsOf, type ServiceSpec } from './services';
+import { NATS_TLS_SECRET } from './nats';
+import {
+  MONGO_PORT,
+  NATS_CLIENT_PORT,
+  NATS_PROVISION_COMPONENT,
+  SERVICES,
+  labelsOf,
+  type ServiceSpec,
+} from './services';
 import type { Settings } from './settings';
 
 /** Kubernetes gives a pod this long after SIGTERM; SHUTDOWN_GRACE stays below it so the service exits first. */
@@ -11,13 +21,67 @@ const SHUTDOWN_GRACE = '20s';
 const GATEWAY_PRESTOP_SECONDS = 5;
 /** The images' non-root user, `node` of the Node.js base image (see the Dockerfile). */
 const APP_UID = 1000;
+/** Where a pod finds its NATS identity's nkey seed, and the CA that NATS's certificate is verified with. */
+const NATS_SEED_DIR = '/etc/nats-identity';
+const NATS_CA_DIR = '/etc/nats-ca';
+/** A managed NATS that speaks TLS: the CA its certificate is verified with (key ca.crt), made by the SRE. */
+const MANAGED_NATS_CA_SECRET = 'pix-nats-ca';
 
+/** The Secret holding an identity's nkey seed (key `seed`), which the SRE creates (docs/deploy.md); never in the manifests. */
+export function natsSeedSecret(identity: NatsIdentity): string {
+  return `pix-nats-${identity}`;
+}
+
+/** In the cluster NATS speaks TLS to its clients; a managed one when its URL says tls://. */
 export function natsUrl(settings: Settings): string {
   if (!settings.nats.inCluster) return settings.nats.url;
-  return Array.from({ length: settings.nats.replicas }, (_, i) => `nats://nats-${i}.nats:${NATS_CLIENT_PORT}`).join(
-    ',',
-  );
+  return Array.from({ length: settings.nats.replicas }, (_, i) => `tls://nats-${i}.nats:${NATS_CLIENT_PORT}`).join(',');
 }
+
+/** The Secret whose ca.crt verifies NATS's certificate; none for a managed NATS without TLS. */
+function natsCaSecret(settings: Settings): string | undefined {
+  if (settings.nats.inCluster) return NATS_TLS_SECRET;
+  return settings.nats.url.startsWith('tls://') ? MANAGED_NATS_CA_SECRET : undefined;
+}
+
+/**
+ * What makes a pod one NATS identity: its seed, from its own Secret, and the CA to verify NATS with
+ * (only ca.crt of the server's Secret: never its key). Read-only files of the pod's group.
+ */
+function natsIdentityFiles(chart: Chart, settings: Settings, identity: NatsIdentity, id: string) {
+  const seed = kplus.Volume.fromSecret(
+    chart,
+    `${id}-nats-seed`,
+    kplus.Secret.fromSecretName(chart, `${id}-nats-seed-secret`, natsSeedSecret(identity)),
+    { name: 'nats-identity', defaultMode: 0o440, items: { seed: { path: 'seed' } } },
+  );
+  const volumes = [seed];
+  const mounts: kplus.VolumeMount[] = [{ path: NATS_SEED_DIR, volume: seed, readOnly: true }];
+  const caSecret = natsCaSecret(settings);
+  if (caSecret) {
+    const ca = kplus.Volume.fromSecret(
+      chart,
+      `${id}-nats-ca`,
+      kplus.Secret.fromSecretName(chart, `${id}-nats-ca-secret`, caSecret),
+      { name: 'nats-ca', defaultMode: 0o444, items: { 'ca.crt': { path: 'ca.crt' } } },
+    );
+    volumes.push(ca);
+    mounts.push({ path: NATS_CA_DIR, volume: ca, readOnly: true });
+  }
+  return { volumes, mounts };
+}
+
+/** Every container of the platform's images: non-root, read-only, no privilege. */
+const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
+  ensureNonRoot: true,
+  user: APP_UID,
+  group: APP_UID,
+  readOnlyRootFilesystem: true,
+  allowPrivilegeEscalation: false,
+  privileged: false,
+  capabilities: { drop: [kplus.Capability.ALL] },
+  seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
+};
 
 /** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
 export function mongoUrl(replicas: number): string {
@@ -35,6 +99,8 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
         settings.nats.inCluster ? Math.min(3, settings.nats.replicas) : settings.nats.streamReplicas,
       ),
       ...(settings.mongodb.inCluster ? { MONGO_URL: mongoUrl(settings.mongodb.replicas) } : {}),
+      NATS_NKEY_SEED_FILE: `${NATS_SEED_DIR}/seed`,
+      ...(natsCaSecret(settings) ? { NATS_CA_FILE: `${NATS_CA_DIR}/ca.crt` } : {}),
       LOG_LEVEL: settings.logLevel,
       SHUTDOWN_GRACE,
       OPS_HOST: '0.0.0.0',
@@ -47,7 +113,7 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
   });
 }
 
-/** Per service: Deployment, Service, PodDisruptionBudget and HorizontalPodAutoscaler. */
+/** Per service: Deployment, Service, PodDisruptionBudget and HorizontalPodAutoscaler; and the JetStream provisioning Job. */
 export function addServices(chart: Chart, settings: Settings): Map<string, kplus.Service> {
   const config = platformConfig(chart, settings);
   const mongoSecret = kplus.Secret.fromSecretName(chart, 'mongodb-secret', 'pix-mongodb');
@@ -100,7 +166,49 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
       metrics: [kplus.Metric.resourceCpu(kplus.MetricTarget.averageUtilization(70))],
     });
   }
+  natsProvisioning(chart, settings, config);
   return exposed;
+}
+
+/**
+ * The provisioning step: the admin image's `nats provision`, as the provisioner identity, creates
+ * or updates the streams, durable consumers and the AUTH bucket; the services only bind to them
+ * (and wait for them at start). Its name carries a digest of what it provisions and with which
+ * image, so a release that changes either runs it again (a Job's pod cannot be changed in place).
+ */
+function natsProvisioning(chart: Chart, settings: Settings, config: kplus.ConfigMap): void {
+  const image = `${settings.image.repository}/admin:${settings.image.tag}`;
+  const digest = createHash('sha256')
+    .update(JSON.stringify({ image, Streams, Consumers, AuthBucket, replicas: config.data.JETSTREAM_REPLICAS }))
+    .digest('hex')
+    .slice(0, 10);
+  const files = natsIdentityFiles(chart, settings, 'provisioner', NATS_PROVISION_COMPONENT);
+  const tmp = kplus.Volume.fromEmptyDir(chart, `${NATS_PROVISION_COMPONENT}-tmp`, 'tmp');
+  new kplus.Job(chart, NATS_PROVISION_COMPONENT, {
+    metadata: { name: `${NATS_PROVISION_COMPONENT}-${digest}`, labels: labelsOf(NATS_PROVISION_COMPONENT) },
+    podMetadata: { labels: labelsOf(NATS_PROVISION_COMPONENT) },
+    // Retries while NATS is not up yet; each try is patient for two minutes itself.
+    backoffLimit: 10,
+    ttlAfterFinished: Duration.days(1),
+    automountServiceAccountToken: false,
+    securityContext: { ensureNonRoot: true, user: APP_UID, group: APP_UID, fsGroup: APP_UID },
+    volumes: [...files.volumes, tmp],
+    containers: [
+      {
+        name: 'provision',
+        image,
+        imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
+        command: ['node', 'main.js', 'nats', 'provision'],
+        envFrom: [kplus.Env.fromConfigMap(config)],
+        volumeMounts: [...files.mounts, { path: '/tmp', volume: tmp }],
+        resources: {
+          cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(500) },
+          memory: { request: Size.mebibytes(96), limit: Size.mebibytes(192) },
+        },
+        securityContext: APP_CONTAINER_SECURITY,
+      },
+    ],
+  });
 }
 
 function serviceDeployment(
@@ -121,6 +229,7 @@ function serviceDeployment(
           { name: 'mongodb-ca', items: { 'ca.crt': { path: 'ca.crt' } } },
         )
       : undefined;
+  const nats = natsIdentityFiles(chart, settings, spec.name, spec.name);
   const ports: kplus.ContainerPort[] = [{ name: 'ops', number: spec.opsPort }];
   if (spec.httpPort) ports.push({ name: spec.httpPort.name, number: spec.httpPort.port });
   return new kplus.Deployment(chart, spec.name, {
@@ -139,7 +248,7 @@ function serviceDeployment(
     terminationGracePeriod: Duration.seconds(TERMINATION_GRACE_SECONDS),
     automountServiceAccountToken: false,
     securityContext: { ensureNonRoot: true, user: APP_UID, group: APP_UID, fsGroup: APP_UID },
-    volumes: mongoCa ? [tmp, mongoCa] : [tmp],
+    volumes: [tmp, ...(mongoCa ? [mongoCa] : []), ...nats.volumes],
     containers: [
       {
         name: spec.name,
@@ -151,6 +260,7 @@ function serviceDeployment(
         volumeMounts: [
           { path: '/tmp', volume: tmp },
           ...(mongoCa ? [{ path: MONGO_CA_DIR, volume: mongoCa, readOnly: true }] : []),
+          ...nats.mounts,
         ],
         resources: {
           cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
@@ -171,16 +281,7 @@ function serviceDeployment(
           spec.name === 'gateway'
             ? { preStop: kplus.Handler.fromCommand(['sleep', String(GATEWAY_PRESTOP_SECONDS)]) }
             : undefined,
-        securityContext: {
-          ensureNonRoot: true,
-          user: APP_UID,
-          group: APP_UID,
-          readOnlyRootFilesystem: true,
-          allowPrivilegeEscalation: false,
-          privileged: false,
-          capabilities: { drop: [kplus.Capability.ALL] },
-          seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
-        },
+        securityContext: APP_CONTAINER_SECURITY,
       },
     ],
   });

@@ -10,7 +10,7 @@ let store: StoreCredentials;
 
 beforeAll(async () => {
   call = await contractClient(stack.gatewayUrl);
-  store = await createStore(stack.natsUrl, 'Auth store');
+  store = await createStore(stack, 'Auth store');
 });
 
 describe.each(PATH_FORMS)('auth on %s (spec 5)', (base) => {
@@ -54,7 +54,7 @@ describe('token and store lifecycle (spec 5)', () => {
   it('a token with a lifetime works until it expires, then is 401 "Token inválido ou expirado."', async () => {
     const issue = (seconds: string) =>
       admin<{ token: string; expiresAt: string }>(
-        stack.natsUrl,
+        stack,
         'token',
         'issue',
         '--store',
@@ -74,9 +74,9 @@ describe('token and store lifecycle (spec 5)', () => {
   });
 
   it('a revoked token is refused within one second, on both path forms', async () => {
-    const { token } = await admin<{ token: string }>(stack.natsUrl, 'token', 'issue', '--store', store.storeId);
+    const { token } = await admin<{ token: string }>(stack, 'token', 'issue', '--store', store.storeId);
     for (const base of PATH_FORMS) expect((await call('GET', base, { token })).status).toBe(200);
-    await admin(stack.natsUrl, 'token', 'revoke', token);
+    await admin(stack, 'token', 'revoke', token);
     for (const base of PATH_FORMS) {
       const res = await eventually(
         () => call('GET', base, { token }),
@@ -91,9 +91,9 @@ describe('token and store lifecycle (spec 5)', () => {
   });
 
   it('a deactivated store is 403 "Loja inativa." within one second, and works again once reactivated', async () => {
-    const own = await createStore(stack.natsUrl, 'Deactivated store');
+    const own = await createStore(stack, 'Deactivated store');
     for (const base of PATH_FORMS) expect((await call('GET', base, { token: own.token })).status).toBe(200);
-    await admin(stack.natsUrl, 'store', 'deactivate', own.storeId);
+    await admin(stack, 'store', 'deactivate', own.storeId);
     for (const base of PATH_FORMS) {
       for (const [method, path] of [
         ['GET', base],
@@ -109,7 +109,7 @@ describe('token and store lifecycle (spec 5)', () => {
         expect(res.body).toEqual({ statusCode: 403, message: ErrorMessages.storeInactive });
       }
     }
-    await admin(stack.natsUrl, 'store', 'activate', own.storeId);
+    await admin(stack, 'store', 'activate', own.storeId);
     await eventually(
       () => call('GET', PATH_FORMS[1], { token: own.token }),
       (r) => r.status === 200,
@@ -119,7 +119,7 @@ describe('token and store lifecycle (spec 5)', () => {
   });
 
   it('another store\'s payment is 404 "Pagamento não encontrado." on both path forms', async () => {
-    const other = await createStore(stack.natsUrl, 'Other store');
+    const other = await createStore(stack, 'Other store');
     const created = await call<{ id: string }>('POST', PATH_FORMS[0], { token: other.token, body: { amount: 10 } });
     expect(created.status).toBe(200);
     for (const base of PATH_FORMS) {

@@ -9,7 +9,7 @@ let store: StoreCredentials;
 
 beforeAll(async () => {
   call = await contractClient(stack.gatewayUrl);
-  store = await createStore(stack.natsUrl, 'Create store');
+  store = await createStore(stack, 'Create store');
 });
 
 const EXACT_ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

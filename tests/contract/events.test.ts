@@ -44,8 +44,8 @@ describe('the Events API', () => {
     url = await receiver.start();
     // An endpoint that fails, for a delivery that stays pending (retried 5 s later).
     receiver.respond = (hook) => (hook.path.includes('fail') ? 500 : 200);
-    store = await createStore(stack.natsUrl, 'Events store');
-    other = await createStore(stack.natsUrl, 'Other events store');
+    store = await createStore(stack, 'Events store');
+    other = await createStore(stack, 'Other events store');
     const payment = await call<{ id: string }>('POST', '/public-api/v1/payments', {
       token: store.token,
       body: { amount: 12.34, webhookUrl: url },

@@ -40,7 +40,7 @@ beforeAll(async () => {
     env,
     secretsFile: stack.secretsFile,
   };
-  second = await startService('gateway', options, stack.natsUrl, stack.mongoUrl);
+  second = await startService('gateway', options, stack, stack.mongoUrl);
   secondUrl = `http://127.0.0.1:${ports.gateway}`;
   replicas = [await contractClient(stack.gatewayUrl), await contractClient(secondUrl)];
 });
@@ -67,30 +67,30 @@ async function everyReplicaAnswers(token: string, status: number, message?: stri
 }
 
 async function issueToken(storeId: string): Promise<string> {
-  return (await admin<{ token: string }>(stack.natsUrl, 'token', 'issue', '--store', storeId)).token;
+  return (await admin<{ token: string }>(stack, 'token', 'issue', '--store', storeId)).token;
 }
 
 describe('two gateway replicas', () => {
   it('both refuse a revoked token within one second', async () => {
-    const store = await createStore(stack.natsUrl, 'Replicated store');
+    const store = await createStore(stack, 'Replicated store');
     const token = await issueToken(store.storeId);
     await everyReplicaAnswers(token, ACCEPTED);
-    await admin(stack.natsUrl, 'token', 'revoke', token);
+    await admin(stack, 'token', 'revoke', token);
     await everyReplicaAnswers(token, 401, ErrorMessages.tokenInvalid);
   });
 
   it('both answer 403 for a deactivated store within one second, and accept it again once reactivated', async () => {
-    const store = await createStore(stack.natsUrl, 'Deactivated replicated store');
+    const store = await createStore(stack, 'Deactivated replicated store');
     const token = await issueToken(store.storeId);
     await everyReplicaAnswers(token, ACCEPTED);
-    await admin(stack.natsUrl, 'store', 'deactivate', store.storeId);
+    await admin(stack, 'store', 'deactivate', store.storeId);
     await everyReplicaAnswers(token, 403, ErrorMessages.storeInactive);
-    await admin(stack.natsUrl, 'store', 'activate', store.storeId);
+    await admin(stack, 'store', 'activate', store.storeId);
     await everyReplicaAnswers(token, ACCEPTED);
   });
 
   it('limits requests per token on each replica: 429 with Retry-After in the error body', async () => {
-    const store = await createStore(stack.natsUrl, 'Busy store');
+    const store = await createStore(stack, 'Busy store');
     const [one, two] = replicas;
     for (let i = 0; i < LIMIT; i++) {
       expect((await one('GET', probe(PATH_FORMS[i % 2] ?? PATH_FORMS[0]), { token: store.token })).status).toBe(
@@ -110,7 +110,7 @@ describe('two gateway replicas', () => {
   });
 
   it('keep watching after NATS restarts: a later revocation still reaches both within one second', async () => {
-    const store = await createStore(stack.natsUrl, 'Store across a NATS restart');
+    const store = await createStore(stack, 'Store across a NATS restart');
     const token = await issueToken(store.storeId);
     await everyReplicaAnswers(token, ACCEPTED);
     const nats = stack.processes.find((p) => p.name === 'nats-server');
@@ -121,7 +121,7 @@ describe('two gateway replicas', () => {
     // Both replicas are back on NATS once they serve the admin subjects again.
     await eventually(
       () =>
-        admin(stack.natsUrl, 'token', 'revoke', token).then(
+        admin(stack, 'token', 'revoke', token).then(
           () => true,
           () => false,
         ),

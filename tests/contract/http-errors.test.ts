@@ -11,7 +11,7 @@ const { hostname, port } = new URL(stack.gatewayUrl);
 let store: StoreCredentials;
 
 beforeAll(async () => {
-  store = await createStore(stack.natsUrl, 'HTTP errors store');
+  store = await createStore(stack, 'HTTP errors store');
 });
 
 /** Any method, TRACE included (fetch refuses to send it). */

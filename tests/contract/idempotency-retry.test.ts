@@ -24,7 +24,7 @@ afterAll(async () => {
 
 it('a retry with the same key after a 503 creates the payment, once', async () => {
   const call = await contractClient(stack.gatewayUrl);
-  const store = await createStore(stack.natsUrl, 'Retrying store');
+  const store = await createStore(stack, 'Retrying store');
   const create = () =>
     call<Payment>('POST', PATH_FORMS[1], {
       token: store.token,
@@ -41,7 +41,7 @@ it('a retry with the same key after a 503 creates the payment, once', async () =
     detached: false,
     secretsFile: stack.secretsFile,
   };
-  late.push(await startService('payments', options, stack.natsUrl, stack.mongoUrl));
+  late.push(await startService('payments', options, stack, stack.mongoUrl));
 
   // A client retries a 503 with the same key until payments answers.
   const first = await eventually(create, (res) => res.status !== 503);

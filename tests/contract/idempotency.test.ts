@@ -22,7 +22,7 @@ const newKey = () => `order-${Date.now()}-${++keySeq}`;
 describe.each(PATH_FORMS)('Idempotency-Key on POST %s', (base) => {
   let store: StoreCredentials;
   beforeEach(async () => {
-    store = await createStore(stack.natsUrl, 'Idempotent store');
+    store = await createStore(stack, 'Idempotent store');
   });
   const create = (key: string | undefined, body: unknown) =>
     call<Payment>('POST', base, {
@@ -54,7 +54,7 @@ describe.each(PATH_FORMS)('Idempotency-Key on POST %s', (base) => {
   it('keeps keys per store: another store may use the same key', async () => {
     const key = newKey();
     const mine = await create(key, { amount: 10 });
-    const other = await createStore(stack.natsUrl, 'Other idempotent store');
+    const other = await createStore(stack, 'Other idempotent store');
     const theirs = await call<Payment>('POST', base, {
       token: other.token,
       body: { amount: 10 },

@@ -18,14 +18,14 @@ interface List {
 
 beforeAll(async () => {
   call = await contractClient(stack.gatewayUrl);
-  store = await createStore(stack.natsUrl, 'List store');
+  store = await createStore(stack, 'List store');
   for (const amount of [11, 12, 13, 14, 15]) {
     const res = await call<Payment>('POST', PATH_FORMS[0], { token: store.token, body: { amount } });
     created.unshift(res.body);
   }
   // A payment made outside the public API (isPublic false) is the newest.
   created.unshift(
-    await admin<Payment>(stack.natsUrl, 'payment', 'create-internal', '--store', store.storeId, '--amount', '16.50'),
+    await admin<Payment>(stack, 'payment', 'create-internal', '--store', store.storeId, '--amount', '16.50'),
   );
 });
 
@@ -146,7 +146,7 @@ describe('admin payment create-internal', () => {
   it('payment create-internal refuses an amount that is not BRL with two decimals', async () => {
     for (const amount of ['abc', '10.001', '0', '-5']) {
       const failure = await adminFails(
-        stack.natsUrl,
+        stack,
         'payment',
         'create-internal',
         '--store',

@@ -43,7 +43,7 @@ describe('GET /pay/{id}', () => {
   let store: StoreCredentials;
 
   beforeAll(async () => {
-    store = await createStore(stack.natsUrl, 'Padaria <Pão & Cia>');
+    store = await createStore(stack, 'Padaria <Pão & Cia>');
   });
 
   async function create(amount: number): Promise<{ id: string; qrCopyPaste: string }> {
@@ -153,7 +153,7 @@ describe('GET /pay/{id}', () => {
     const replica = await startService(
       'gateway',
       { dir, ports, detached: false, secretsFile: stack.secretsFile },
-      stack.natsUrl,
+      stack,
       stack.mongoUrl,
     );
     const controller = new AbortController();

@@ -18,7 +18,7 @@ describe('sandbox routes of the public API', () => {
   let store: StoreCredentials;
 
   beforeAll(async () => {
-    store = await createStore(stack.natsUrl, 'Sandbox routes store');
+    store = await createStore(stack, 'Sandbox routes store');
   });
 
   async function create(amount: number, token = store.token): Promise<string> {
@@ -74,7 +74,7 @@ describe('sandbox routes of the public API', () => {
       expect(review.body).toEqual({ statusCode: 409, message: SandboxMessages.chargePaidOtherwise });
 
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const changes = await statusChangedEvents(stack.natsUrl, id, 1);
+      const changes = await statusChangedEvents(stack, id, 1);
       expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
     },
   );
@@ -108,7 +108,7 @@ describe('sandbox routes of the public API', () => {
     expect((await act(base, id, 'clear')).body).toEqual(cleared.body);
     const rejected = await act(base, id, 'reject');
     expect(rejected).toMatchObject({ status: 409, body: { message: SandboxMessages.analysisDecided } });
-    const changes = await statusChangedEvents(stack.natsUrl, id, 2);
+    const changes = await statusChangedEvents(stack, id, 2);
     expect(changes.map((e) => e.data.body.status)).toEqual(['review', 'approved']);
   });
 
@@ -168,9 +168,9 @@ describe('sandbox routes of the public API', () => {
       const wrong = await api(stack.gatewayUrl, 'POST', `${base}/${id}/pay`, { token: 'pxt_not-a-token' });
       expect(wrong).toMatchObject({ status: 401, body: { message: ErrorMessages.tokenInvalid } });
     }
-    const inactive = await createStore(stack.natsUrl, 'Inactive sandbox store');
+    const inactive = await createStore(stack, 'Inactive sandbox store');
     const theirs = await create(20, inactive.token);
-    await admin(stack.natsUrl, 'store', 'deactivate', inactive.storeId);
+    await admin(stack, 'store', 'deactivate', inactive.storeId);
     const refused = await eventually(
       () => api(stack.gatewayUrl, 'POST', `${SANDBOX_FORMS[0]}/${theirs}/pay`, { token: inactive.token }),
       (res) => res.status === 403,
@@ -180,7 +180,7 @@ describe('sandbox routes of the public API', () => {
   });
 
   it("answers 404 for an unknown payment, another store's payment and an id that is no UUID", async () => {
-    const other = await createStore(stack.natsUrl, 'Another sandbox store');
+    const other = await createStore(stack, 'Another sandbox store');
     const theirs = await create(20, other.token);
     for (const base of SANDBOX_FORMS) {
       for (const id of [randomUUID(), theirs, 'not-a-uuid']) {

@@ -52,7 +52,7 @@ describe('Schemathesis against the real stack', () => {
   it(
     'finds no failure with --checks all',
     async () => {
-      const { token } = await createStore(stack.natsUrl, 'Schemathesis store');
+      const { token } = await createStore(stack, 'Schemathesis store');
       const document = await (await fetch(`${stack.gatewayUrl}/public-api/v1/openapi.json`)).text();
       fs.writeFileSync(path.join(dir, 'openapi.json'), document);
       const started = Date.now();

@@ -1,5 +1,6 @@
+import { jetStreamAdmin } from '../support/streams';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Streams } from '@pix/contracts';
 import { createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
@@ -16,7 +17,7 @@ describe('the live status feed of a gateway replica', () => {
 
   beforeAll(async () => {
     stack = await startPrivateStack({ services: ['payments', 'pix-provider-adapter', 'gateway'] });
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await jetStreamAdmin(stack);
   });
   afterAll(async () => {
     await nc?.close();
@@ -31,7 +32,7 @@ describe('the live status feed of a gateway replica', () => {
   }
 
   it('follows nothing while no page is open, and the stream once one is', async () => {
-    const store = await createStore(stack.natsUrl, 'Feed store');
+    const store = await createStore(stack, 'Feed store');
     const created = await api<{ id: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
       token: store.token,
       body: { amount: 10 },

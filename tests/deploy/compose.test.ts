@@ -43,7 +43,7 @@ describe('docker-compose.yml', () => {
         .filter(([, service]) => service.profiles?.[0] === profile)
         .map(([name]) => name)
         .sort();
-    expect(byProfile(undefined)).toEqual([...APP_SERVICES, 'mongodb', 'nats'].sort());
+    expect(byProfile(undefined)).toEqual([...APP_SERVICES, 'mongodb', 'nats', 'nats-provision'].sort());
     expect(byProfile('observability')).toEqual(['jaeger', 'otel-collector', 'prometheus']);
     expect(byProfile('tools')).toEqual(['admin']);
   });
@@ -60,16 +60,20 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['mongodb-data', 'nats-data']));
   });
 
-  it.each(APP_SERVICES)('builds %s from the Dockerfile and starts it once MongoDB and NATS are healthy', (name) => {
-    const service = compose.services[name]!;
-    expect(service.build!.args).toEqual({ SERVICE: name });
-    expect(fs.existsSync(path.join(root, 'services', name, 'src', 'main.ts'))).toBe(true);
-    expect(service.depends_on).toEqual({
-      mongodb: { condition: 'service_healthy' },
-      nats: { condition: 'service_healthy' },
-    });
-    expect(service.healthcheck!.test.join(' ')).toContain('http://127.0.0.1:9100/readyz');
-  });
+  it.each(APP_SERVICES)(
+    'builds %s from the Dockerfile and starts it once MongoDB, NATS and its streams are ready',
+    (name) => {
+      const service = compose.services[name]!;
+      expect(service.build!.args).toEqual({ SERVICE: name });
+      expect(fs.existsSync(path.join(root, 'services', name, 'src', 'main.ts'))).toBe(true);
+      expect(service.depends_on).toEqual({
+        mongodb: { condition: 'service_healthy' },
+        nats: { condition: 'service_healthy' },
+        'nats-provision': { condition: 'service_completed_successfully' },
+      });
+      expect(service.healthcheck!.test.join(' ')).toContain('http://127.0.0.1:9100/readyz');
+    },
+  );
 
   it.each(APP_SERVICES)('gives %s an environment its configuration accepts', (name) => {
     const env = { PATH: process.env.PATH, ...IMAGE_ENV, ...compose.services[name]!.environment };
@@ -96,6 +100,13 @@ describe('docker-compose.yml', () => {
     const dispatcher = compose.services['webhook-dispatcher'] as ComposeService & { extra_hosts: string[] };
     expect(dispatcher.environment!.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe('true');
     expect(dispatcher.extra_hosts).toEqual(['host.docker.internal:host-gateway']);
+  });
+
+  it('provisions JetStream with the admin CLI once NATS is healthy, before any service', () => {
+    const provision = compose.services['nats-provision'] as ComposeService & { entrypoint: string[] };
+    expect(provision.build!.args).toEqual({ SERVICE: 'admin' });
+    expect(provision.entrypoint).toEqual(['node', 'main.js', 'nats', 'provision']);
+    expect(provision.depends_on).toEqual({ nats: { condition: 'service_healthy' } });
   });
 
   it('runs the admin CLI on demand, once the services it talks to are healthy', () => {

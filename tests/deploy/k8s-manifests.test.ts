@@ -53,6 +53,38 @@ function validate(target: string): { status: number | null; output: string } {
 }
 
 const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const named = (objects: K8sObject[], kind: string, name: string) =>
+  byKind(objects, kind).find((o) => o.metadata.name === name)!;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const podOf = (o: K8sObject): Record<string, any> => o.spec!.template.spec;
+const platform = JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')) as {
+  nats: { publicKeys: Record<string, string[]> };
+};
+
+/**
+ * NATS's configuration as `nats-server -t` checks it: the certificate files it names exist (a
+ * throwaway CA and server certificate, made here with openssl).
+ */
+function checkNatsConfig(conf: string): { status: number | null; output: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-nats-'));
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
+      '-subj',
+      '/CN=nats',
+      '-keyout',
+      'tls.key',
+      '-out',
+      'tls.crt',
+    ]),
+    { cwd: dir, stdio: 'pipe' },
+  );
+  fs.copyFileSync(path.join(dir, 'tls.crt'), path.join(dir, 'ca.crt'));
+  const file = path.join(dir, 'nats.conf');
+  fs.writeFileSync(file, conf.replaceAll('/etc/nats-tls/', `${dir}/`));
+  const check = spawnSync(natsServer, ['-t', '-c', file], { encoding: 'utf8', env: { POD_NAME: 'nats-0' } });
+  return { status: check.status, output: check.stdout + check.stderr };
+}
 
 describe('k8s/dist', () => {
   const objects = readObjects(dist);
@@ -123,10 +155,13 @@ describe('k8s/dist', () => {
     }
   });
 
-  it('references Secrets but never writes one', () => {
+  it('references Secrets but never writes one, nor any nkey seed', () => {
     for (const secret of byKind(objects, 'Secret')) {
       expect(secret.data).toBeUndefined();
       expect(secret.stringData).toBeUndefined();
+    }
+    for (const name of fs.readdirSync(dist)) {
+      expect(fs.readFileSync(path.join(dist, name), 'utf8')).not.toMatch(/\bS[UNAOC][A-Z2-7]{56}\b/);
     }
     const adapter = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'pix-provider-adapter')!;
     const env = adapter.spec!.template.spec.containers[0].env;
@@ -167,7 +202,7 @@ describe('k8s/dist', () => {
       byKind(objects, 'Issuer')
         .map((i) => i.metadata.name)
         .sort(),
-    ).toEqual(['pix-ca', 'pix-selfsigned']);
+    ).toEqual(['pix-ca', 'pix-ca-root']);
     const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!;
     // Several hosts: not a WHATWG URL. No login in it, TLS on, the CA named.
     const url = config.data!.MONGO_URL!;
@@ -268,12 +303,78 @@ describe('k8s/dist', () => {
       '3',
     );
     const conf = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'nats-config')!.data!['nats.conf']!;
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pix-nats-')), 'nats.conf');
-    fs.writeFileSync(file, conf);
-    const check = spawnSync(natsServer, ['-t', '-c', file], { encoding: 'utf8', env: { POD_NAME: 'nats-0' } });
-    expect(check.stdout + check.stderr).toContain('configuration file');
+    const check = checkNatsConfig(conf);
+    expect(check.output).toContain('configuration file');
     expect(check.status).toBe(0);
     expect(byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'mongodb')?.spec?.replicas).toBe(3);
+  });
+
+  it("gives NATS the platform's authorization: each identity's public keys, no anonymous user", () => {
+    const conf = named(objects, 'ConfigMap', 'nats-config').data!['nats.conf']!;
+    expect(conf).toMatch(/^authorization \{$/m);
+    for (const [identity, keys] of Object.entries(platform.nats.publicKeys)) {
+      const variable = `PERMISSIONS_${identity.toUpperCase().replaceAll('-', '_')}`;
+      for (const key of keys) expect(conf).toContain(`{ nkey: ${key}, permissions: $${variable} }`);
+    }
+    expect(conf).not.toMatch(/^\s*(no_auth_user|user|password|token)\s*[:=]/m);
+    // Every member the same: the routes carry no authorization of their own to differ in.
+    expect(conf).toContain('server_name: $POD_NAME');
+  });
+
+  it('speaks TLS to clients and between members, with a certificate cert-manager issues', () => {
+    const conf = named(objects, 'ConfigMap', 'nats-config').data!['nats.conf']!;
+    expect(conf).toMatch(/^tls \{\n {2}cert_file: "\/etc\/nats-tls\/tls\.crt"/m);
+    expect(conf).toMatch(/cluster \{[^]*tls \{[^]*verify: true[^]*routes/);
+    const certificate = named(objects, 'Certificate', 'nats');
+    expect(certificate.spec).toMatchObject({ secretName: 'nats-tls', usages: ['server auth', 'client auth'] });
+    // Clients reach nats-0.nats …, routes too: the wildcard names them.
+    expect(certificate.spec!.dnsNames).toEqual(expect.arrayContaining(['nats', '*.nats']));
+    expect(named(objects, 'Issuer', 'pix-ca').spec).toEqual({ ca: { secretName: 'pix-ca' } });
+    const pod = podOf(named(objects, 'StatefulSet', 'nats'));
+    expect(pod.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'nats-tls', defaultMode: 0o440 } });
+    // A renewed certificate or a changed configuration is reloaded, by a process beside the server's.
+    expect(pod.shareProcessNamespace).toBe(true);
+    expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(['nats', 'reloader']);
+    const config = named(objects, 'ConfigMap', 'pix-config').data!;
+    expect(config.NATS_URL!.split(',').every((url) => url.startsWith('tls://nats-'))).toBe(true);
+    expect(config.NATS_CA_FILE).toBe('/etc/nats-ca/ca.crt');
+  });
+
+  it('gives each service its own NATS identity, from a Secret of its own, and the CA alone of the TLS Secret', () => {
+    const config = named(objects, 'ConfigMap', 'pix-config').data!;
+    expect(config.NATS_NKEY_SEED_FILE).toBe('/etc/nats-identity/seed');
+    for (const deployment of byKind(objects, 'Deployment')) {
+      const pod = podOf(deployment);
+      expect(pod.volumes).toContainEqual({
+        name: 'nats-identity',
+        secret: {
+          secretName: `pix-nats-${deployment.metadata.name}`,
+          defaultMode: 0o440,
+          items: [{ key: 'seed', path: 'seed' }],
+        },
+      });
+      expect(pod.volumes).toContainEqual({
+        name: 'nats-ca',
+        secret: { secretName: 'nats-tls', defaultMode: 0o444, items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+      });
+    }
+  });
+
+  it('provisions JetStream with a Job of the admin image, as the provisioner identity, before the services bind', () => {
+    const [job] = byKind(objects, 'Job').filter((j) => j.metadata.name.startsWith('nats-provision-'));
+    const pod = podOf(job!);
+    expect(pod.containers[0]).toMatchObject({
+      image: 'registry.example.com/pix/admin:0.1.0',
+      command: ['node', 'main.js', 'nats', 'provision'],
+    });
+    expect(pod.volumes).toContainEqual(
+      expect.objectContaining({ secret: expect.objectContaining({ secretName: 'pix-nats-provisioner' }) }),
+    );
+    const nats = named(objects, 'NetworkPolicy', 'nats');
+    const clients = nats.spec!.ingress[0].from.map(
+      (peer: { podSelector: { matchLabels: object } }) => peer.podSelector.matchLabels,
+    );
+    expect(clients).toContainEqual({ 'app.kubernetes.io/name': 'nats-provision' });
   });
 
   it('packages the alert rules as a PrometheusRule that promtool accepts', () => {
@@ -291,9 +392,10 @@ describe('k8s with managed NATS and MongoDB', () => {
     ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')),
     nats: {
       inCluster: false,
-      url: 'nats://nats.managed.example.com:4222',
+      url: 'tls://nats.managed.example.com:4222',
       cidrs: ['198.51.100.0/24'],
       streamReplicas: 5,
+      publicKeys: platform.nats.publicKeys,
     },
     mongodb: { inCluster: false, cidrs: ['198.51.100.128/25'] },
     monitoring: { namespace: 'monitoring', prometheusOperator: false },
@@ -304,10 +406,15 @@ describe('k8s with managed NATS and MongoDB', () => {
   it('runs neither StatefulSet and reaches the managed ones by URL and address range', () => {
     expect(byKind(objects, 'StatefulSet')).toEqual([]);
     const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name === 'pix-config')!;
-    expect(config.data!.NATS_URL).toBe('nats://nats.managed.example.com:4222');
+    const payments = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'payments')!;
+    expect(config.data!.NATS_URL).toBe('tls://nats.managed.example.com:4222');
+    // Verified with the CA the SRE puts in pix-nats-ca; each service still with its own seed.
+    expect(config.data!.NATS_CA_FILE).toBe('/etc/nats-ca/ca.crt');
+    expect(payments.spec!.template.spec.volumes).toContainEqual(
+      expect.objectContaining({ secret: expect.objectContaining({ secretName: 'pix-nats-ca' }) }),
+    );
     expect(config.data!.MONGO_URL).toBeUndefined();
     expect(config.data!.JETSTREAM_REPLICAS).toBe('5');
-    const payments = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'payments')!;
     expect(payments.spec!.template.spec.containers[0].env).toContainEqual({
       name: 'MONGO_URL',
       valueFrom: { secretKeyRef: { name: 'pix-mongodb', key: 'url' } },
@@ -323,5 +430,21 @@ describe('k8s with managed NATS and MongoDB', () => {
     expect(validate(dir).status).toBe(0);
     expect(byKind(objects, 'PrometheusRule')).toEqual([]);
     expect(byKind(objects, 'ConfigMap').some((c) => c.metadata.name === 'pix-prometheus-rules')).toBe(true);
+  });
+});
+
+describe('k8s without cert-manager', () => {
+  const settings = {
+    ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')),
+    tls: { certManager: false },
+  };
+  const objects = readObjects(synthInto(settings));
+
+  it('issues no certificate: NATS still reads it from the Secret nats-tls, made by hand', () => {
+    expect(objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'))).toEqual([]);
+    expect(podOf(named(objects, 'StatefulSet', 'nats')).volumes).toContainEqual({
+      name: 'tls',
+      secret: { secretName: 'nats-tls', defaultMode: 0o440 },
+    });
   });
 });

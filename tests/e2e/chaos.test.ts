@@ -1,7 +1,8 @@
+import { jetStreamAdmin } from '../support/streams';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Streams, Subjects, type EventType } from '@pix/contracts';
 import {
   freePort,
@@ -148,7 +149,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     const gatewayPort = await freePort();
     await stack.startService('gateway', {}, undefined, { gateway: gatewayPort });
     secondGateway = `http://127.0.0.1:${gatewayPort}`;
-    nc = await connect({ servers: stack.natsUrl.split(','), maxReconnectAttempts: -1 });
+    nc = await jetStreamAdmin(stack, { reconnect: true });
   }, 240_000);
 
   afterAll(async () => {
@@ -175,7 +176,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       return status;
     };
     const webhookUrl = await receiver.start();
-    const store = await createStore(stack.natsUrl, 'Chaos store');
+    const store = await createStore(stack, 'Chaos store');
     secret = store.webhookSecret;
     const client = new MerchantClient([stack.gatewayUrl, secondGateway], store.token, CLIENT_PATIENCE_MS, halt.signal);
     const loadStarted = Date.now();

@@ -74,10 +74,7 @@ describe('merchant dashboard in a real browser', () => {
       launchChromium(),
       receiver.start(),
     ]);
-    [store, other] = await Promise.all([
-      createStore(stack.natsUrl, 'Loja da Ana'),
-      createStore(stack.natsUrl, 'Outra loja'),
-    ]);
+    [store, other] = await Promise.all([createStore(stack, 'Loja da Ana'), createStore(stack, 'Outra loja')]);
     payments.big = await createPayment(store, { amount: 1234.5, email: 'maria@example.com', webhookUrl });
     payments.paid = await createPayment(store, { amount: 89.9, email: 'joao@example.com', webhookUrl });
     payments.plain = await createPayment(store, { amount: 12, observation: 'Balcão' });
@@ -627,7 +624,7 @@ describe('merchant dashboard in a real browser', () => {
     );
     expect(forged).toBe(403);
 
-    await admin(stack.natsUrl, 'token', 'revoke', store.token);
+    await admin(stack, 'token', 'revoke', store.token);
     const revoked = Date.now();
     // The open stream checks its session every second and sends the page to the login.
     await page.waitForURL(url('/dashboard/entrar?motivo=sessao'), { timeout: 5000 });

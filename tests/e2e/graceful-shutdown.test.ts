@@ -1,5 +1,6 @@
+import { jetStreamAdmin } from '../support/streams';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@pix/devstack';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
@@ -30,8 +31,8 @@ describe('graceful shutdown under load', () => {
         WEBHOOK_ENDPOINT_CONCURRENCY: '8',
       },
     });
-    nc = await connect({ servers: stack.natsUrl });
-    store = await createStore(stack.natsUrl, 'Shutdown store');
+    nc = await jetStreamAdmin(stack);
+    store = await createStore(stack, 'Shutdown store');
   });
 
   afterAll(async () => {

@@ -40,7 +40,7 @@ describe('hosted payment page in a real browser', () => {
       startPrivateStack({ env: { PIX_CHARGE_TTL: `${CHARGE_TTL_SECONDS}s` } }),
       launchChromium(),
     ]);
-    store = await createStore(stack.natsUrl, 'Loja da Ana');
+    store = await createStore(stack, 'Loja da Ana');
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -192,7 +192,7 @@ describe('hosted payment page in a real browser', () => {
     const [gateway] = stack.processesOf('gateway').slice(-1);
     if (!gateway) throw new Error('no gateway process');
     await stack.stopProcess(gateway);
-    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await admin(stack, 'sandbox', 'pay', payment.id);
     await stack.startService('gateway');
     await page.locator('#payment[data-phase="approved"]').waitFor({ timeout: 15_000 });
     expect(await sameDocument(page)).toBe(true);

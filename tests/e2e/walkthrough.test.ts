@@ -17,7 +17,7 @@ describe('walkthrough: a payment from creation to approval', () => {
 
   beforeAll(async () => {
     webhookUrl = await receiver.start();
-    store = await createStore(stack.natsUrl, 'Walkthrough store');
+    store = await createStore(stack, 'Walkthrough store');
   });
   afterAll(() => receiver.stop());
 

@@ -28,7 +28,7 @@ describe('deadlines with two payments replicas', () => {
     const reviewed = await Promise.all([20, 21, 22, 23].map((amount) => client.create(amount)));
     const paid = await Promise.all(
       reviewed.map((p) =>
-        admin<{ endToEndId: string; amount: number }>(stack.natsUrl, 'sandbox', 'pay', p.id, '--amount', '5.55'),
+        admin<{ endToEndId: string; amount: number }>(stack, 'sandbox', 'pay', p.id, '--amount', '5.55'),
       ),
     );
     for (const p of reviewed) await client.waitForStatus(p.id, 'review');
@@ -36,13 +36,13 @@ describe('deadlines with two payments replicas', () => {
     for (const p of [...unpaid, ...reviewed]) await client.waitForStatus(p.id, 'not_approved', 20_000);
 
     for (const p of unpaid) {
-      const events = await statusChangedEvents(stack.natsUrl, p.id, 1);
+      const events = await statusChangedEvents(stack, p.id, 1);
       expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
         ['pending', 'not_approved'],
       ]);
     }
     for (const p of reviewed) {
-      const events = await statusChangedEvents(stack.natsUrl, p.id, 2);
+      const events = await statusChangedEvents(stack, p.id, 2);
       expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([
         ['pending', 'review'],
         ['review', 'not_approved'],

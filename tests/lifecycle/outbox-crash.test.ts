@@ -36,7 +36,7 @@ describe('outbox surviving a crash of payments', () => {
     const crashing = await stack.startService('payments', failPointEnv(`${when}:payment.status_changed`));
 
     const payment = await client.create(30);
-    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await admin(stack, 'sandbox', 'pay', payment.id);
     expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
 
     // The change is stored with what it owes still in the payment, whatever reached the stream.
@@ -46,12 +46,12 @@ describe('outbox surviving a crash of payments', () => {
     expect((await stored())?.outbox.map((m: { subject: string }) => m.subject)).toContain(
       'payments.events.status_changed',
     );
-    expect(await statusChangedEvents(stack.natsUrl, payment.id)).toHaveLength(when === 'crash-before-publish' ? 0 : 1);
+    expect(await statusChangedEvents(stack, payment.id)).toHaveLength(when === 'crash-before-publish' ? 0 : 1);
 
     await stack.startService('payments');
     // The relay takes messages a few seconds old (younger ones may still be in their writer's hands).
     await eventually(stored, (doc) => doc?.outbox.length === 0, 30_000);
-    const events = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+    const events = await statusChangedEvents(stack, payment.id, 1);
     expect(events).toHaveLength(1);
     expect(events[0]?.msgId).toBe(events[0]?.data.eventId);
     expect(events[0]?.data.body).toMatchObject({ status: 'approved', previousStatus: 'pending' });

@@ -82,7 +82,7 @@ describe('refunds through crashes', () => {
       (await atPsp(stack.mongoAdminUrl!, late.body.endToEndId)).map((r) => [r.requests, r.devolucao.status]),
     ).toEqual([[1, 'DEVOLVIDO']]);
     const created = await streamMessages<{ paymentId: string }>(
-      stack.natsUrl,
+      stack,
       Streams.payments.name,
       Subjects.paymentEvent('refund.created'),
     );

@@ -44,7 +44,7 @@ describe('refunds, cancels and expiry through the public API', () => {
 
   beforeAll(async () => {
     webhookUrl = await receiver.start();
-    store = await createStore(stack.natsUrl, 'Refunds store');
+    store = await createStore(stack, 'Refunds store');
     const created = await call('POST', '/payments', { amount: 12, webhookUrl, expiresIn: 60 });
     expect(created.status).toBe(200);
     expiring = created.body;
@@ -143,7 +143,7 @@ describe('refunds, cancels and expiry through the public API', () => {
       status: 409,
       body: { message: ErrorMessages.refundNotApproved },
     });
-    const other = await createStore(stack.natsUrl, 'Another store');
+    const other = await createStore(stack, 'Another store');
     const foreign = await api(stack.gatewayUrl, 'POST', `/api-public/payments/${payment.id}/refunds`, {
       token: other.token,
       body: { amount: 1 },

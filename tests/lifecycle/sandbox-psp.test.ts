@@ -57,7 +57,7 @@ describe('sandbox PSP under retries and faults', () => {
       const charge = await chargeOf(stack.mongoAdminUrl!, payment.id);
       expect(charge?.pix).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+      const changes = await statusChangedEvents(stack, payment.id, 1);
       expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
     });
 
@@ -130,7 +130,7 @@ describe('sandbox PSP under retries and faults', () => {
       expect(retried.status).toBe(200);
       expect(retried.body.endToEndId).toBe(decided?.endToEndId);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const changes = await statusChangedEvents(stack.natsUrl, payment.id, 1);
+      const changes = await statusChangedEvents(stack, payment.id, 1);
       expect(changes.map((e) => e.data.body.status)).toEqual(['approved']);
       expect(changes[0]?.data.body.previousStatus).toBe('pending');
     });

@@ -21,7 +21,7 @@ describe('payment lifecycle on the running stack', () => {
 
   async function expectOneChange(id: string, previousStatus: string, status: string): Promise<void> {
     const events = await eventually(
-      async () => (await statusChangedEvents(stack.natsUrl, id)).filter((e) => e.data.body.status === status),
+      async () => (await statusChangedEvents(stack, id)).filter((e) => e.data.body.status === status),
       (found) => found.length >= 1,
     );
     expect(events).toHaveLength(1);
@@ -30,14 +30,14 @@ describe('payment lifecycle on the running stack', () => {
 
   it('pending -> approved when the exact amount is paid', async () => {
     const payment = await client.create(42.1);
-    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await admin(stack, 'sandbox', 'pay', payment.id);
     await client.waitForStatus(payment.id, 'approved');
     await expectOneChange(payment.id, 'pending', 'approved');
   });
 
   it('pending -> review when another amount is paid', async () => {
     const payment = await client.create(42.1);
-    const paid = await admin(stack.natsUrl, 'sandbox', 'pay', payment.id, '--amount', '40.00');
+    const paid = await admin(stack, 'sandbox', 'pay', payment.id, '--amount', '40.00');
     expect(paid.amount).toBe(40);
     await client.waitForStatus(payment.id, 'review');
     await expectOneChange(payment.id, 'pending', 'review');
@@ -45,9 +45,9 @@ describe('payment lifecycle on the running stack', () => {
 
   it('pending -> review -> approved when the PSP holds the Pix and its analysis clears it', async () => {
     const payment = await client.create(10);
-    await admin(stack.natsUrl, 'sandbox', 'review', payment.id);
+    await admin(stack, 'sandbox', 'review', payment.id);
     await client.waitForStatus(payment.id, 'review');
-    await admin(stack.natsUrl, 'sandbox', 'clear', payment.id);
+    await admin(stack, 'sandbox', 'clear', payment.id);
     await client.waitForStatus(payment.id, 'approved');
     await expectOneChange(payment.id, 'pending', 'review');
     await expectOneChange(payment.id, 'review', 'approved');
@@ -55,9 +55,9 @@ describe('payment lifecycle on the running stack', () => {
 
   it('review -> not_approved when the analysis rejects: the paid amount is refunded at the PSP', async () => {
     const payment = await client.create(10);
-    const held = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'review', payment.id);
+    const held = await admin<{ endToEndId: string }>(stack, 'sandbox', 'review', payment.id);
     await client.waitForStatus(payment.id, 'review');
-    await admin(stack.natsUrl, 'sandbox', 'reject', payment.id);
+    await admin(stack, 'sandbox', 'reject', payment.id);
     await client.waitForStatus(payment.id, 'not_approved');
     await expectOneChange(payment.id, 'review', 'not_approved');
     // The refund settles through the PSP's callback, as a merchant's does.
@@ -88,11 +88,11 @@ describe('payment lifecycle on the running stack', () => {
 
   it('a charge is paid once: a repeated pay answers the same Pix, another amount is refused, nothing changes', async () => {
     const payment = await client.create(15);
-    const first = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    const first = await admin<{ endToEndId: string }>(stack, 'sandbox', 'pay', payment.id);
     await client.waitForStatus(payment.id, 'approved');
-    const again = await admin<{ endToEndId: string }>(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    const again = await admin<{ endToEndId: string }>(stack, 'sandbox', 'pay', payment.id);
     expect(again).toEqual(first);
-    const other = await adminFails(stack.natsUrl, 'sandbox', 'pay', payment.id, '--amount', '16.00');
+    const other = await adminFails(stack, 'sandbox', 'pay', payment.id, '--amount', '16.00');
     expect(other.code).not.toBe(0);
     expect(other.stderr).toContain(SandboxMessages.chargePaidOtherwise);
     await expectOneChange(payment.id, 'pending', 'approved');
@@ -100,22 +100,22 @@ describe('payment lifecycle on the running stack', () => {
 
   it('admin drives the internal statuses through the state machine and is refused where it refuses', async () => {
     const payment = await client.create(20);
-    const early = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'paid');
+    const early = await adminFails(stack, 'payment', 'transition', payment.id, 'paid');
     expect(early.code).not.toBe(0);
     expect(early.stderr).toContain('transition pending -> paid is not allowed');
-    const publicStatus = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'approved');
+    const publicStatus = await adminFails(stack, 'payment', 'transition', payment.id, 'approved');
     expect(publicStatus.stderr).toContain('reached only through the payment lifecycle');
 
-    await admin(stack.natsUrl, 'sandbox', 'pay', payment.id);
+    await admin(stack, 'sandbox', 'pay', payment.id);
     await client.waitForStatus(payment.id, 'approved');
     let previous = 'approved';
     for (const status of ['paid', 'withdrawal_processing', 'receipt_sent']) {
-      const moved = await admin(stack.natsUrl, 'payment', 'transition', payment.id, status);
+      const moved = await admin(stack, 'payment', 'transition', payment.id, status);
       expect(moved).toEqual({ paymentId: payment.id, previousStatus: previous, status });
       expect((await client.get(payment.id)).status).toBe(status);
       previous = status;
     }
-    const after = await adminFails(stack.natsUrl, 'payment', 'transition', payment.id, 'rejected');
+    const after = await adminFails(stack, 'payment', 'transition', payment.id, 'rejected');
     expect(after.stderr).toContain('transition receipt_sent -> rejected is not allowed');
     for (const [from, to] of [
       ['approved', 'paid'],
@@ -126,9 +126,9 @@ describe('payment lifecycle on the running stack', () => {
     }
 
     const pending = await client.create(20);
-    await admin(stack.natsUrl, 'payment', 'transition', pending.id, 'rejected');
+    await admin(stack, 'payment', 'transition', pending.id, 'rejected');
     expect((await client.get(pending.id)).status).toBe('rejected');
-    const unknown = await adminFails(stack.natsUrl, 'payment', 'transition', 'no-such-payment', 'paid');
+    const unknown = await adminFails(stack, 'payment', 'transition', 'no-such-payment', 'paid');
     expect(unknown.stderr).toContain('error 404');
   });
 

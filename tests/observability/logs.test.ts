@@ -39,7 +39,7 @@ describe('logs', () => {
   it('carry trace and request ids and keep secrets and e-mails out', async () => {
     const webhookUrl = await webhooks.start();
     const email = 'maria.silva@example.com';
-    const store = await createStore(stack.natsUrl, 'Logged store');
+    const store = await createStore(stack, 'Logged store');
     const requestId = 'req-logs-test-1';
 
     const created = await api<{ id: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
@@ -54,7 +54,7 @@ describe('logs', () => {
     });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await api(stack.gatewayUrl, 'GET', '/api-public/payments', { token: `${store.token}x` })).status).toBe(401);
-    await admin(stack.natsUrl, 'sandbox', 'pay', created.body.id);
+    await admin(stack, 'sandbox', 'pay', created.body.id);
     // A PSP calling the adapter's callback endpoint with the shared secret (the sandbox PSP itself
     // tells the adapter in process).
     const callbackUrl = `http://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks/pix`;

@@ -27,7 +27,7 @@ describe('metrics on the ops port', () => {
 
   beforeAll(async () => {
     // Traffic through every service, so the labelled series exist.
-    const store = await createStore(stack.natsUrl, 'Metrics store');
+    const store = await createStore(stack, 'Metrics store');
     const created = await api<{ id: string }>(stack.gatewayUrl, 'POST', '/api-public/payments', {
       token: store.token,
       body: { amount: 7 },
@@ -36,7 +36,7 @@ describe('metrics on the ops port', () => {
     await api(stack.gatewayUrl, 'GET', `/api-public/payments/${created.body.id}`, { token: store.token });
     await api(stack.gatewayUrl, 'GET', `/api-public/payments/${randomUUID()}`, { token: store.token });
     await api(stack.gatewayUrl, 'GET', '/no/such/route');
-    await admin(stack.natsUrl, 'sandbox', 'pay', created.body.id);
+    await admin(stack, 'sandbox', 'pay', created.body.id);
   });
 
   it.each(SERVICE_NAMES)('%s passes promtool check metrics', async (service) => {

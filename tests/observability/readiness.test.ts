@@ -68,7 +68,7 @@ describe('readiness follows NATS and the database', () => {
 
   it('is ready with NATS, not ready without it, and ready again when it returns', async () => {
     const webhookUrl = await webhooks.start();
-    const store = await createStore(stack.natsUrl, 'Readiness store');
+    const store = await createStore(stack, 'Readiness store');
     for (const service of SERVICE_NAMES) {
       const ready = await readiness(stack.opsUrls[service]);
       expect(ready.status).toBe(200);

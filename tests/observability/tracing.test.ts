@@ -58,7 +58,7 @@ describe('tracing across hops', () => {
   }
 
   it('gives a create and a sandbox payment one trace each, parented hop by hop', async () => {
-    const store = await createStore(stack.natsUrl, 'Traced store');
+    const store = await createStore(stack, 'Traced store');
     const created = await api<{ id: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
       token: store.token,
       body: { amount: 12.34, webhookUrl },
@@ -91,7 +91,7 @@ describe('tracing across hops', () => {
     expect(createdHookLineage.find((s) => s.service === 'payments' && s.kind === SpanKinds.producer)).toBeDefined();
 
     // Sandbox payment: adapter -> (its PSP callback) -> payments -> dispatcher -> webhook.
-    await admin(stack.natsUrl, 'sandbox', 'pay', paymentId);
+    await admin(stack, 'sandbox', 'pay', paymentId);
     const changedLineage = await webhookRequestLineage(paymentId, 'payment.status_changed');
     const changedTraceId = changedLineage[0]?.traceId;
     expect(changedTraceId).not.toBe(root.traceId);

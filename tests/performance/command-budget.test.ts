@@ -25,7 +25,7 @@ describe('database commands per operation', () => {
     // work an operation causes.
     stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
     webhookUrl = await receiver.start();
-    store = await createStore(stack.natsUrl);
+    store = await createStore(stack);
     // The first request of a token reads it; every later one is served by the gateway's cache.
     await create({ amount: 10 });
   });
@@ -104,7 +104,7 @@ describe('database commands per operation', () => {
       (n) => n === 1,
     );
     const counts = await measure(async () => {
-      await admin(stack.natsUrl, 'sandbox', 'pay', body.id);
+      await admin(stack, 'sandbox', 'pay', body.id);
       await eventually(
         async () => receiver.events(body.id, 'payment.status_changed').length,
         (n) => n === 1,
@@ -115,7 +115,7 @@ describe('database commands per operation', () => {
 
   it("a refund's check and record is one update, and the refund costs 6 commands until the PSP settled it", async () => {
     const { body } = await create({ amount: 20 });
-    await admin(stack.natsUrl, 'sandbox', 'pay', body.id);
+    await admin(stack, 'sandbox', 'pay', body.id);
     await eventually(
       async () =>
         (

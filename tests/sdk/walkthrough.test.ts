@@ -26,7 +26,7 @@ describe('the README walkthrough through @pix-payments/client', () => {
 
   beforeAll(async () => {
     webhookUrl = await receiver.start();
-    store = await createStore(stack.natsUrl, 'SDK store');
+    store = await createStore(stack, 'SDK store');
     client = createClient({ baseUrl: stack.gatewayUrl, token: store.token });
   });
   afterAll(() => receiver.stop());

@@ -70,9 +70,9 @@ describe('what the database holds', () => {
   afterAll(() => receiver.stop());
 
   it('has no webhook secret and no token in clear, in any collection, after a rotation and a delivery', async () => {
-    const store = await createStore(stack.natsUrl, 'Scanned store');
-    const issued = await admin<{ token: string }>(stack.natsUrl, 'token', 'issue', '--store', store.storeId);
-    const rotated = await admin<{ webhookSecret: string }>(stack.natsUrl, 'store', 'rotate-secret', store.storeId);
+    const store = await createStore(stack, 'Scanned store');
+    const issued = await admin<{ token: string }>(stack, 'token', 'issue', '--store', store.storeId);
+    const rotated = await admin<{ webhookSecret: string }>(stack, 'store', 'rotate-secret', store.storeId);
     const paymentId = await createPayment(stack, store.token, webhookUrl);
     const [hook] = await eventually(
       async () => receiver.events(paymentId),

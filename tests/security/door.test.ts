@@ -19,7 +19,7 @@ let store: StoreCredentials;
 
 beforeAll(async () => {
   stack = await startPrivateStack({ services: ['payments', 'gateway'], env: { TRUST_PROXY: '1' } });
-  store = await createStore(stack.natsUrl, 'Door store');
+  store = await createStore(stack, 'Door store');
 });
 afterAll(() => stack.stop());
 
@@ -88,7 +88,7 @@ it('answers 429 past 100 refused tokens from one address, without reading the da
   // and with a token issued now, which this replica has never met (the AUTH bucket told it).
   expect((await from('198.51.100.2', randomToken())).status).toBe(401);
   expect((await from(attacker, store.token)).status).toBe(200);
-  const fresh = await admin<{ token: string }>(stack.natsUrl, 'token', 'issue', '--store', store.storeId);
+  const fresh = await admin<{ token: string }>(stack, 'token', 'issue', '--store', store.storeId);
   expect(
     (
       await eventually(

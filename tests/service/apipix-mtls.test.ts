@@ -168,7 +168,7 @@ describe('apipix provider over mutual TLS', () => {
       got.post(`${callbackUrl}/pix`, { json: callback, https: { certificateAuthority: pki.ca }, retry: { limit: 0 } }),
     ).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await statusChangedEvents(stack.natsUrl, payment.id, 1)).toHaveLength(1);
+    expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
   });
 
   it('refunds a payment left in review through the PSP over mTLS', async () => {

@@ -1,16 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { defineRpc, DomainError } from '@pix/contracts';
+import { defineRpc, DomainError, type RpcAccess } from '@pix/contracts';
+import { freePort, removeStackDir, RUN_DIR, startNats, stopProcesses, type Started } from '@pix/devstack';
 import { createLogger } from '@pix/observability';
 import { z } from 'zod';
-import { sharedStack } from '../support/stack';
 import { callerGone, callRpc, RpcFailure, RpcUnavailable, serveRpc } from '@pix/messaging';
 // Internal to the library: how a request carries its caller's deadline on the wire.
 import { withDeadline } from '../../libs/messaging/src/headers';
 
+/**
+ * The request/reply library's own behaviour, on a NATS of these tests' own without authorization:
+ * who may use their subjects does not come into it (tests/service/nats-permissions.test.ts is about that).
+ */
+let natsUrl: string;
+let nats: Started;
+let dir: string;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(RUN_DIR, 'test-'));
+  const port = await freePort();
+  nats = await startNats(dir, port, false, { open: true });
+  natsUrl = `nats://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await stopProcesses([nats]);
+  removeStackDir(dir);
+});
+const anyone: RpcAccess = { server: 'payments', callers: ['payments'] };
+const define = <Req extends z.ZodType, Rep extends z.ZodType>(subject: string, request: Req, reply: Rep) =>
+  defineRpc(subject, request, reply, anyone);
+
 describe('serveRpc drain', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 
@@ -20,7 +43,7 @@ describe('serveRpc drain', () => {
     const handlerMayFinish = new Promise<void>((resolve) => (release = resolve));
     let handlerStarted!: () => void;
     const started = new Promise<void>((resolve) => (handlerStarted = resolve));
-    const double = defineRpc(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
+    const double = define(subject, z.object({ n: z.number() }), z.object({ doubled: z.number() }));
     const server = serveRpc(
       nc,
       double,
@@ -50,7 +73,7 @@ describe('serveRpc drain', () => {
 describe('serveRpc answers', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 
@@ -62,7 +85,7 @@ describe('serveRpc answers', () => {
       marked: Object.assign(new Error('contended'), { transient: true }),
       bug: new TypeError('x is undefined'),
     };
-    const failing = defineRpc(subject, z.object({ kind: z.string() }), z.unknown());
+    const failing = define(subject, z.object({ kind: z.string() }), z.unknown());
     const server = serveRpc(
       nc,
       failing,
@@ -85,7 +108,7 @@ describe('serveRpc answers', () => {
   });
 
   it('a domain refusal reaches the caller as its code and params; a malformed request as a 400', async () => {
-    const refusing = defineRpc(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
+    const refusing = define(`test.refusals.${Date.now()}`, z.object({ id: z.string() }), z.object({}));
     const server = serveRpc(
       nc,
       refusing,
@@ -111,11 +134,11 @@ describe('serveRpc answers', () => {
 describe('serveRpc and the caller deadline', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
-    nc = await connect({ servers: sharedStack().natsUrl });
+    nc = await connect({ servers: natsUrl });
   });
   afterAll(() => nc.close());
 
-  const echo = (subject: string) => defineRpc(subject, z.object({ n: z.number() }), z.object({ n: z.number() }));
+  const echo = (subject: string) => define(subject, z.object({ n: z.number() }), z.object({ n: z.number() }));
   const options = { queue: 'test', logger: createLogger('test', 'silent') };
 
   it('drops a request whose caller had stopped waiting before it was taken up', async () => {

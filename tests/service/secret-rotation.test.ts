@@ -124,7 +124,7 @@ describe('webhook secret rotation reaching the dispatcher', () => {
 
   it('signs the first delivery after a rotation with the new secret, the old one still beside it', async () => {
     const stack = sharedStack();
-    const store = await createStoreViaAdmin(stack.natsUrl, 'Rotation reaching deliveries');
+    const store = await createStoreViaAdmin(stack, 'Rotation reaching deliveries');
     const before = await createPayment(stack, store.token, url);
     const [cachedHook] = await eventually(
       async () => receiver.events(before),
@@ -132,7 +132,7 @@ describe('webhook secret rotation reaching the dispatcher', () => {
     );
     expect(String(cachedHook?.headers['webhook-signature']).split(' ')).toHaveLength(1);
 
-    const rotated = await admin<{ webhookSecret: string }>(stack.natsUrl, 'store', 'rotate-secret', store.storeId);
+    const rotated = await admin<{ webhookSecret: string }>(stack, 'store', 'rotate-secret', store.storeId);
     const after = await createPayment(stack, store.token, url);
     const [hook] = await eventually(
       async () => receiver.events(after),

@@ -1,4 +1,5 @@
 import { Streams, Subjects } from '@pix/contracts';
+import type { StackNats } from '@pix/devstack';
 import { createStore, type StoreCredentials } from './admin';
 import { api, eventually } from './api';
 import { streamMessages } from './streams';
@@ -6,8 +7,8 @@ import { streamMessages } from './streams';
 export type PaymentBody = Record<string, unknown> & { id: string; status: string };
 
 /** A store of the given stack and helpers to create and follow its payments. */
-export async function paymentsClient(stack: { natsUrl: string; gatewayUrl: string }) {
-  const store: StoreCredentials = await createStore(stack.natsUrl, 'Lifecycle store');
+export async function paymentsClient(stack: StackNats & { gatewayUrl: string }) {
+  const store: StoreCredentials = await createStore(stack, 'Lifecycle store');
   return {
     store,
     async create(amount: number): Promise<PaymentBody> {
@@ -36,16 +37,16 @@ export async function paymentsClient(stack: { natsUrl: string; gatewayUrl: strin
  * The payment.status_changed events of one payment on the PAYMENTS stream, once at least `atLeast`
  * of them are there (the outbox relay publishes shortly after the change is visible).
  */
-export async function statusChangedEvents(natsUrl: string, paymentId: string, atLeast = 0) {
+export async function statusChangedEvents(stack: StackNats, paymentId: string, atLeast = 0) {
   return eventually(
-    () => paymentStatusChanges(natsUrl, paymentId),
+    () => paymentStatusChanges(stack, paymentId),
     (events) => events.length >= atLeast,
   );
 }
 
-async function paymentStatusChanges(natsUrl: string, paymentId: string) {
+async function paymentStatusChanges(stack: StackNats, paymentId: string) {
   const all = await streamMessages<{ eventId: string; body: { id: string; status: string; previousStatus: string } }>(
-    natsUrl,
+    stack,
     Streams.payments.name,
     Subjects.paymentEvent('payment.status_changed'),
   );

@@ -54,7 +54,7 @@ export function sharedPostgres(): PostgresServer {
 }
 
 export interface PrivateStackOptions extends Partial<
-  Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'mongoUrl' | 'secretsFile'>
+  Pick<StackOptions, 'env' | 'services' | 'natsUrl' | 'natsCredentials' | 'mongoUrl' | 'secretsFile'>
 > {
   /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
   natsMembers?: number;
@@ -102,7 +102,7 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
           env: { ...options.env, ...env },
           ports: { ...ports, ...own, ops: { ...ports.ops, [name]: port } },
         },
-        stack.natsUrl,
+        stack,
         stack.mongoUrl,
       );
       started.push(proc);

@@ -1,13 +1,22 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectAs, type StackNats } from '@pix/devstack';
+
+/**
+ * A connection for what the tests read and change in JetStream behind the services' backs (stream
+ * and consumer state, purges, pauses): the provisioning identity's, JetStream's administrator.
+ */
+export function jetStreamAdmin(stack: StackNats, options: { reconnect?: boolean } = {}): Promise<NatsConnection> {
+  return connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, options);
+}
 
 /** Every message stored on `subject` in a JetStream stream, oldest first, with its Nats-Msg-Id. */
 export async function streamMessages<T = Record<string, unknown>>(
-  natsUrl: string,
+  stack: StackNats,
   stream: string,
   subject: string,
 ): Promise<{ msgId: string | undefined; data: T }[]> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await jetStreamAdmin(stack);
   try {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(stream, { subjects_filter: subject });

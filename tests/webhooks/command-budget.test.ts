@@ -31,7 +31,7 @@ describe('database commands per delivered webhook', () => {
     // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
     // work a delivery causes.
     stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
-    store = await createStore(stack.natsUrl, 'Budget store');
+    store = await createStore(stack, 'Budget store');
   });
   afterAll(async () => {
     await receiver.stop();
@@ -59,7 +59,7 @@ describe('database commands per delivered webhook', () => {
     expect(listing).toBeGreaterThanOrEqual(1);
 
     const beforePay = await settledCounts(stack);
-    await admin(stack.natsUrl, 'sandbox', 'pay', id);
+    await admin(stack, 'sandbox', 'pay', id);
     await eventually(
       async () => receiver.events(id, 'payment.status_changed'),
       (hooks) => hooks.length === 1,
@@ -99,7 +99,7 @@ describe('database commands per delivered webhook', () => {
       );
       const updates = async () => (await commandCounts(stack)).get('webhook-dispatcher update webhook_deliveries') ?? 0;
       const updatesBefore = await updates();
-      await admin(stack.natsUrl, 'sandbox', 'pay', id);
+      await admin(stack, 'sandbox', 'pay', id);
       // The held event marks the pending one it waits behind (an update); then created is answered.
       await eventually(updates, (n) => n > updatesBefore);
       answerCreated();

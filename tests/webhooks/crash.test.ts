@@ -29,7 +29,7 @@ describe('webhook delivery across a dispatcher crash', () => {
     let release: (status: number) => void = () => undefined;
     const held = new Promise<number>((resolve) => (release = resolve));
     receiver.respond = () => held;
-    const store = await createStore(stack.natsUrl, 'Crash store');
+    const store = await createStore(stack, 'Crash store');
     const ids = await Promise.all(Array.from({ length: 3 }, () => createPayment(stack, store.token, url)));
     await eventually(
       async () => receiver.received.length,

@@ -33,11 +33,12 @@ describe('webhook delivery', () => {
     replica = await startPrivateStack({
       env,
       natsUrl: stack.natsUrl,
+      natsCredentials: stack.natsCredentials,
       mongoUrl: stack.mongoUrl,
       secretsFile: stack.secretsFile,
       services: ['webhook-dispatcher'],
     });
-    store = await createStore(stack.natsUrl, 'Webhook store');
+    store = await createStore(stack, 'Webhook store');
   });
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.stop()));
@@ -182,7 +183,7 @@ describe('webhook delivery', () => {
     expect(await total('webhook_dead_letters_total')).toBe(deadBefore + 1);
 
     r.respond = () => 200;
-    const replay = await admin(stack.natsUrl, 'webhooks', 'replay', dead?.eventId ?? '');
+    const replay = await admin(stack, 'webhooks', 'replay', dead?.eventId ?? '');
     expect(replay).toEqual({ eventId: dead?.eventId, status: 'pending', run: 2 });
     const [replayed] = await eventually(
       () => deliveriesOf(stack, id),
@@ -195,7 +196,7 @@ describe('webhook delivery', () => {
     expect(verify(hooks[3], store.webhookSecret)).toMatchObject({ id });
 
     // A delivered event can be replayed too.
-    await admin(stack.natsUrl, 'webhooks', 'replay', dead?.eventId ?? '');
+    await admin(stack, 'webhooks', 'replay', dead?.eventId ?? '');
     await eventually(
       async () => r.events(id).length,
       (n) => n === 5,
@@ -203,7 +204,7 @@ describe('webhook delivery', () => {
   });
 
   it('refuses to replay an unknown event', async () => {
-    const failure = await adminFails(stack.natsUrl, 'webhooks', 'replay', 'evt_unknown');
+    const failure = await adminFails(stack, 'webhooks', 'replay', 'evt_unknown');
     expect(failure.code).not.toBe(0);
     expect(failure.stderr).toContain('error 404: no webhook delivery for event evt_unknown');
   });
@@ -293,7 +294,7 @@ describe('webhook delivery', () => {
       async () => r.events(id, 'payment.created').length,
       (n) => n === 1,
     );
-    await admin(stack.natsUrl, 'sandbox', 'pay', id);
+    await admin(stack, 'sandbox', 'pay', id);
     // The status change is recorded and due while created is still in flight...
     const held = await eventually(
       () => deliveriesOf(stack, id),
@@ -317,9 +318,9 @@ describe('webhook delivery', () => {
   });
 
   it('signs with both secrets for 24 hours after a rotation', async () => {
-    const rotating = await createStore(stack.natsUrl, 'Rotating store');
+    const rotating = await createStore(stack, 'Rotating store');
     const rotated = await admin<{ storeId: string; webhookSecret: string }>(
-      stack.natsUrl,
+      stack,
       'store',
       'rotate-secret',
       rotating.storeId,
@@ -338,7 +339,7 @@ describe('webhook delivery', () => {
     expect(verify(hook, rotated.webhookSecret)).toMatchObject({ id });
     expect(verify(hook, rotating.webhookSecret)).toMatchObject({ id });
 
-    const unknown = await adminFails(stack.natsUrl, 'store', 'rotate-secret', 'no-such-store');
+    const unknown = await adminFails(stack, 'store', 'rotate-secret', 'no-such-store');
     expect(unknown.stderr).toContain('error 404');
   });
 

@@ -26,7 +26,7 @@ describe('database commands of the Events API', () => {
     // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
     // work a request causes.
     stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
-    store = await createStore(stack.natsUrl, 'Events budget store');
+    store = await createStore(stack, 'Events budget store');
     for (const amount of [10, 11]) {
       const res = await api(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
         token: store.token,

@@ -1,6 +1,6 @@
+import { jetStreamAdmin } from '../support/streams';
 import { jetstreamManager } from '@nats-io/jetstream';
 import mongoose from 'mongoose';
-import { connect } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import {
   Consumers,
@@ -37,13 +37,12 @@ export function verify(hook: ReceivedWebhook | undefined, secret: string): unkno
 
 /** `webhooks list --payment` through the admin CLI. */
 export async function deliveriesOf(stack: StackInfo, paymentId: string) {
-  return WebhooksListReplySchema.parse(await admin(stack.natsUrl, 'webhooks', 'list', '--payment', paymentId))
-    .deliveries;
+  return WebhooksListReplySchema.parse(await admin(stack, 'webhooks', 'list', '--payment', paymentId)).deliveries;
 }
 
 /** What the dispatcher's JetStream consumer still holds: unacked (pending ack) and undelivered messages. */
 export async function dispatcherConsumerBacklog(stack: StackInfo): Promise<{ ackPending: number; pending: number }> {
-  const nc = await connect({ servers: stack.natsUrl });
+  const nc = await jetStreamAdmin(stack);
   try {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.consumers.info(Consumers.dispatcherPayments.stream, Consumers.dispatcherPayments.durable);
@@ -55,7 +54,7 @@ export async function dispatcherConsumerBacklog(stack: StackInfo): Promise<{ ack
 
 /** Every message on the dead-letter stream. */
 export async function deadLetters(stack: StackInfo): Promise<WebhookDeadLetter[]> {
-  const nc = await connect({ servers: stack.natsUrl });
+  const nc = await jetStreamAdmin(stack);
   try {
     const jsm = await jetstreamManager(nc);
     const { state } = await jsm.streams.info(Streams.webhookDeadLetters.name);

@@ -20,7 +20,7 @@ describe('webhook SSRF guard (private targets not allowed)', () => {
     stack = await startPrivateStack({
       env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms', WEBHOOK_TIMEOUT: '2s' },
     });
-    store = await createStore(stack.natsUrl, 'SSRF store');
+    store = await createStore(stack, 'SSRF store');
   });
   afterAll(async () => {
     await receiver.stop();

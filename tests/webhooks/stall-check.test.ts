@@ -1,5 +1,5 @@
+import { jetStreamAdmin } from '../support/streams';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { Consumers, Streams, Subjects } from '@pix/contracts';
 import { admin, createStore } from '../support/admin';
 import { eventually } from '../support/api';
@@ -19,7 +19,7 @@ describe('a delivery whose attempt message went missing', () => {
   let stack: PrivateStack;
   const stalled = () => metric(stack.opsUrls['webhook-dispatcher'], 'webhook_stalled_total');
   const purge = async (subject: string): Promise<number> => {
-    const nc = await connect({ servers: stack.natsUrl });
+    const nc = await jetStreamAdmin(stack);
     try {
       const jsm = await jetstreamManager(nc);
       return (await jsm.streams.purge(Streams.webhookAttempts.name, { filter: subject })).purged;
@@ -48,7 +48,7 @@ describe('a delivery whose attempt message went missing', () => {
       first = false;
       return status;
     };
-    const store = await createStore(stack.natsUrl, 'Stall store');
+    const store = await createStore(stack, 'Stall store');
     const id = await createPayment(stack, store.token, url);
     const before = await stalled();
     // The first attempt failed and its retry waits 20 s as a scheduled message...
@@ -77,7 +77,7 @@ describe('a delivery whose attempt message went missing', () => {
 
   it('is delivered when a first attempt is lost after JetStream stored it', async () => {
     receiver.respond = () => 200;
-    const store = await createStore(stack.natsUrl, 'Stall store 2');
+    const store = await createStore(stack, 'Stall store 2');
     const id = await createPayment(stack, store.token, url);
     const [delivered] = await eventually(
       () => deliveriesOf(stack, id),
@@ -86,12 +86,12 @@ describe('a delivery whose attempt message went missing', () => {
     const before = await stalled();
     // A replay's first attempt goes through WEBHOOK_ATTEMPTS; it waits there (the consumer paused)
     // while its message is stored and lost.
-    const nc = await connect({ servers: stack.natsUrl });
+    const nc = await jetStreamAdmin(stack);
     const jsm = await jetstreamManager(nc);
     const { stream, durable } = Consumers.dispatcherAttempts;
     await jsm.consumers.pause(stream, durable, new Date(Date.now() + 120_000));
     try {
-      expect(await admin(stack.natsUrl, 'webhooks', 'replay', delivered!.eventId)).toMatchObject({ run: 2 });
+      expect(await admin(stack, 'webhooks', 'replay', delivered!.eventId)).toMatchObject({ run: 2 });
       expect(await purge(Subjects.webhookAttemptDue)).toBe(1);
       await jsm.consumers.resume(stream, durable);
 

@@ -55,10 +55,15 @@ export function flag(defaultValue: boolean) {
 /** Settings every service shares. */
 export const CommonEnv = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /**
+   * The file holding this service's nkey seed, its identity on NATS (`make up` and Kubernetes always
+   * set it). Unset, the service connects anonymously, which only a NATS without authorization takes.
+   */
+  NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  /** The certificate authority that signed NATS's certificate, when NATS speaks TLS (Kubernetes). */
+  NATS_CA_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_GRACE: duration('20s'),
-  /** Copies of each JetStream stream: 1 on a single server, 3 on a 3-node cluster (Kubernetes). */
-  JETSTREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 };
 
 /**

@@ -7,6 +7,10 @@ import { z } from 'zod';
  */
 export const AuthBucket = {
   name: 'AUTH',
+  /** A key's value is its latest fact; nothing reads an older one. */
+  history: 1,
+  /** Who may write, read and watch it: the gateway alone, which owns stores and tokens. */
+  users: ['gateway'],
   tokenKey: (tokenHash: string) => `token.${tokenHash}`,
   storeKey: (storeId: string) => `store.${storeId}`,
   sessionKey: (sessionId: string) => `session.${sessionId}`,

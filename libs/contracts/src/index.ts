@@ -88,6 +88,7 @@ export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, Dom
 // ---- Internal surface: what the services say to each other over NATS, and what they store ----
 export {
   defineRpc,
+  type RpcAccess,
   type RpcDefinition,
   type RpcRequest,
   type RpcParsedRequest,
@@ -114,6 +115,16 @@ export { type RpcError } from './rpc/rpc-error';
 export { DomainError } from './domain-errors';
 export { Subjects, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
+export { Notices, type NoticeDefinition } from './notices';
+export {
+  SERVICE_IDENTITIES,
+  NATS_IDENTITIES,
+  inboxPrefix,
+  type ServiceIdentity,
+  type NatsIdentity,
+} from './identities';
+export { natsPermissions, allRpcs, RPC_GROUPS, AuthBucketStream, type NatsPermissions } from './permissions';
+export { natsAuthorization, isUserPublicKey } from './nats-authorization';
 export {
   PaymentEventSchema,
   PixPaidEventSchema,

@@ -1,3 +1,4 @@
+import type { NatsIdentity } from './identities';
 import { Subjects } from './subjects';
 
 /**
@@ -5,43 +6,82 @@ import { Subjects } from './subjects';
  * once acknowledged (work to do, not a history to replay). `counters`: each subject is a counter
  * (nats-server 2.12 message counters): a message adds its `Nats-Incr` to the subject's total, which
  * the subject's last message holds.
+ *
+ * Who may use it (permissions.ts makes NATS hold to it): `writers` publish on every one of its
+ * subjects, which is also what lets a scheduled message fire (the server checks only that its
+ * target is a subject of the same stream, so whoever may schedule must be allowed every target);
+ * `followers` read it with ordered consumers of their own (every replica sees every message);
+ * `lookups` read a subject's last message. Durable consumers name their reader below.
  */
 export interface StreamDefinition {
   name: string;
   subjects: readonly string[];
+  writers: readonly NatsIdentity[];
+  followers?: readonly NatsIdentity[];
+  lookups?: readonly NatsIdentity[];
   schedules?: boolean;
   workQueue?: boolean;
   counters?: boolean;
 }
 
 export const Streams = {
-  payments: { name: 'PAYMENTS', subjects: [Subjects.paymentEventsAll] },
+  /** Payment events: the dispatcher's webhooks, and the gateway's live payment pages. */
+  payments: { name: 'PAYMENTS', subjects: [Subjects.paymentEventsAll], writers: ['payments'], followers: ['gateway'] },
   paymentSchedules: {
     name: 'PAYMENT_SCHEDULES',
     subjects: [Subjects.paymentSchedulesAll, Subjects.paymentDueAll],
+    writers: ['payments'],
     schedules: true,
     workQueue: true,
   },
   /** Each store's payment counts, which the list's total reads (a change's increments are in its outbox). */
-  paymentCounts: { name: 'PAYMENT_COUNTS', subjects: [Subjects.paymentCountsAll], counters: true },
-  pix: { name: 'PIX', subjects: [Subjects.pixEventsAll] },
-  /** Refunds to send and charges to remove, with the adapter's retries and read-backs of them: its work queue. */
-  pixCommands: { name: 'PIX_COMMANDS', subjects: [Subjects.pixCommandsAll], schedules: true, workQueue: true },
-  webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [Subjects.webhookDeadLetter] },
+  paymentCounts: {
+    name: 'PAYMENT_COUNTS',
+    subjects: [Subjects.paymentCountsAll],
+    writers: ['payments'],
+    lookups: ['payments'],
+    counters: true,
+  },
+  /** The PSP's facts: the adapter alone speaks for the PSP. */
+  pix: { name: 'PIX', subjects: [Subjects.pixEventsAll], writers: ['pix-provider-adapter'] },
+  /**
+   * Refunds to send and charges to remove, with the adapter's retries and read-backs of them: its
+   * work queue. payments writes the commands (its writes owe them), the adapter its own next tries
+   * (scheduled messages, so it may write the commands' subjects too).
+   */
+  pixCommands: {
+    name: 'PIX_COMMANDS',
+    subjects: [Subjects.pixCommandsAll],
+    writers: ['payments', 'pix-provider-adapter'],
+    schedules: true,
+    workQueue: true,
+  },
+  webhookDeadLetters: {
+    name: 'WEBHOOK_DEAD_LETTERS',
+    subjects: [Subjects.webhookDeadLetter],
+    writers: ['webhook-dispatcher'],
+  },
   /** Webhook attempts due now and those scheduled for later: the dispatcher's only work queue. */
   webhookAttempts: {
     name: 'WEBHOOK_ATTEMPTS',
     subjects: [Subjects.webhookAttemptsAll],
+    writers: ['webhook-dispatcher'],
     workQueue: true,
     schedules: true,
   },
 } as const satisfies Record<string, StreamDefinition>;
 
-/** A durable consumer: its stream, its name and the subjects it takes. */
+/**
+ * A durable consumer: its stream, its name, the subjects it takes, and the one identity that reads
+ * it (NATS lets no other bind it). `maxAckPending`: messages handed out and not acked yet, over
+ * every replica (the server's default, 1000, unless set).
+ */
 export interface ConsumerDefinition {
   stream: string;
   durable: string;
   filterSubject: string;
+  reader: NatsIdentity;
+  maxAckPending?: number;
 }
 
 export const Consumers = {
@@ -50,26 +90,39 @@ export const Consumers = {
     stream: Streams.paymentSchedules.name,
     durable: 'payments-due',
     filterSubject: Subjects.paymentDueAll,
+    reader: 'payments',
   },
   /** payments consumes the PSP's facts. */
-  paymentsPix: { stream: Streams.pix.name, durable: 'payments-pix', filterSubject: Subjects.pixEventsAll },
+  paymentsPix: {
+    stream: Streams.pix.name,
+    durable: 'payments-pix',
+    filterSubject: Subjects.pixEventsAll,
+    reader: 'payments',
+  },
   /** The adapter takes payments' commands to the PSP (refunds, charge removals) when they are due. */
   adapterCommands: {
     stream: Streams.pixCommands.name,
     durable: 'pix-provider-adapter-commands',
     filterSubject: Subjects.pixCommandsRunAll,
+    reader: 'pix-provider-adapter',
   },
   /** webhook-dispatcher consumes payment events. */
   dispatcherPayments: {
     stream: Streams.payments.name,
     durable: 'webhook-dispatcher',
     filterSubject: Subjects.paymentEventsAll,
+    reader: 'webhook-dispatcher',
   },
-  /** webhook-dispatcher makes the attempts due on WEBHOOK_ATTEMPTS. */
+  /**
+   * webhook-dispatcher makes the attempts due on WEBHOOK_ATTEMPTS, with room for a merchant's
+   * backlog handed back while its endpoint is busy, besides the others'.
+   */
   dispatcherAttempts: {
     stream: Streams.webhookAttempts.name,
     durable: 'webhook-dispatcher-attempts',
     filterSubject: Subjects.webhookAttemptDue,
+    reader: 'webhook-dispatcher',
+    maxAckPending: 20_000,
   },
 } as const satisfies Record<string, ConsumerDefinition>;
 

@@ -1,12 +1,11 @@
 /** NATS for the services: connection, typed request/reply, JetStream streams and consumers. */
-export { connectNats, isNatsConnected, type NatsConnection } from './connection';
+export { connectNats, natsAccess, isNatsConnected, type NatsConnection, type NatsCredentials } from './connection';
 export { traceCarrier, withTraceCarrier } from './headers';
 export { serveRpc, callRpc, callerGone, RpcFailure, RpcUnavailable, type RpcServer } from './rpc';
 export { isTransient } from './transient';
 export { retrySetup } from './setup-retry';
+export { provisionJetStream } from './provision';
 export {
-  ensureStreams,
-  ensureConsumer,
   publishEvent,
   startConsumer,
   jetstream,

@@ -1,31 +1,13 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  RetentionPolicy,
-  jetstreamManager,
-  type ConsumerConfig,
-  type JetStreamClient,
-  type JsMsg,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
-import { Streams, type ConsumerDefinition, type StreamDefinition } from '@pix/contracts';
+import type { ConsumerDefinition } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isNatsConnected } from './connection';
 import { contextFromHeaders, traceHeaders } from './headers';
 import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
-/**
- * Window in which JetStream drops a re-published message with an already seen Nats-Msg-Id. It is
- * the outer bound for a publisher that crashed after publishing and before recording that it did;
- * consumers also deduplicate by event id, so a later duplicate is harmless.
- */
-const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
-/** Events stay long enough for the longest webhook retry schedule to finish. */
-const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
 const PENDING_REFRESH_MS = 5000;
 /**
@@ -42,86 +24,6 @@ const WORKING_EVERY_MS = 1500;
  * within this, not within the client's default of 30 s.
  */
 const PULL_EXPIRES_MS = 5000;
-
-/**
- * Creates the platform's streams, or updates them to this configuration. Safe on every start, and
- * patient with a cluster that is still forming (see retrySetup).
- * `replicas` > 1 spreads each stream over that many servers of a cluster, so losing one loses nothing.
- */
-export async function ensureStreams(nc: NatsConnection, replicas = 1, logger?: Logger): Promise<void> {
-  await retrySetup('streams', () => putStreams(nc, replicas), logger);
-}
-
-async function putStreams(nc: NatsConnection, replicas: number): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  for (const stream of Object.values(Streams) as StreamDefinition[]) {
-    const config: Partial<StreamConfig> & { name: string } = {
-      name: stream.name,
-      subjects: [...stream.subjects],
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      // Scheduled work must outlive any deadline (a charge may live for weeks); it leaves the
-      // stream when it is done (work queue), not by age. A counter's total is its last message.
-      max_age: stream.workQueue || stream.counters ? 0 : nanos(MAX_AGE_MS),
-      num_replicas: replicas,
-      ...(stream.schedules && { allow_msg_schedules: true }),
-      ...(stream.workQueue && { retention: RetentionPolicy.Workqueue }),
-      // The server keeps only each counter's last message, which holds its total.
-      ...(stream.counters && { allow_msg_counter: true, allow_direct: true, max_msgs_per_subject: 1 }),
-    };
-    const existing = await jsm.streams.info(stream.name).then(
-      (info) => info.config,
-      () => undefined,
-    );
-    if (!existing) await jsm.streams.add(config);
-    else if (differs(existing, config)) await jsm.streams.update(stream.name, config);
-  }
-}
-
-/**
- * Whether a stream's or consumer's configuration on the server differs from what is wanted in any
- * setting the platform sets. An update is a proposal to the whole cluster, which a replica restarted
- * on a busy cluster would wait for at every start; as things are, there is nothing to update.
- */
-function differs<C extends object>(existing: C, wanted: Partial<C>): boolean {
-  return Object.entries(wanted).some(
-    ([key, value]) => JSON.stringify(existing[key as keyof C]) !== JSON.stringify(value),
-  );
-}
-
-/**
- * Creates a definition's durable, explicitly acked pull consumer, or updates it to this
- * configuration (`config` adds to the defaults); patiently, as ensureStreams.
- */
-export async function ensureConsumer(
-  nc: NatsConnection,
-  consumer: ConsumerDefinition,
-  config: Partial<ConsumerConfig> = {},
-): Promise<void> {
-  await retrySetup(`consumer ${consumer.durable}`, () => putConsumer(nc, consumer, config));
-}
-
-async function putConsumer(
-  nc: NatsConnection,
-  consumer: ConsumerDefinition,
-  config: Partial<ConsumerConfig>,
-): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  const full: Partial<ConsumerConfig> = {
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(ACK_WAIT_MS),
-    max_deliver: -1,
-    ...config,
-    durable_name: consumer.durable,
-    filter_subject: consumer.filterSubject,
-  };
-  const existing = await jsm.consumers.info(consumer.stream, consumer.durable).then(
-    (info) => info.config,
-    () => undefined,
-  );
-  if (!existing) await jsm.consumers.add(consumer.stream, full);
-  else if (differs(existing, full)) await jsm.consumers.update(consumer.stream, consumer.durable, full);
-}
 
 /**
  * A scheduled message (nats-server 2.12 message schedules): the stream keeps it under its own
@@ -176,6 +78,8 @@ export type HandlerOutcome = { ack: true } | { ack: false; retryInMs: number };
  * While a message is in hand (handled, or waiting behind another of its key) it is reported in
  * progress every WORKING_EVERY_MS, so the consumer's short ack wait only ever expires for a replica
  * that is gone. `isBound` tells readiness whether the server still has the consumer and answers for it.
+ * The consumer is the provisioning step's to create (provision.ts): a service started before it
+ * waits for it, as for any setup (retrySetup).
  */
 export async function startConsumer(
   nc: NatsConnection,
@@ -208,7 +112,11 @@ export async function startConsumer(
   handler: (msg: JsMsg) => Promise<HandlerOutcome>,
 ): Promise<{ stop: () => Promise<void>; isBound: () => Promise<boolean> }> {
   const js = jetstream(nc);
-  const bound = await js.consumers.get(consumer.stream, consumer.durable);
+  const bound = await retrySetup(
+    `consumer ${consumer.durable}`,
+    () => js.consumers.get(consumer.stream, consumer.durable),
+    options.logger,
+  );
   const messages = await bound.consume({ max_messages: options.maxMessages ?? 64, expires: PULL_EXPIRES_MS });
   const retryOnErrorMs = options.retryOnErrorMs ?? 1000;
   const labels = { stream: consumer.stream, consumer: consumer.durable };

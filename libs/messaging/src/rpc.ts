@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import {
   DomainError,
@@ -44,7 +44,10 @@ export interface RpcServer {
  * and RpcFailures are answered with their status; anything else is logged and answered as an
  * internal error, never left to time out silently. A request whose caller stopped waiting before
  * it was taken up is dropped (see withDeadline); the handler gets the time left as a signal
- * (callerGone) to bound what it starts.
+ * (callerGone) to bound what it starts. A message that arrives with another subject is no request:
+ * a JetStream consumer can push a stream's messages onto any subject that has a listener, and they
+ * keep their stream's subject, so whoever may create one could otherwise make a stream's content a
+ * request here. It is dropped and logged.
  */
 export function serveRpc<D extends RpcDefinition>(
   nc: NatsConnection,
@@ -61,6 +64,10 @@ export function serveRpc<D extends RpcDefinition>(
     callback: (err, msg) => {
       if (err) {
         logger.error({ err, subject }, 'rpc subscription error');
+        return;
+      }
+      if (msg.subject !== subject) {
+        logger.error({ subject, received: msg.subject }, 'a message that is no request for this subject; dropped');
         return;
       }
       // The handler's span is a child of the caller's, whose context travels in the headers.
@@ -144,7 +151,8 @@ export class RpcUnavailable extends Error {
 
 /**
  * Sends a request on a definition's subject and returns the reply, parsed by its schema. A refusal
- * throws the callee's DomainError, a failure of the callee RpcFailure, no answer RpcUnavailable.
+ * throws the callee's DomainError, a failure of the callee RpcFailure, no answer RpcUnavailable,
+ * and NATS's refusal to let this identity ask PermissionViolationError (not temporary: a bug).
  */
 export function callRpc<D extends RpcDefinition>(
   nc: NatsConnection,
@@ -166,6 +174,7 @@ export function callRpc<D extends RpcDefinition>(
       } catch (err) {
         if (err instanceof RpcFailure || err instanceof DomainError) outcome = 'refused';
         else if (err instanceof RpcUnavailable) outcome = 'unavailable';
+        else if (err instanceof PermissionViolationError) outcome = 'forbidden';
         // A refusal is an answer (a 4xx for the caller), not a failure of the call.
         if (!(err instanceof DomainError) && (!(err instanceof RpcFailure) || err.status >= 500)) failSpan(span, err);
         throw err;
@@ -191,7 +200,7 @@ async function request(
       headers: withDeadline(traceHeaders(), timeoutMs),
     });
   } catch (err) {
-    throw new RpcUnavailable(subject, err);
+    throw forbidden(err) ?? new RpcUnavailable(subject, err);
   }
   const reply = msg.json<Reply<unknown>>();
   if (!reply.ok) {
@@ -199,4 +208,11 @@ async function request(
     throw 'code' in error ? new DomainError(error.code, error.params) : new RpcFailure(error.status, error.message);
   }
   return schema.parse(reply.data);
+}
+
+/** NATS's refusal to let this identity publish the request (nats.js reports it as the cause of a RequestError). */
+function forbidden(err: unknown): PermissionViolationError | undefined {
+  if (err instanceof PermissionViolationError) return err;
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof PermissionViolationError ? cause : undefined;
 }

@@ -10,13 +10,15 @@ const RETRY_MS = 1000;
  * messages the replicas of a service split between them, it is ephemeral and this process's own,
  * so every process following the stream sees every message. Nothing is acked or kept for it: the
  * client recreates the consumer after a gap or a reconnect from the last message it saw, and when
- * even that fails the follower starts again from new messages a second later.
+ * even that fails the follower starts again from new messages a second later. One filter subject:
+ * the consumer is then created by a name and a subject that carry its filter, which NATS
+ * permissions can hold a follower to (contracts' permissions.ts).
  */
 export function followStream(
   nc: NatsConnection,
   options: {
     stream: string;
-    subjects: readonly string[];
+    subject: string;
     logger: Logger;
     /** Called each time the consumer is in place: every message published after it is seen. */
     onFollowing?: () => void;
@@ -30,7 +32,7 @@ export function followStream(
     while (!stopped) {
       try {
         const consumer = await jetstream(nc).consumers.get(options.stream, {
-          filter_subjects: [...options.subjects],
+          filter_subjects: options.subject,
           deliver_policy: DeliverPolicy.New,
         });
         messages = await consumer.consume();

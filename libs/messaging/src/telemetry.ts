@@ -25,7 +25,7 @@ export function failSpan(span: Span, err: unknown): void {
 export const natsRequestDuration = libraryMetric(
   new Histogram({
     name: 'nats_request_duration_seconds',
-    help: 'NATS request/reply latency seen by the caller, by subject and outcome (ok, refused, unavailable, error)',
+    help: 'NATS request/reply latency seen by the caller, by subject and outcome (ok, refused, unavailable, forbidden, error)',
     labelNames: ['subject', 'outcome'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [],
@@ -55,6 +55,15 @@ export const rpcExpired = libraryMetric(
     name: 'nats_request_expired_total',
     help: 'Requests dropped unanswered because their caller had stopped waiting before they were taken up',
     labelNames: ['subject'] as const,
+    registers: [],
+  }),
+);
+
+export const permissionViolations = libraryMetric(
+  new Counter({
+    name: 'nats_permission_violations_total',
+    help: 'Operations NATS refused to this service, by operation (publish, subscription) and subject: a bug or a client out of its bounds',
+    labelNames: ['operation', 'subject'] as const,
     registers: [],
   }),
 );

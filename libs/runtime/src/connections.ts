@@ -80,9 +80,22 @@ export async function connectDatabase(
   service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
 }
 
-/** Connects to NATS as this service: connected is a readiness check, and it drains on shutdown. */
-export async function connectMessaging(service: Service, url: string): Promise<NatsConnection> {
-  const nc = await connectNats(url, service.name, service.logger);
+/** Where NATS is and how this service proves who it is there (CommonEnv in @pix/config). */
+export interface NatsSettings {
+  NATS_URL: string;
+  NATS_NKEY_SEED_FILE?: string;
+  NATS_CA_FILE?: string;
+}
+
+/**
+ * Connects to NATS as this service, with its own credentials: connected is a readiness check, and
+ * it drains on shutdown.
+ */
+export async function connectMessaging(service: Service, settings: NatsSettings): Promise<NatsConnection> {
+  const nc = await connectNats(settings.NATS_URL, service.name, service.logger, {
+    seedFile: settings.NATS_NKEY_SEED_FILE,
+    caFile: settings.NATS_CA_FILE,
+  });
   service.mark('nats');
   service.onShutdown('nats', () => nc.drain());
   service.addReadinessCheck('nats', () => isNatsConnected(nc));

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { ServiceIdentity } from '@pix/contracts';
 import {
   createLogger,
   createRegistry,
@@ -10,7 +11,8 @@ import {
 } from '@pix/observability';
 
 export interface ServiceOptions {
-  name: string;
+  /** Which service: also its identity on NATS. */
+  name: ServiceIdentity;
   opsPort: number;
   opsHost: string;
   logLevel: string;
@@ -47,7 +49,7 @@ export class Service {
   private lastMark = performance.now();
 
   /** Creates the service from its configuration and opens its ops port. */
-  static async start(name: string, settings: CommonSettings): Promise<Service> {
+  static async start(name: ServiceIdentity, settings: CommonSettings): Promise<Service> {
     // Since the process began: node itself, and loading the service's modules (OpenTelemetry first).
     const loaded = performance.now();
     const service = new Service({
@@ -68,7 +70,7 @@ export class Service {
     this.registry = createRegistry(options.name);
   }
 
-  get name(): string {
+  get name(): ServiceIdentity {
     return this.options.name;
   }
 

@@ -90,17 +90,20 @@ export class AuthCache {
     this.issued = new LRUCache({ max: limits.maxIssued });
   }
 
-  /** `replicas`: copies of the bucket, as of every stream (JETSTREAM_REPLICAS), so losing a NATS member loses no fact. */
+  /** Opens the bucket, which the provisioning step creates (a replica started before it waits for it). */
   static async open(
     nc: NatsConnection,
     records: AuthRecords,
     logger: Logger,
-    replicas: number,
     limits: Partial<AuthCacheLimits> = {},
   ): Promise<AuthCache> {
     const kv = await retrySetup(
       'auth bucket',
-      () => new Kvm(nc).create(AuthBucket.name, { history: 1, replicas }),
+      async () => {
+        const bucket = await new Kvm(nc).open(AuthBucket.name);
+        await bucket.status(); // opening checks nothing; this fails while the bucket is missing
+        return bucket;
+      },
       logger,
     );
     return new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, ...limits });

@@ -20,13 +20,12 @@ async function main(): Promise<void> {
   const storage = await GatewayStorage.open(new Sealer(config.SECRETS_KEYS), logger);
   service.mark('indexes');
 
-  const nc = await connectMessaging(service, config.NATS_URL);
+  const nc = await connectMessaging(service, config);
 
   const authCache = await AuthCache.open(
     nc,
     { token: (hash) => storage.tokens.find(hash), storeActive: (storeId) => storage.stores.isActive(storeId) },
     logger,
-    config.JETSTREAM_REPLICAS,
     { negativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL },
   );
   await authCache.start();

@@ -1,6 +1,6 @@
 import './tracing';
 import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
-import { CounterReader, ensureConsumer, ensureStreams, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
+import { CounterReader, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { cancelPayment } from './cancel';
@@ -39,11 +39,7 @@ async function main(): Promise<void> {
   await syncPaymentIndexes(logger);
   service.mark('indexes');
 
-  const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  await ensureConsumer(nc, Consumers.paymentsPix);
-  await ensureConsumer(nc, Consumers.paymentsDue);
-  service.mark('streams and consumers');
+  const nc = await connectMessaging(service, config);
 
   registerPaymentMetrics(service.registry);
   const publish = publisher(nc);
@@ -104,6 +100,7 @@ async function main(): Promise<void> {
   );
   service.addReadinessCheck('scheduled work consumer', dueConsumer.isBound);
   service.onShutdown('scheduled work consumer', () => dueConsumer.stop());
+  service.mark('consumers');
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();

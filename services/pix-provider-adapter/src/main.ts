@@ -1,7 +1,7 @@
 import './tracing';
 import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc } from '@pix/contracts';
-import { callerGone, ensureConsumer, ensureStreams, jetstream, serveRpc, startConsumer } from '@pix/messaging';
+import { callerGone, jetstream, serveRpc, startConsumer } from '@pix/messaging';
 import { Counter, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
@@ -20,10 +20,7 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config);
 
-  const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  await ensureConsumer(nc, Consumers.adapterCommands);
-  service.mark('streams and consumers');
+  const nc = await connectMessaging(service, config);
   const js = jetstream(nc);
 
   const pspRequests = new Counter({

@@ -1,6 +1,6 @@
 import './tracing';
 import { Consumers, PaymentEventSchema } from '@pix/contracts';
-import { ensureConsumer, ensureStreams, jetstream, startConsumer } from '@pix/messaging';
+import { jetstream, startConsumer } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
@@ -20,8 +20,6 @@ import { StallSweep } from './stall-sweep';
  * that hold the slots, the rest of the stream keeps moving.
  */
 const INTAKE_HEADROOM = 16;
-/** Attempt messages handed out and not acked yet, over every replica: in hand, or waiting for a slot. */
-const ATTEMPTS_MAX_ACK_PENDING = 20_000;
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -36,12 +34,7 @@ async function main(): Promise<void> {
   );
   service.mark('indexes');
 
-  const nc = await connectMessaging(service, config.NATS_URL);
-  await ensureStreams(nc, config.JETSTREAM_REPLICAS, logger);
-  await ensureConsumer(nc, Consumers.dispatcherPayments);
-  // Room for a merchant's backlog handed back while its endpoint is busy, besides the others'.
-  await ensureConsumer(nc, Consumers.dispatcherAttempts, { max_ack_pending: ATTEMPTS_MAX_ACK_PENDING });
-  service.mark('streams and consumers');
+  const nc = await connectMessaging(service, config);
   const js = jetstream(nc);
 
   const secrets = new SecretsCache(nc, logger);
@@ -88,6 +81,7 @@ async function main(): Promise<void> {
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
+  service.mark('consumers');
   // First of the two: an attempt waiting for a slot is handed back at SIGTERM, not given the slot
   // that an attempt in flight frees while the consumers drain.
   service.onShutdown('endpoint slots', () => limiter.stop());

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { Argument, Command, InvalidArgumentError } from 'commander';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
+  type NatsIdentity,
   DispatcherRpc,
   DomainError,
   DomainErrorAnswers,
@@ -14,35 +15,54 @@ import {
   type RpcDefinition,
   type RpcRequest,
 } from '@pix/contracts';
-import { callRpc, RpcFailure, RpcUnavailable } from '@pix/messaging';
-import { STACK_FILE } from '@pix/devstack';
+import { callRpc, natsAccess, provisionJetStream, RpcFailure, RpcUnavailable } from '@pix/messaging';
+import { STACK_FILE, type StackInfo } from '@pix/devstack';
 
 /**
  * The admin CLI: provisions stores and tokens and drives the sandbox PSP, over NATS, through the
- * services that own each fact. Each command prints one JSON object, or a message on stderr and a
- * non-zero exit.
+ * services that own each fact, as the operator's identity (`admin`); `nats provision` creates
+ * JetStream's streams, consumers and bucket as the provisioning identity. Each command prints one
+ * JSON object, or a message on stderr and a non-zero exit.
  */
-function natsUrl(): string {
-  if (process.env.NATS_URL) return process.env.NATS_URL;
-  if (fs.existsSync(STACK_FILE)) {
-    return (JSON.parse(fs.readFileSync(STACK_FILE, 'utf8')) as { natsUrl: string }).natsUrl;
+
+/**
+ * Where NATS is and the identity's credentials: NATS_URL with NATS_NKEY_SEED_FILE (and NATS_CA_FILE
+ * behind TLS), as in Kubernetes; else the `make up` stack's, from .run/stack.json.
+ */
+function natsTarget(identity: NatsIdentity): { url: string; seedFile?: string; caFile?: string } {
+  if (process.env.NATS_URL) {
+    return { url: process.env.NATS_URL, seedFile: process.env.NATS_NKEY_SEED_FILE, caFile: process.env.NATS_CA_FILE };
   }
-  return 'nats://127.0.0.1:14222';
+  if (fs.existsSync(STACK_FILE)) {
+    const stack = JSON.parse(fs.readFileSync(STACK_FILE, 'utf8')) as Pick<StackInfo, 'natsUrl' | 'natsCredentials'>;
+    return { url: stack.natsUrl, seedFile: stack.natsCredentials?.[identity] };
+  }
+  return { url: 'nats://127.0.0.1:14222' };
 }
 
-async function call<D extends RpcDefinition>(definition: D, payload: RpcRequest<D>): Promise<void> {
+async function withNats(identity: NatsIdentity, work: (nc: NatsConnection) => Promise<unknown>): Promise<void> {
+  const { url, ...credentials } = natsTarget(identity);
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: natsUrl(), name: 'admin-cli', timeout: 5000 });
+    nc = await connect({
+      servers: url.split(','),
+      name: `${identity}-cli`,
+      timeout: 5000,
+      ...natsAccess(identity, credentials),
+    });
   } catch (err) {
-    throw new Error(`cannot reach NATS at ${natsUrl()} (is the stack up? try: make up): ${String(err)}`);
+    throw new Error(`cannot reach NATS at ${url} (is the stack up? try: make up): ${String(err)}`);
   }
   try {
-    const result = await callRpc(nc, definition, payload, 15_000);
+    const result = await work(nc);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await nc.close();
   }
+}
+
+function call<D extends RpcDefinition>(definition: D, payload: RpcRequest<D>): Promise<void> {
+  return withNats('admin', (nc) => callRpc(nc, definition, payload, 15_000));
 }
 
 function positiveInt(value: string): number {
@@ -134,6 +154,23 @@ webhooks
   .description('deliver a delivered or dead-lettered event again, with the same webhook-id')
   .action((eventId: string) => call(DispatcherRpc.webhooksReplay, { eventId }));
 
+const nats = program.command('nats').description('the message bus');
+nats
+  .command('provision')
+  .description("create or update JetStream's streams, durable consumers and the AUTH bucket (before the services)")
+  .option(
+    '--replicas <n>',
+    'copies of each stream (default: JETSTREAM_REPLICAS, else 1)',
+    positiveInt,
+    Number(process.env.JETSTREAM_REPLICAS ?? 1),
+  )
+  .action((opts: { replicas: number }) =>
+    withNats('provisioner', async (nc) => {
+      await provisionJetStream(nc, opts.replicas);
+      return { provisioned: true, replicas: opts.replicas };
+    }),
+  );
+
 const sandbox = program.command('sandbox').description('drive the sandbox PSP');
 sandbox
   .command('pay <paymentId>')
@@ -167,6 +204,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   } else if (err instanceof RpcFailure) process.stderr.write(`error ${err.status}: ${err.message}\n`);
   else if (err instanceof RpcUnavailable)
     process.stderr.write(`no service answered on ${err.subject}: is the stack up?\n`);
+  else if (err instanceof PermissionViolationError)
+    process.stderr.write(`NATS refused this identity: ${err.operation} on ${err.subject}\n`);
   else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

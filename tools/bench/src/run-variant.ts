@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectAs } from '@pix/devstack';
 import { MongoClient, type Collection } from 'mongodb';
 import { bareHttp, rawFindAndCount, rawFindOne, rawInsertOne } from './ceilings';
 import {
@@ -171,6 +172,7 @@ export async function runVariant(
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
   });
   let nc: NatsConnection | undefined;
+  let asPayments: NatsConnection | undefined;
   // The raw ceilings are the database's own: without the pool bounds the stack gives its services.
   // As the engine's administrator where the checkout's devstack has one (a baseline from before
   // issue 26 runs FerretDB without authentication and has none).
@@ -178,7 +180,10 @@ export async function runVariant(
     ((stack as { mongoAdminUrl?: string }).mongoAdminUrl ?? stack.mongoUrl).replace(/\?.*$/, ''),
   );
   try {
-    nc = await connect({ servers: stack.natsUrl.split(',') });
+    // The operator's identity, as the admin CLI; the seeded counters are payments' to write. A
+    // baseline before issue 26 lists no credentials, and its NATS asks for none.
+    nc = await connectAs(stack.natsUrl, 'admin', stack.natsCredentials);
+    asPayments = await connectAs(stack.natsUrl, 'payments', stack.natsCredentials);
     const payments = client.db().collection('payments');
     const stores = await createStores(nc, STORES);
     const [listStore, largeStore, ...others] = stores as [BenchStore, BenchStore, ...BenchStore[]];
@@ -209,7 +214,7 @@ export async function runVariant(
         // The rest in one store: the list's cost must not grow with the store (issue 17).
         ...(await seedPayments(payments, shape, keys, [largeStore], forOthers, stack.gatewayUrl)),
       ]);
-      if (counters) await countSeeded(jetstream(nc), counters, step, `${size}`);
+      if (counters) await countSeeded(jetstream(asPayments), counters, step, `${size}`);
       seeded.push(...step);
       listStoreHolds += forList;
       largeStoreHolds += forOthers;
@@ -328,6 +333,7 @@ export async function runVariant(
     };
   } finally {
     await nc?.close();
+    await asPayments?.close();
     await client.close();
     await devstack.stopProcesses(stack.processes);
     if (!options.keepLogs) removeStackDir(devstack, dir);

@@ -1,5 +1,6 @@
 export * from './layout';
 export * from './local-secrets';
+export * from './nats-access';
 export * from './nats-cluster';
 export * from './postgres';
 export * from './processes';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { TOOLS_BIN } from './layout';
+import { connectAs, natsAuthorizationFile, natsCredentials } from './nats-access';
 import { assertPortFree, launch, sleep, waitForPort, type Started } from './processes';
 
 /** One member of a local NATS cluster: where clients connect, and where the other members route to it. */
@@ -32,7 +32,8 @@ function natsBinary(): string {
 /**
  * Starts (or restarts) one member of a local JetStream cluster, with its data in data/nats-<n>
  * (kept across restarts, so a restarted member catches up from its own copy) and routes to the
- * others. It listens at once; it is part of the cluster once the routes are up.
+ * others. It listens at once; it is part of the cluster once the routes are up. Every member has
+ * the stack's authorization, the same on each; the routes between them are not subject to it.
  */
 export async function startNatsMember(
   dir: string,
@@ -56,6 +57,8 @@ export async function startNatsMember(
     name,
     natsBinary(),
     [
+      '-c',
+      natsAuthorizationFile(dir),
       '-js',
       '-sd',
       dataDir,
@@ -90,14 +93,14 @@ export async function startNatsCluster(
 ): Promise<Started[]> {
   const started: Started[] = [];
   for (let i = 0; i < members.length; i++) started.push(await startNatsMember(dir, members, i, detached, timeoutMs));
-  await waitForJetStream(natsClusterUrl(members), timeoutMs);
+  await waitForJetStream(dir, natsClusterUrl(members), timeoutMs);
   return started;
 }
 
-/** Waits until JetStream answers an account query through the given servers. */
-export async function waitForJetStream(url: string, timeoutMs: number): Promise<void> {
+/** Waits until JetStream answers an account query through the given servers (asked as the provisioning step). */
+async function waitForJetStream(dir: string, url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const nc = await connect({ servers: url.split(','), maxReconnectAttempts: -1, waitOnFirstConnect: true });
+  const nc = await connectAs(url, 'provisioner', natsCredentials(dir), { reconnect: true });
   try {
     for (;;) {
       const ready = await jetstreamManager(nc, { timeout: 2000 })

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { provisionJetStream } from '@pix/messaging';
+import { connectAs, natsAuthorizationFile, natsCredentials, type NatsCredentialFiles } from './nats-access';
 import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
 import { loadLocalSecrets, readLocalSecrets, secretsFileOf, writePrivateFile } from './local-secrets';
@@ -34,6 +36,12 @@ export interface StackInfo {
   dir: string;
   gatewayUrl: string;
   natsUrl: string;
+  /**
+   * Each identity's credentials (its nkey seed file) on the stack's NATS: the services', `admin`'s
+   * (the admin CLI, the tests, the bench) and the provisioning step's. Absent when the stack was
+   * given a NATS of its own (NATS_URL), which asks for none.
+   */
+  natsCredentials?: NatsCredentialFiles;
   /** Where the services connect, without credentials: each has a login of its own (secretsFile). */
   mongoUrl: string;
   /** The same with the administrator's login, for tools (the bench, tests reading the database). */
@@ -57,6 +65,8 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Use these servers instead of starting NATS or FerretDB. */
   natsUrl?: string;
+  /** The identities' credentials on that NATS (another stack's), if it asks for any. */
+  natsCredentials?: NatsCredentialFiles;
   mongoUrl?: string;
   /**
    * A PostgreSQL server to keep FerretDB's data in, under a MongoDB database of this stack's own
@@ -146,14 +156,27 @@ function binary(name: string): string {
   return name; // from PATH
 }
 
-export async function startNats(dir: string, port: number, detached: boolean): Promise<Started> {
+/** Where NATS is and who may speak there: what a service, a test or a tool needs to connect. */
+export type StackNats = Pick<StackInfo, 'natsUrl' | 'natsCredentials'>;
+
+/**
+ * Starts NATS with the stack's authorization (its identities' keys, nats-access.ts): an anonymous
+ * client is refused. `open`: without authorization, for a test of the client library alone.
+ */
+export async function startNats(
+  dir: string,
+  port: number,
+  detached: boolean,
+  options: { open?: boolean } = {},
+): Promise<Started> {
   const dataDir = path.join(dir, 'data', 'nats');
   fs.mkdirSync(dataDir, { recursive: true });
   await assertPortFree(port, 'nats-server');
+  const authorization = options.open ? [] : ['-c', natsAuthorizationFile(dir)];
   const started = launch(
     'nats-server',
     binary('nats-server'),
-    ['-js', '-sd', dataDir, '-a', '127.0.0.1', '-p', String(port)],
+    [...authorization, '-js', '-sd', dataDir, '-a', '127.0.0.1', '-p', String(port)],
     {
       env: process.env,
       logFile: path.join(dir, 'logs', 'nats-server.log'),
@@ -198,19 +221,18 @@ export async function startFerretDb(
   return started;
 }
 
-function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, mongoUrl: string): NodeJS.ProcessEnv {
+function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, mongoUrl: string): NodeJS.ProcessEnv {
   const { ports } = options;
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
   const secrets = readLocalSecrets(options.secretsFile ?? secretsFileOf(options.dir));
   // A MongoDB given by URL (MONGO_URL) has logins of its own, which that URL carries.
   const login = options.mongoUrl && !options.secretsFile ? undefined : secrets.services[name];
+  const seedFile = nats.natsCredentials?.[name];
   return {
     ...process.env,
     // Local development: merchants test their webhooks on localhost.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     PUBLIC_BASE_URL: gatewayUrl,
-    // On a cluster every stream and bucket is copied to each member, as in Kubernetes.
-    JETSTREAM_REPLICAS: String(ports.natsCluster?.length ?? 1),
     // The gateway's keys reach the gateway only.
     ...(name === 'gateway' && {
       SECRETS_KEYS: secrets.secretsKeys,
@@ -218,7 +240,8 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
     }),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
-    NATS_URL: natsUrl,
+    NATS_URL: nats.natsUrl,
+    ...(seedFile && { NATS_NKEY_SEED_FILE: seedFile }),
     MONGO_URL: mongoUrl,
     OPS_PORT: String(ports.ops[name]),
     GATEWAY_PORT: String(ports.gateway),
@@ -226,11 +249,11 @@ function serviceEnv(name: ServiceName, options: StackOptions, natsUrl: string, m
   };
 }
 
-/** Starts one service and waits for its /readyz. */
+/** Starts one service, as its own NATS identity, and waits for its /readyz. */
 export async function startService(
   name: ServiceName,
   options: StackOptions,
-  natsUrl: string,
+  nats: StackNats,
   mongoUrl: string,
 ): Promise<Started> {
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
@@ -239,7 +262,7 @@ export async function startService(
   // which NODE_OPTIONS refuses (docs/development.md: profiling a service).
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const started = launch(name, process.execPath, [...flags, serviceEntry(name, options.root)], {
-    env: serviceEnv(name, options, natsUrl, mongoUrl),
+    env: serviceEnv(name, options, nats, mongoUrl),
     logFile,
     detached: options.detached,
   });
@@ -272,8 +295,29 @@ function stackDatabase(options: StackOptions): string {
 }
 
 /**
- * Starts NATS, PostgreSQL and FerretDB (unless given their URLs or a PostgreSQL server), and then
- * the services, each once ready. Each service creates its collections' indexes from its schemas.
+ * Copies of each stream and bucket: one on each member of the stack's own cluster, as in
+ * Kubernetes; on a NATS the stack was given, JETSTREAM_REPLICAS (1 by default), as the
+ * provisioning Job reads it.
+ */
+function streamReplicas(options: StackOptions): number {
+  if (!options.natsUrl) return options.ports.natsCluster?.length ?? 1;
+  return Number(options.env?.JETSTREAM_REPLICAS ?? process.env.JETSTREAM_REPLICAS ?? 1);
+}
+
+/** The provisioning step (`admin nats provision`): the streams, consumers and bucket, before any service. */
+async function provision(nats: StackNats, replicas: number): Promise<void> {
+  const nc = await connectAs(nats.natsUrl, 'provisioner', nats.natsCredentials, { timeout: 10_000 });
+  try {
+    await provisionJetStream(nc, replicas);
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Starts NATS, PostgreSQL and FerretDB (unless given their URLs or a PostgreSQL server), provisions
+ * JetStream, and then the services, each once ready. Each service creates its collections' indexes
+ * from its schemas.
  */
 export async function startStack(options: StackOptions): Promise<StackInfo & { started: Started[] }> {
   const { ports, dir } = options;
@@ -302,17 +346,22 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       const { admin } = readLocalSecrets(secretsFile);
       mongoAdminUrl = `mongodb://${admin.user}:${admin.password}@127.0.0.1:${ports.mongo}/${database}`;
     }
-    const natsUrl =
-      options.natsUrl ?? (ports.natsCluster ? natsClusterUrl(ports.natsCluster) : `nats://127.0.0.1:${ports.nats}`);
+    const nats: StackNats = options.natsUrl
+      ? { natsUrl: options.natsUrl, natsCredentials: options.natsCredentials }
+      : {
+          natsUrl: ports.natsCluster ? natsClusterUrl(ports.natsCluster) : `nats://127.0.0.1:${ports.nats}`,
+          natsCredentials: natsCredentials(dir),
+        };
+    await provision(nats, streamReplicas(options));
     // Services log in with the stack's own logins unless given a MongoDB of another stack's or the operator's.
     const serviceOptions = { ...options, secretsFile: options.mongoUrl ? options.secretsFile : secretsFile };
     for (const name of options.services ?? SERVICE_NAMES) {
-      started.push(await startService(name, serviceOptions, natsUrl, mongoUrl));
+      started.push(await startService(name, serviceOptions, nats, mongoUrl));
     }
     return {
       dir,
       gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
-      natsUrl,
+      ...nats,
       mongoUrl,
       mongoAdminUrl,
       postgresUrl: server && !options.mongoUrl ? postgresUrl(server) : undefined,

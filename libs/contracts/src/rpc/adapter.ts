@@ -19,5 +19,8 @@ export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
 
 export const AdapterRpc = {
   /** A charge for a payment at the PSP, idempotent by txid. */
-  createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema),
+  createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema, {
+    server: 'pix-provider-adapter',
+    callers: ['payments'],
+  }),
 } as const;

@@ -47,26 +47,44 @@ export const EndpointStatsReplySchema = z.object({
 });
 export type EndpointStatsReply = z.infer<typeof EndpointStatsReplySchema>;
 
+/** The Events API and the dashboard, behind the gateway's authentication of the store. */
+const forGateway = { server: 'webhook-dispatcher', callers: ['gateway'] } as const;
+/** The admin CLI's webhook commands. */
+const forOperator = { server: 'webhook-dispatcher', callers: ['admin'] } as const;
+
 export const DispatcherRpc = {
-  eventsList: defineRpc('events.list', z.object({ storeId: z.string(), query: EventListQuerySchema }), EventListSchema),
-  eventsGet: defineRpc('events.get', EventRequestSchema, EventDetailSchema),
-  eventsRedeliver: defineRpc('events.redeliver', EventRequestSchema, EventRedeliverySchema),
+  eventsList: defineRpc(
+    'events.list',
+    z.object({ storeId: z.string(), query: EventListQuerySchema }),
+    EventListSchema,
+    forGateway,
+  ),
+  eventsGet: defineRpc('events.get', EventRequestSchema, EventDetailSchema, forGateway),
+  eventsRedeliver: defineRpc('events.redeliver', EventRequestSchema, EventRedeliverySchema, forGateway),
   /** The dashboard's list: whether each payment of a page has a webhook pending, failing or dead. */
   paymentWebhookStates: defineRpc(
     'events.payment-states',
     z.object({ storeId: z.string(), paymentIds: z.array(z.string()).max(MAX_PAYMENT_IDS) }),
     PaymentWebhookStatesReplySchema,
+    forGateway,
   ),
   /** The dashboard's webhooks page: the store's deliveries per endpoint since an instant (24 h ago). */
   endpointStats: defineRpc(
     'events.endpoint-stats',
     z.object({ storeId: z.string(), since: z.iso.datetime({ precision: 3 }) }),
     EndpointStatsReplySchema,
+    forGateway,
   ),
-  webhooksList: defineRpc('admin.webhooks.list', z.object({ paymentId: z.string().min(1) }), WebhooksListReplySchema),
+  webhooksList: defineRpc(
+    'admin.webhooks.list',
+    z.object({ paymentId: z.string().min(1) }),
+    WebhooksListReplySchema,
+    forOperator,
+  ),
   webhooksReplay: defineRpc(
     'admin.webhooks.replay',
     z.object({ eventId: z.string().min(1) }),
     z.object({ eventId: z.string(), status: z.literal('pending'), run: z.number().int() }),
+    forOperator,
   ),
 } as const;

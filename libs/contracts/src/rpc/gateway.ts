@@ -9,27 +9,39 @@ const StoreCreateReplySchema = z.object({
   webhookSecret: z.string(),
 });
 
+/** The operator's store and token commands: the admin CLI alone calls them. */
+const forOperator = { server: 'gateway', callers: ['admin'] } as const;
+
 export const GatewayRpc = {
-  storesCreate: defineRpc('admin.stores.create', z.object({ name: z.string().min(1) }), StoreCreateReplySchema),
+  storesCreate: defineRpc(
+    'admin.stores.create',
+    z.object({ name: z.string().min(1) }),
+    StoreCreateReplySchema,
+    forOperator,
+  ),
   storesSetActive: defineRpc(
     'admin.stores.set-active',
     z.object({ storeId: z.string(), active: z.boolean() }),
     z.object({ storeId: z.string(), active: z.boolean() }),
+    forOperator,
   ),
   tokensIssue: defineRpc(
     'admin.tokens.issue',
     z.object({ storeId: z.string(), expiresInSeconds: z.number().int().positive().optional() }),
     z.object({ token: z.string(), expiresAt: z.string().nullable() }),
+    forOperator,
   ),
   tokensRevoke: defineRpc(
     'admin.tokens.revoke',
     z.object({ token: z.string() }),
     z.object({ revoked: z.literal(true) }),
+    forOperator,
   ),
   storesRotateSecret: defineRpc(
     'admin.stores.rotate-secret',
     z.object({ storeId: z.string() }),
     z.object({ storeId: z.string(), webhookSecret: z.string() }),
+    forOperator,
   ),
   /**
    * Seals again every store's webhook secrets that are in clear (written before sealing) or under
@@ -39,11 +51,16 @@ export const GatewayRpc = {
     'admin.stores.reseal-secrets',
     z.object({}),
     z.object({ stores: z.number().int(), resealed: z.number().int() }),
+    forOperator,
   ),
-  /** The dispatcher's read of a store's webhook secrets (it caches them). */
+  /**
+   * The dispatcher's read of a store's webhook secrets (it caches them). Whoever holds a secret can
+   * forge that store's webhooks: the dispatcher alone may ask.
+   */
   webhookSecrets: defineRpc(
     'stores.webhook-secrets',
     z.object({ storeId: z.string() }),
     z.object({ secrets: z.array(z.string()) }),
+    { server: 'gateway', callers: ['webhook-dispatcher'] },
   ),
 } as const;

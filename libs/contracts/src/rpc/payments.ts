@@ -25,16 +25,33 @@ const PaymentTransitionReplySchema = z.object({
   status: z.enum(PAYMENT_STATUSES),
 });
 
+/** Who calls what: the gateway for merchants and customers, the operator (admin) for the rest. */
+const forGateway = { server: 'payments', callers: ['gateway'] } as const;
+
 export const PaymentsRpc = {
-  create: defineRpc('payments.create', CreatePaymentRequestSchema, PaymentSchema),
-  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema),
-  list: defineRpc('payments.list', z.object({ storeId: z.string(), query: ListQuerySchema }), PaymentListSchema),
+  /** The public API's create, and the admin CLI's `payment create-internal`. */
+  create: defineRpc('payments.create', CreatePaymentRequestSchema, PaymentSchema, {
+    server: 'payments',
+    callers: ['gateway', 'admin'],
+  }),
+  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema, forGateway),
+  list: defineRpc(
+    'payments.list',
+    z.object({ storeId: z.string(), query: ListQuerySchema }),
+    PaymentListSchema,
+    forGateway,
+  ),
   /** The copy-and-paste code behind a payment's public QR image. */
-  qr: defineRpc('payments.qr', z.object({ id: z.string() }), z.object({ qrCopyPaste: z.string().nullable() })),
+  qr: defineRpc(
+    'payments.qr',
+    z.object({ id: z.string() }),
+    z.object({ qrCopyPaste: z.string().nullable() }),
+    forGateway,
+  ),
   /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
-  publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema),
+  publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema, forGateway),
   /** The merchant cancels a pending payment: not_approved at once, its charge removed at the PSP after. */
-  cancel: defineRpc('payments.cancel', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema),
+  cancel: defineRpc('payments.cancel', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema, forGateway),
   /**
    * A refund of an approved payment. `refundId` is chosen by the caller (the gateway's
    * Idempotency-Key): asking again with the same id answers the refund the first request made.
@@ -43,21 +60,25 @@ export const PaymentsRpc = {
     'payments.refunds.create',
     z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.uuid(), input: CreateRefundInputSchema }),
     RefundSchema,
+    forGateway,
   ),
   refundsList: defineRpc(
     'payments.refunds.list',
     z.object({ storeId: z.string(), paymentId: z.string() }),
     RefundListSchema,
+    forGateway,
   ),
   refundsGet: defineRpc(
     'payments.refunds.get',
     z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.string() }),
     RefundSchema,
+    forGateway,
   ),
   /** Admin: drives a payment through the state machine (internal statuses). */
   transition: defineRpc(
     'payments.admin.transition',
     z.object({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) }),
     PaymentTransitionReplySchema,
+    { server: 'payments', callers: ['admin'] },
   ),
 } as const;

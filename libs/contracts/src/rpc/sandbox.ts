@@ -28,6 +28,9 @@ export const SandboxFailNextRefundReplySchema = z.object({
   failureReason: z.string(),
 });
 
+/** Called by the gateway's sandbox routes (a store's own payments) and by the operator's CLI. */
+const sandboxAccess = { server: 'pix-provider-adapter', callers: ['gateway', 'admin'] } as const;
+
 export const SandboxRpc = {
   pay: defineRpc(
     'sandbox.pay',
@@ -38,14 +41,16 @@ export const SandboxRpc = {
       late: z.boolean().optional(),
     }),
     SandboxPayReplySchema,
+    sandboxAccess,
   ),
-  review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
-  clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
-  reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema),
+  review: defineRpc('sandbox.review', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
+  clear: defineRpc('sandbox.clear', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
+  reject: defineRpc('sandbox.reject', SandboxAnalysisRequestSchema, SandboxAnalysisReplySchema, sandboxAccess),
   /** The PSP settles the payment's next refund as not done (NAO_REALIZADO, with a motivo). */
   failNextRefund: defineRpc(
     'sandbox.fail-next-refund',
     z.object({ paymentId: z.string() }),
     SandboxFailNextRefundReplySchema,
+    sandboxAccess,
   ),
 } as const;

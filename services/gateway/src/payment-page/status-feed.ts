@@ -1,5 +1,12 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { pagePhase, PaymentEventSchema, Streams, type PaymentEvent, type PaymentPageUpdate } from '@pix/contracts';
+import {
+  pagePhase,
+  PaymentEventSchema,
+  Streams,
+  Subjects,
+  type PaymentEvent,
+  type PaymentPageUpdate,
+} from '@pix/contracts';
 import { followStream, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
@@ -92,7 +99,7 @@ export class PaymentStatusFeed {
         this.nc,
         {
           stream: Streams.payments.name,
-          subjects: Streams.payments.subjects,
+          subject: Subjects.paymentEventsAll,
           logger: this.logger,
           onFollowing: resolve,
         },

@@ -1,0 +1,18 @@
+import type { NatsIdentity } from './identities';
+import { Subjects } from './subjects';
+
+/** A core NATS message outside any stream, sent to whoever listens at that moment. */
+export interface NoticeDefinition {
+  subject: string;
+  publishers: readonly NatsIdentity[];
+  subscribers: readonly NatsIdentity[];
+}
+
+export const Notices = {
+  /** The gateway tells every dispatcher replica that a store's webhook secrets changed. */
+  webhookSecretsRotated: {
+    subject: Subjects.storesWebhookSecretsRotated,
+    publishers: ['gateway'],
+    subscribers: ['webhook-dispatcher'],
+  },
+} as const satisfies Record<string, NoticeDefinition>;

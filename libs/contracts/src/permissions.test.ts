@@ -1,0 +1,182 @@
+import * as contracts from './index';
+import { natsAuthorization } from './nats-authorization';
+import { allRpcs, AuthBucketStream, natsPermissions } from './permissions';
+import type { NatsIdentity } from './identities';
+import type { RpcDefinition } from './rpc/define-rpc';
+import { Streams, type StreamDefinition } from './streams';
+import { Notices } from './notices';
+import { Subjects } from './subjects';
+
+/** NATS subject matching: `*` is one token, `>` the rest (one token or more). */
+function matches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
+
+const table = natsPermissions();
+const mayPublish = (identity: NatsIdentity, subject: string) =>
+  table[identity].publish.allow.some((allowed) => matches(allowed, subject)) &&
+  !table[identity].publish.deny.some((denied) => matches(denied, subject));
+const maySubscribe = (identity: NatsIdentity, subject: string) =>
+  table[identity].subscribe.allow.some((allowed) => matches(allowed, subject));
+const everyone = contracts.NATS_IDENTITIES;
+const others = (...allowed: NatsIdentity[]) => everyone.filter((identity) => !allowed.includes(identity));
+
+function isRpcDefinition(value: unknown): value is RpcDefinition {
+  return typeof value === 'object' && value !== null && 'subject' in value && 'request' in value && 'server' in value;
+}
+
+describe('a new subject cannot be forgotten', () => {
+  it('every RPC definition the contracts export is in the table (RPC_GROUPS)', () => {
+    const exported = (Object.values(contracts) as unknown[])
+      .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null)
+      .flatMap((group) => Object.values(group).filter(isRpcDefinition));
+    expect(exported.length).toBeGreaterThan(0);
+    const listed = new Set(allRpcs());
+    expect(exported.filter((rpc) => !listed.has(rpc)).map((rpc) => rpc.subject)).toEqual([]);
+  });
+
+  it('every subject is on a stream or a notice, each of which names who uses it', () => {
+    const samples = Object.values(Subjects).map((subject) =>
+      typeof subject === 'function' ? (subject as (...args: string[]) => string)('a', 'b', 'c') : subject,
+    );
+    const homes = [
+      ...(Object.values(Streams) as StreamDefinition[]).flatMap((s) => s.subjects),
+      ...Object.values(Notices).map((n) => n.subject),
+    ];
+    expect(samples.filter((subject) => !homes.some((home) => matches(home, subject)))).toEqual([]);
+  });
+
+  it('every RPC is served by one identity and called by at least one other', () => {
+    for (const rpc of allRpcs()) {
+      expect(rpc.callers.length).toBeGreaterThan(0);
+      expect(rpc.callers).not.toContain(rpc.server);
+      expect(maySubscribe(rpc.server, rpc.subject)).toBe(true);
+      expect(table[rpc.server].allowResponses).toBe(true);
+      for (const identity of everyone) expect(mayPublish(identity, rpc.subject)).toBe(rpc.callers.includes(identity));
+    }
+  });
+
+  it('two operations never share a subject', () => {
+    const subjects = allRpcs().map((rpc) => rpc.subject);
+    expect(new Set(subjects).size).toBe(subjects.length);
+  });
+});
+
+describe('who may do what', () => {
+  it('only the adapter publishes the PSP facts; the dispatcher publishes nothing under pix.', () => {
+    for (const subject of [Subjects.pixPaid, Subjects.pixReview, Subjects.pixCleared, Subjects.pixRejected]) {
+      expect(everyone.filter((identity) => mayPublish(identity, subject))).toEqual(['pix-provider-adapter']);
+    }
+    expect(table['webhook-dispatcher'].publish.allow.filter((s) => s.startsWith('pix.'))).toEqual([]);
+  });
+
+  it('the dispatcher calls no payments operation and no operator operation', () => {
+    const allowed = table['webhook-dispatcher'].publish.allow;
+    expect(
+      allowed.filter((s) => s.startsWith('payments.') || s.startsWith('admin.') || s.startsWith('sandbox.')),
+    ).toEqual([]);
+  });
+
+  it('only admin calls operator operations (admin.*, payments.admin.*)', () => {
+    const operator = allRpcs().filter((rpc) => /^(payments\.)?admin\./.test(rpc.subject));
+    expect(operator.length).toBeGreaterThan(0);
+    for (const rpc of operator) {
+      expect(others('admin').filter((identity) => mayPublish(identity, rpc.subject))).toEqual([]);
+    }
+  });
+
+  it('only the dispatcher may ask for webhook secrets', () => {
+    const subject = contracts.GatewayRpc.webhookSecrets.subject;
+    expect(everyone.filter((identity) => mayPublish(identity, subject))).toEqual(['webhook-dispatcher']);
+  });
+
+  it('a durable consumer is bound and acked by its reader alone', () => {
+    for (const consumer of Object.values(contracts.Consumers)) {
+      const next = `$JS.API.CONSUMER.MSG.NEXT.${consumer.stream}.${consumer.durable}`;
+      const ack = `$JS.ACK.${consumer.stream}.${consumer.durable}.1.2.3.4.5`;
+      const create = `$JS.API.CONSUMER.CREATE.${consumer.stream}.${consumer.durable}.${consumer.filterSubject}`;
+      for (const identity of others(consumer.reader, 'provisioner')) {
+        expect([identity, mayPublish(identity, next), mayPublish(identity, ack), mayPublish(identity, create)]).toEqual(
+          [identity, false, false, false],
+        );
+      }
+      expect(mayPublish(consumer.reader, next) && mayPublish(consumer.reader, ack)).toBe(true);
+      // Its configuration is the provisioning step's: the reader binds, it does not create.
+      expect(mayPublish(consumer.reader, create)).toBe(false);
+    }
+  });
+
+  it("a follower creates consumers of its own by name and filter, never under a durable consumer's name", () => {
+    const create = (name: string) => `$JS.API.CONSUMER.CREATE.PAYMENTS.${name}.payments.events.>`;
+    expect(mayPublish('gateway', create('oc_feed_1'))).toBe(true);
+    expect(mayPublish('gateway', `$JS.API.CONSUMER.MSG.NEXT.PAYMENTS.oc_feed_1`)).toBe(true);
+    expect(mayPublish('gateway', create('webhook-dispatcher'))).toBe(false);
+    expect(mayPublish('gateway', '$JS.API.CONSUMER.CREATE.PAYMENTS')).toBe(false);
+    expect(mayPublish('gateway', '$JS.API.CONSUMER.DURABLE.CREATE.PAYMENTS.feed')).toBe(false);
+  });
+
+  it('a stream that takes schedules is written by identities that may publish every subject of it', () => {
+    // The server checks only that a schedule's target is a subject of its stream: whoever may
+    // publish a schedule there must be allowed its target too.
+    for (const stream of Object.values(Streams) as StreamDefinition[]) {
+      if (!stream.schedules) continue;
+      for (const identity of everyone) {
+        const publishes = stream.subjects.map((subject) => mayPublish(identity, subject.replace('>', 'x')));
+        expect([identity, stream.name, new Set(publishes).size]).toEqual([identity, stream.name, 1]);
+      }
+    }
+  });
+
+  it('no service may create or change a stream; the provisioning step may', () => {
+    for (const identity of others('provisioner')) {
+      expect(mayPublish(identity, '$JS.API.STREAM.CREATE.PIX')).toBe(false);
+      expect(mayPublish(identity, `$JS.API.STREAM.UPDATE.${AuthBucketStream.name}`)).toBe(false);
+    }
+    expect(mayPublish('provisioner', '$JS.API.STREAM.UPDATE.PIX')).toBe(true);
+    // …and nothing but JetStream's API.
+    expect(mayPublish('provisioner', Subjects.pixPaid)).toBe(false);
+  });
+
+  it('each identity subscribes to its own replies only', () => {
+    for (const identity of everyone) {
+      expect(maySubscribe(identity, `_INBOX.${identity}.x`)).toBe(true);
+      for (const other of others(identity)) expect(maySubscribe(identity, `_INBOX.${other}.x`)).toBe(false);
+      expect(maySubscribe(identity, '_INBOX.>')).toBe(false);
+    }
+  });
+
+  it('no identity is left without permissions (an empty allow list would allow everything)', () => {
+    for (const identity of everyone) {
+      expect(table[identity].publish.allow.length).toBeGreaterThan(0);
+      expect(table[identity].subscribe.allow.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('natsAuthorization', () => {
+  const key = (letter: string) => `U${letter.repeat(55)}`;
+  const keys = Object.fromEntries(everyone.map((identity, i) => [identity, [key('ABCDEFG'[i]!)]])) as Record<
+    NatsIdentity,
+    string[]
+  >;
+
+  it('makes one nkey user per key, each with its identity permissions, and no anonymous user', () => {
+    const conf = natsAuthorization({ ...keys, gateway: [key('Z'), key('Y')] });
+    expect(conf).toContain(`{ nkey: ${key('Z')}, permissions: $PERMISSIONS_GATEWAY }`);
+    expect(conf).toContain(`{ nkey: ${key('Y')}, permissions: $PERMISSIONS_GATEWAY }`);
+    expect(conf).toContain(`{ nkey: ${key('B')}, permissions: $PERMISSIONS_PAYMENTS }`);
+    expect(conf).toContain('"$JS.API.CONSUMER.MSG.NEXT.PIX.payments-pix"');
+    expect(conf).not.toMatch(/no_auth_user|password/);
+  });
+
+  it('refuses an identity without a key, and a seed given for a public key', () => {
+    expect(() => natsAuthorization({ ...keys, admin: [] })).toThrow('no NATS public key for admin');
+    expect(() => natsAuthorization({ ...keys, admin: [`SU${'A'.repeat(56)}`] })).toThrow('not an nkey user public key');
+  });
+});

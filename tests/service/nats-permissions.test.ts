@@ -1,0 +1,305 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { createUser } from '@nats-io/nkeys';
+import { connect, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
+import {
+  AuthBucket,
+  Consumers,
+  DomainError,
+  GatewayRpc,
+  PaymentsRpc,
+  QueueGroups,
+  Streams,
+  Subjects,
+  type NatsIdentity,
+} from '@pix/contracts';
+import { connectAs, type StackNats } from '@pix/devstack';
+import { callRpc, connectNats, CounterReader, publishEvent } from '@pix/messaging';
+import { createRegistry } from '@pix/observability';
+import pino from 'pino';
+import { createStore } from '../support/admin';
+import { api, eventually } from '../support/api';
+import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
+
+/**
+ * NATS holds every identity to the permissions table of @pix/contracts: on the real nats-server,
+ * with the credentials `make up` and the tests' stacks generate, what each may do succeeds and a
+ * sample of what it may not is refused with a permissions violation.
+ */
+const stack = sharedStack();
+const open: NatsConnection[] = [];
+async function as(identity: NatsIdentity, on: StackNats = stack): Promise<NatsConnection> {
+  const nc = await connectAs(on.natsUrl, identity, on.natsCredentials);
+  open.push(nc);
+  return nc;
+}
+afterAll(() => Promise.all(open.map((nc) => nc.close())));
+
+/** What a refused operation rejects with: NATS's permissions violation for that subject. */
+async function refused(operation: Promise<unknown>, subject: string): Promise<void> {
+  const err = await operation.then(
+    () => new Error(`allowed: ${subject}`),
+    (e: unknown) => e,
+  );
+  const violation = err instanceof PermissionViolationError ? err : (err as Error).cause;
+  expect(violation).toBeInstanceOf(PermissionViolationError);
+  expect((violation as PermissionViolationError).subject).toBe(subject);
+}
+
+/** A fact as the adapter publishes it, for a charge nobody has. */
+const strayFact = () => ({ txid: `probe${Date.now()}`, endToEndId: `E${Date.now()}`, amountCents: 100 });
+
+describe('who connects', () => {
+  it('refuses an anonymous client', async () => {
+    await expect(connect({ servers: stack.natsUrl, timeout: 5000 })).rejects.toThrow('Authorization Violation');
+  });
+
+  it('refuses a key the configuration does not list', async () => {
+    const dir = fs.mkdtempSync(path.join(stack.dir, 'stranger-'));
+    const seedFile = path.join(dir, 'stranger.nk');
+    fs.writeFileSync(seedFile, new TextDecoder().decode(createUser().getSeed()));
+    const stranger = { ...stack.natsCredentials!, admin: seedFile };
+    await expect(connectAs(stack.natsUrl, 'admin', stranger, { timeout: 5000 })).rejects.toThrow(
+      'Authorization Violation',
+    );
+  });
+});
+
+describe('what each identity may do, it does', () => {
+  it('admin creates a store; the dispatcher reads its webhook secrets; the gateway reads payments', async () => {
+    const store = await callRpc(await as('admin'), GatewayRpc.storesCreate, { name: 'Permissions store' });
+    const { secrets } = await callRpc(await as('webhook-dispatcher'), GatewayRpc.webhookSecrets, {
+      storeId: store.storeId,
+    });
+    expect(secrets).toEqual([store.webhookSecret]);
+    const missing = callRpc(await as('gateway'), PaymentsRpc.get, { storeId: store.storeId, id: 'none' });
+    await expect(missing).rejects.toBeInstanceOf(DomainError);
+  });
+
+  it('the gateway follows PAYMENTS and uses its AUTH bucket; payments reads its counters', async () => {
+    const gateway = await as('gateway');
+    const follower = await jetstream(gateway).consumers.get(Streams.payments.name, {
+      filter_subjects: Subjects.paymentEventsAll,
+    });
+    const batch = await follower.fetch({ max_messages: 1, expires: 1000 });
+    for await (const msg of batch) expect(msg.subject).toMatch(/^payments\.events\./);
+    const kv = await new Kvm(gateway).open(AuthBucket.name);
+    await kv.put('probe.permissions', '{}');
+    expect((await kv.get('probe.permissions'))?.string()).toBe('{}');
+
+    const counts = new CounterReader(await as('payments'), Streams.paymentCounts);
+    expect(await counts.read(Subjects.paymentCount('no-such-store', 'all'))).toBe(0);
+  });
+
+  it('the provisioning step reads and manages JetStream', async () => {
+    const jsm = await jetstreamManager(await as('provisioner'));
+    expect((await jsm.streams.info(Streams.pix.name)).config.subjects).toEqual([Subjects.pixEventsAll]);
+  });
+});
+
+describe('what it may not do, NATS refuses', () => {
+  it.each(['webhook-dispatcher', 'gateway'] as const)('%s cannot publish pix.events.paid', async (identity) => {
+    const js = jetstream(await as(identity));
+    await refused(js.publish(Subjects.pixPaid, JSON.stringify(strayFact())), Subjects.pixPaid);
+  });
+
+  it('the adapter cannot call admin.stores.create', async () => {
+    const adapter = await as('pix-provider-adapter');
+    await refused(callRpc(adapter, GatewayRpc.storesCreate, { name: 'forged' }), GatewayRpc.storesCreate.subject);
+  });
+
+  it.each(['gateway', 'payments', 'pix-provider-adapter', 'admin'] as const)(
+    '%s cannot ask for webhook secrets',
+    async (identity) => {
+      const nc = await as(identity);
+      await refused(callRpc(nc, GatewayRpc.webhookSecrets, { storeId: 'any' }), GatewayRpc.webhookSecrets.subject);
+    },
+  );
+
+  it("the dispatcher cannot bind payments' consumer, nor pull from it", async () => {
+    const dispatcher = await as('webhook-dispatcher');
+    const { stream, durable } = Consumers.paymentsPix;
+    await refused(jetstream(dispatcher).consumers.get(stream, durable), `$JS.API.CONSUMER.INFO.${stream}.${durable}`);
+    const next = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`;
+    await refused(dispatcher.request(next, JSON.stringify({ batch: 1 }), { timeout: 2000 }), next);
+  });
+
+  it("the gateway, which follows PAYMENTS, cannot take the dispatcher's consumer there", async () => {
+    const gateway = await as('gateway');
+    const { stream, durable } = Consumers.dispatcherPayments;
+    const next = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`;
+    await refused(gateway.request(next, JSON.stringify({ batch: 1 }), { timeout: 2000 }), next);
+    const jsm = await jetstreamManager(gateway);
+    const config = { durable_name: durable, filter_subject: Subjects.paymentEventsAll, ack_policy: AckPolicy.Explicit };
+    await refused(
+      jsm.consumers.add(stream, config),
+      `$JS.API.CONSUMER.CREATE.${stream}.${durable}.${config.filter_subject}`,
+    );
+  });
+
+  it('no service creates or changes a stream', async () => {
+    for (const identity of ['payments', 'webhook-dispatcher'] as const) {
+      const nc = await as(identity);
+      const jsm = await jetstreamManager(nc);
+      await refused(jsm.streams.add({ name: 'FORGED', subjects: ['forged.>'] }), '$JS.API.STREAM.CREATE.FORGED');
+      const update = `$JS.API.STREAM.UPDATE.${Streams.payments.name}`;
+      const config = {
+        name: Streams.payments.name,
+        subjects: [Subjects.paymentEventsAll],
+        republish: { src: '>', dest: Subjects.pixPaid },
+      };
+      await refused(nc.request(update, JSON.stringify(config), { timeout: 2000 }), update);
+    }
+  });
+
+  it("nobody subscribes to another's replies", async () => {
+    const gateway = await as('gateway');
+    const subscription = gateway.subscribe('_INBOX.payments.>');
+    const ended = (async () => {
+      for await (const _ of subscription) return new Error('received another identity’s reply');
+    })().catch((err: unknown) => err);
+    expect(await ended).toBeInstanceOf(PermissionViolationError);
+  });
+});
+
+describe('a refusal fails loudly in the caller', () => {
+  it('is logged as an error and counted in nats_permission_violations_total', async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const registry = createRegistry('webhook-dispatcher');
+    const nc = await connectNats(stack.natsUrl, 'webhook-dispatcher', logger, {
+      seedFile: stack.natsCredentials!['webhook-dispatcher'],
+    });
+    open.push(nc);
+    nc.publish(Subjects.pixPaid, JSON.stringify(strayFact()));
+    await nc.flush();
+    const logged = await eventually(
+      async () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+      (entries) => entries.some((e) => e.nats === 'permissions violation'),
+    );
+    expect(logged.find((e) => e.nats === 'permissions violation')).toMatchObject({
+      level: 50,
+      operation: 'publish',
+      subject: Subjects.pixPaid,
+      msg: 'NATS refused an operation',
+    });
+    expect(await registry.getSingleMetricAsString('nats_permission_violations_total')).toMatch(
+      /nats_permission_violations_total\{operation="publish",subject="pix\.events\.paid"[^}]*\} 1/,
+    );
+  });
+});
+
+describe('scheduled messages fire with permissions on', () => {
+  // A stack of its own without services: the test takes the consumers' messages itself.
+  let own: PrivateStack;
+  beforeAll(async () => {
+    own = await startPrivateStack({ services: [], mongoUrl: stack.mongoUrl });
+  });
+  afterAll(() => own?.stop());
+
+  async function firedOn(js: JetStreamClient, consumer: (typeof Consumers)[keyof typeof Consumers]) {
+    const bound = await js.consumers.get(consumer.stream, consumer.durable);
+    const messages = await bound.fetch({ max_messages: 1, expires: 10_000 });
+    for await (const msg of messages) {
+      msg.ack();
+      return { subject: msg.subject, body: msg.json<Record<string, unknown>>() };
+    }
+    return undefined;
+  }
+
+  it("payments' deadline fires onto payments.due, where its consumer takes it", async () => {
+    const js = jetstream(await as('payments', own));
+    const at = new Date(Date.now() + 500);
+    await publishEvent(js, Subjects.paymentSchedule('expiry', 'p1', 'k1'), { paymentId: 'p1' }, 'schedule-p1', {
+      schedule: { at, target: Subjects.paymentDue('expiry') },
+    });
+    expect(await firedOn(js, Consumers.paymentsDue)).toEqual({
+      subject: Subjects.paymentDue('expiry'),
+      body: { paymentId: 'p1' },
+    });
+  });
+
+  it("the dispatcher's retry fires onto webhooks.attempts.due, where its consumer takes it", async () => {
+    const js = jetstream(await as('webhook-dispatcher', own));
+    await js.publish(Subjects.webhookAttemptScheduled('p2', 1), JSON.stringify({ eventId: 'e2' }), {
+      schedule: { specification: new Date(Date.now() + 500), target: Subjects.webhookAttemptDue },
+    });
+    expect(await firedOn(js, Consumers.dispatcherAttempts)).toEqual({
+      subject: Subjects.webhookAttemptDue,
+      body: { eventId: 'e2' },
+    });
+  });
+
+  it('nobody else may schedule there, and a schedule cannot aim outside its stream', async () => {
+    const gateway = jetstream(await as('gateway', own));
+    const schedule = Subjects.paymentSchedule('expiry', 'p3', 'k3');
+    await refused(
+      gateway.publish(schedule, '{}', {
+        schedule: { specification: new Date(), target: Subjects.paymentDue('expiry') },
+      }),
+      schedule,
+    );
+    const payments = jetstream(await as('payments', own));
+    const aimed = payments.publish(Subjects.paymentSchedule('expiry', 'p4', 'k4'), '{}', {
+      schedule: { specification: new Date(), target: Subjects.pixPaid },
+    });
+    await expect(aimed).rejects.toThrow(/target is invalid/);
+  });
+});
+
+describe('a stream pushed onto an operation is no request', () => {
+  it("the gateway's bucket redirected onto payments.admin.transition changes no payment", async () => {
+    // NATS lets whoever may create a consumer name any deliver subject: the gateway, which watches
+    // its bucket, can push an entry it wrote onto an operation that only admin may call. The
+    // message keeps its bucket subject, and serveRpc takes only requests sent on its own subject.
+    const store = await createStore(stack, 'Redirect store');
+    const created = await api<{ id: string; status: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 12 },
+    });
+    expect(created.status).toBe(200);
+    const gateway = await as('gateway');
+    const kv = await new Kvm(gateway).open(AuthBucket.name);
+    const key = `probe.${created.body.id}`;
+    await kv.put(key, JSON.stringify({ paymentId: created.body.id, status: 'rejected' }));
+    const jsm = await jetstreamManager(gateway);
+    const name = `redirect_${Date.now()}`;
+    await jsm.consumers.add(`KV_${AuthBucket.name}`, {
+      name,
+      filter_subject: `$KV.${AuthBucket.name}.${key}`,
+      deliver_subject: PaymentsRpc.transition.subject,
+      // Payments' replicas listen in their queue group.
+      deliver_group: QueueGroups.payments,
+      ack_policy: AckPolicy.None,
+    });
+    try {
+      const log = path.join(stack.dir, 'logs', 'payments.log');
+      const outcome = await eventually(
+        async () => ({
+          dropped: fs.readFileSync(log, 'utf8').includes(`"received":"$KV.${AuthBucket.name}.${key}"`),
+          status: (
+            await api<{ status: string }>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${created.body.id}`, {
+              token: store.token,
+            })
+          ).body.status,
+        }),
+        (seen) => seen.dropped || seen.status !== 'pending',
+      );
+      expect(outcome).toEqual({ dropped: true, status: 'pending' });
+    } finally {
+      // An ephemeral consumer: the server may have removed it already.
+      await jsm.consumers.delete(`KV_${AuthBucket.name}`, name).catch(() => undefined);
+    }
+  });
+});
