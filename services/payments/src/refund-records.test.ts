@@ -47,3 +47,17 @@ describe('a payment stored before refunds were records', () => {
     expect(currentShape(old).refunds[0]?.id).toBe(doc.refunds[0]?.id);
   });
 });
+
+describe("a payment stored in today's shape", () => {
+  it('is read as it is, not copied', () => {
+    const today = { ...paymentDoc(), outbox: [], listKey: 'k', statusKey: 'k' } as StoredPayment;
+    expect(currentShape(today)).toBe(today);
+  });
+
+  it('with a review refund left beside its records still loses the old field', () => {
+    const both = stored({ refunds: [], paidAt: null, cancelledAt: null, refund: null });
+    const doc = currentShape(both);
+    expect(doc).not.toBe(both);
+    expect(doc).not.toHaveProperty('refund');
+  });
+});
