@@ -88,24 +88,19 @@ async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<
  * platform refund, or, for one requested before refunds were records of their own (or earlier by
  * this same step), its command again, which reads the PSP's record before sending anything.
  */
-function reviewRefund(payment: PaymentDoc, sequence: number): Change {
+function reviewRefund(payment: PaymentDoc): Change {
   const live = liveRefundOfPaidPix(payment);
   if (live) return { set: {}, messages: [refundCommand(payment, live, 2)] };
-  const refund = newRefund(
-    payment,
-    {
-      endToEndId: payment.paidEndToEndId as string,
-      amountCents: payment.paidAmountCents as number,
-      reason:
-        payment.refundReason === 'analysis_rejected'
-          ? PlatformRefundReasons.analysisRejected
-          : PlatformRefundReasons.reviewTimeout,
-      origin: 'platform',
-    },
-    sequence,
-  );
-  if (!refund) return { set: {}, messages: [] };
-  return { set: { refunds: [...payment.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+  const refund = newRefund(payment, {
+    endToEndId: payment.paidEndToEndId as string,
+    amountCents: payment.paidAmountCents as number,
+    reason:
+      payment.refundReason === 'analysis_rejected'
+        ? PlatformRefundReasons.analysisRejected
+        : PlatformRefundReasons.reviewTimeout,
+    origin: 'platform',
+  });
+  return refund ? refund.change : { set: {}, messages: [] };
 }
 
 /**

@@ -17,8 +17,8 @@ import {
 import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { refundsCreated, refundsSettled } from './metrics';
-import type { OutboxMessage, PaymentDoc, RefundRecord } from './model';
-import type { PaymentStorage } from './payment-storage';
+import type { PaymentDoc, RefundRecord } from './model';
+import type { Change, PaymentStorage } from './payment-storage';
 import { toRefund } from './presenter';
 import { refundCommand, refundEvent } from './refund-messages';
 import { refundableCents } from './refund-records';
@@ -41,16 +41,16 @@ export interface RefundAsked {
 }
 
 /**
- * A new refund of a Pix of `doc`, numbered after its refunds (its PSP id holds the number), and what
- * it owes: its refund.created event at `sequence`, and the command that sends it to the PSP. Null
- * when the payment has every refund number taken.
+ * A new refund of a Pix of `doc`, numbered after its refunds (its PSP id holds the number), and the
+ * change that records it: the refund appended, and what it owes (its refund.created event, next in
+ * the payment's sequence, and the command that sends it to the PSP). Null when the payment has every
+ * refund number taken.
  */
 export function newRefund(
   doc: PaymentDoc,
   asked: RefundAsked,
-  sequence: number,
   now = new Date(),
-): { record: RefundRecord; messages: OutboxMessage[] } | null {
+): { record: RefundRecord; change: Change } | null {
   if (doc.refunds.length >= MAX_REFUNDS_PER_CHARGE) return null;
   const record: RefundRecord = {
     id: asked.id ?? randomUUID(),
@@ -65,7 +65,14 @@ export function newRefund(
     failureReason: null,
     rtrId: null,
   };
-  return { record, messages: [refundEvent(doc, record, 'refund.created', sequence), refundCommand(doc, record)] };
+  const sequence = doc.eventSeq + 1;
+  return {
+    record,
+    change: {
+      set: { refunds: [...doc.refunds, record], eventSeq: sequence },
+      messages: [refundEvent(doc, record, 'refund.created', sequence), refundCommand(doc, record)],
+    },
+  };
 }
 
 type MerchantRefusal =
@@ -107,7 +114,6 @@ export async function createRefund(
       const now = new Date();
       const refusal = merchantRefusal(doc, input.amountCents, now);
       if (refusal) return { skip: refusal };
-      const sequence = doc.eventSeq + 1;
       const refund = newRefund(
         doc,
         {
@@ -117,12 +123,11 @@ export async function createRefund(
           reason: input.reason,
           origin: 'merchant',
         },
-        sequence,
         now,
       );
       if (!refund) return { skip: 'refund_limit_reached' };
       created = refund.record;
-      return { set: { refunds: [...doc.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+      return refund.change;
     },
     seen,
   );
@@ -160,20 +165,15 @@ export async function returnLatePix(deps: RefundDeps, seen: PaymentDoc, pix: Pix
       if (doc.paidEndToEndId === pix.endToEndId) return { skip: 'paid_by_it' };
       if (doc.status === 'pending') return { skip: 'pending' };
       if (doc.refunds.some((refund) => refund.endToEndId === pix.endToEndId)) return { skip: 'returned' };
-      const sequence = doc.eventSeq + 1;
-      const refund = newRefund(
-        doc,
-        {
-          endToEndId: pix.endToEndId,
-          amountCents: pix.amountCents,
-          reason: PlatformRefundReasons.latePix,
-          origin: 'platform',
-        },
-        sequence,
-      );
+      const refund = newRefund(doc, {
+        endToEndId: pix.endToEndId,
+        amountCents: pix.amountCents,
+        reason: PlatformRefundReasons.latePix,
+        origin: 'platform',
+      });
       if (!refund) return { skip: 'full' };
       created = refund.record;
-      return { set: { refunds: [...doc.refunds, refund.record], eventSeq: sequence }, messages: refund.messages };
+      return refund.change;
     },
     seen,
   );

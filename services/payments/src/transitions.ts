@@ -18,10 +18,11 @@ export interface TransitionOptions {
   /** What ended a payment that leaves pending without a Pix (its event carries it). */
   cause?: PaymentEndCause;
   /**
-   * More of the same write, decided on the payment as changed: what it sets and owes, its own events
-   * numbered from `sequence` (the review refund records its refund with the change).
+   * More of the same write, decided on the payment as changed (its eventSeq is the status change's,
+   * so its own events number after it): what it sets and owes (the review refund records its refund
+   * with the change).
    */
-  with?: (changed: PaymentDoc, sequence: number) => Change;
+  with?: (changed: PaymentDoc) => Change;
   seen?: PaymentDoc;
 }
 
@@ -51,7 +52,7 @@ export async function transition(
       const set: Partial<PaymentDoc> = { deadlineAt: null, ...options.extra, status: to, eventSeq: sequence };
       const changed = { ...current, ...set };
       const event = eventMessage(changed, sequence, from, options.cause);
-      const more = options.with?.(changed, sequence + 1);
+      const more = options.with?.(changed);
       return {
         set: { ...set, ...more?.set },
         messages: [event, ...(options.messages ?? []), ...(more?.messages ?? [])],
