@@ -7,6 +7,7 @@ export { retrySetup } from './setup-retry';
 export { provisionJetStream } from './provision';
 export {
   publishEvent,
+  retryDelay,
   startConsumer,
   jetstream,
   type HandlerOutcome,

@@ -36,6 +36,14 @@ export interface Schedule {
 }
 
 /**
+ * How long a scheduled retry of work waits after its `attempt`-th try failed: `firstMs`, doubling
+ * each try, never more than `maxMs`.
+ */
+export function retryDelay(attempt: number, firstMs: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** Math.min(attempt - 1, 16));
+}
+
+/**
  * Publishes a fact with a stable id (with `schedule`, a message delivered later on another subject). JetStream drops a second publish of the same id inside the
  * duplicate window, which is what makes "publish, crash, publish again" end with one message.
  */

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { PlatformRefundReasons, type PaymentDueKind } from '@pix/contracts';
-import type { HandlerOutcome } from '@pix/messaging';
+import { retryDelay, type HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { z } from 'zod';
 import type { Config } from './config';
@@ -39,7 +39,7 @@ const DueMessageSchema = z.object({
  */
 async function retryLater(deps: DueDeps, due: DueMessage): Promise<void> {
   const attempt = due.attempt + 1;
-  const delay = Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** Math.min(due.attempt - 1, 16));
+  const delay = retryDelay(due.attempt, 1000, MAX_RETRY_DELAY_MS);
   const deadline = new Date(due.at);
   const retry = dueMessage(due.paymentId, due.kind, deadline, `${deadline.getTime()}-${attempt}`, {
     attempt,

@@ -6,7 +6,14 @@ import {
   type PixCommandKind,
   type RefundCommand,
 } from '@pix/contracts';
-import { publishEvent, traceCarrier, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
+import {
+  publishEvent,
+  retryDelay,
+  traceCarrier,
+  type HandlerOutcome,
+  type JetStreamClient,
+  type JsMsg,
+} from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import type { z } from 'zod';
 import { factFromRefund } from './api-pix/transformers';
@@ -22,10 +29,6 @@ const READ_BACK_MAX_MS = 10 * 60_000;
 
 /** How a command ended, as pix_commands_total counts it. */
 export type CommandOutcome = 'done' | 'refused' | 'processing' | 'retried';
-
-function backoff(attempt: number, firstMs: number, maxMs: number): number {
-  return Math.min(maxMs, firstMs * 2 ** Math.min(attempt - 1, 16));
-}
 
 /**
  * payments' commands to the PSP (the PIX_COMMANDS work queue), each handled once however often it
@@ -92,11 +95,11 @@ export class PspCommands {
         { ...line, err, attempt: command.attempt },
         'refund not taken by the PSP now; tried again later',
       );
-      await this.later('refund', command, backoff(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
+      await this.later('refund', command, retryDelay(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
       return this.counted('refund', 'retried');
     }
     if (refund.status === 'processing') {
-      await this.later('refund', command, backoff(command.attempt, READ_BACK_FIRST_MS, READ_BACK_MAX_MS), {
+      await this.later('refund', command, retryDelay(command.attempt, READ_BACK_FIRST_MS, READ_BACK_MAX_MS), {
         accepted: true,
       });
       return this.counted('refund', 'processing');
@@ -138,7 +141,7 @@ export class PspCommands {
         { ...line, err, attempt: command.attempt },
         'charge removal not taken by the PSP now; tried again later',
       );
-      await this.later('cancel', command, backoff(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
+      await this.later('cancel', command, retryDelay(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
       return this.counted('cancel', 'retried');
     }
   }
