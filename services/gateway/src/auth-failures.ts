@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from '@pix/observability';
 
@@ -20,17 +21,11 @@ interface Window {
  */
 export function clientKey(address: string | undefined): string {
   if (!address) return 'unknown';
-  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (v4?.[1]) return v4[1];
-  if (!address.includes(':')) return address;
-  const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = address.includes('::') && tail ? tail.split(':') : [];
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const network = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${network.map((group) => group.toString(16)).join(':')}::/64`;
 }
 
 /**

@@ -43,7 +43,7 @@ export interface ApiPixClientOptions {
 
 /** Token renewed this long before the PSP says it expires. */
 const TOKEN_MARGIN_MS = 30_000;
-/** Answers that are the PSP's word on the request itself (not its being away): refusals. */
+/** 4xx answers that do not refuse the request itself (a token to renew, a timeout, too many requests): temporary. */
 const TEMPORARY_STATUSES = new Set([401, 408, 429]);
 
 interface Call<S extends z.ZodType> {
