@@ -55,6 +55,62 @@ export async function createWebhookPayments(
   return ids.slice(0, count);
 }
 
+/** Requests sent, one per payment, at a fixed rate whatever the answers; `refused` settles once all are answered. */
+interface Paced {
+  sentAt: Map<string, number>;
+  started: number;
+  lastSent: number;
+  refused: Promise<number>;
+}
+
+async function paceRequests(
+  paymentIds: readonly string[],
+  ratePerSecond: number,
+  send: (paymentId: string) => Promise<boolean>,
+): Promise<Paced> {
+  const sentAt = new Map<string, number>();
+  const answers: Promise<boolean>[] = [];
+  const started = performance.now();
+  for (const [i, paymentId] of paymentIds.entries()) {
+    const due = started + (i * 1000) / ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sentAt.set(paymentId, performance.now());
+    answers.push(send(paymentId).catch(() => false));
+  }
+  const refused = Promise.all(answers).then((ok) => ok.filter((accepted) => !accepted).length);
+  return { sentAt, started, lastSent: performance.now(), refused };
+}
+
+/** From each request sent to its webhook's arrival (`arrivedAt`), once the webhooks still owed were waited for. */
+async function latencyTo(
+  arrivedAt: Map<string, number>,
+  receiver: WebhookReceiver,
+  paymentIds: readonly string[],
+  paced: Paced,
+  refused: number,
+  waitSeconds: number,
+): Promise<ConfirmationLatency> {
+  const { sentAt, started, lastSent } = paced;
+  await receiver.waitFor(arrivedAt, paymentIds, lastSent + waitSeconds * 1000);
+  const latencies = paymentIds.map((id) => {
+    const at = arrivedAt.get(id);
+    return at === undefined ? Infinity : at - (sentAt.get(id) ?? 0);
+  });
+  latencies.sort((a, b) => a - b);
+  const finite = (v: number | null) => (v === null || v === Infinity ? null : v);
+  const sendSeconds = (lastSent - started) / 1000;
+  return {
+    sent: paymentIds.length,
+    ratePerSecond: paymentIds.length > 1 ? (paymentIds.length - 1) / sendSeconds : paymentIds.length,
+    refused,
+    received: latencies.filter((v) => v !== Infinity).length,
+    p50Ms: finite(percentile(latencies, 0.5)),
+    p99Ms: finite(percentile(latencies, 0.99)),
+    waitSeconds,
+  };
+}
+
 /**
  * Pays each payment at the sandbox PSP (what `admin sandbox pay` does) at a fixed rate, whatever
  * the answers, and times each from its confirmation to its payment.status_changed webhook.
@@ -66,41 +122,12 @@ export async function confirmAtFixedRate(
   ratePerSecond: number,
   waitSeconds: number,
 ): Promise<ConfirmationLatency> {
-  const sentAt = new Map<string, number>();
-  const answers: Promise<void>[] = [];
-  let refused = 0;
-  const started = performance.now();
-  for (const [i, paymentId] of paymentIds.entries()) {
-    const due = started + (i * 1000) / ratePerSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    sentAt.set(paymentId, performance.now());
-    answers.push(
-      callRpc(nc, SandboxRpc.pay, { paymentId }, 15_000).then(
-        () => undefined,
-        () => void refused++,
-      ),
-    );
-  }
-  const lastSent = performance.now();
-  const sendSeconds = (lastSent - started) / 1000;
-  await receiver.waitFor(receiver.statusChanged, paymentIds, lastSent + waitSeconds * 1000);
-  await Promise.all(answers);
-  const latencies = paymentIds.map((id) => {
-    const at = receiver.statusChanged.get(id);
-    return at === undefined ? Infinity : at - (sentAt.get(id) ?? 0);
-  });
-  latencies.sort((a, b) => a - b);
-  const finite = (v: number | null) => (v === null || v === Infinity ? null : v);
-  return {
-    sent: paymentIds.length,
-    ratePerSecond: paymentIds.length > 1 ? (paymentIds.length - 1) / sendSeconds : paymentIds.length,
-    refused,
-    received: latencies.filter((v) => v !== Infinity).length,
-    p50Ms: finite(percentile(latencies, 0.5)),
-    p99Ms: finite(percentile(latencies, 0.99)),
-    waitSeconds,
-  };
+  const paced = await paceRequests(paymentIds, ratePerSecond, (paymentId) =>
+    callRpc(nc, SandboxRpc.pay, { paymentId }, 15_000).then(() => true),
+  );
+  // Measured while the answers are still coming: the webhook may arrive before the pay's answer.
+  const latency = await latencyTo(receiver.statusChanged, receiver, paymentIds, paced, 0, waitSeconds);
+  return { ...latency, refused: await paced.refused };
 }
 
 /**
@@ -117,49 +144,18 @@ export async function refundAtFixedRate(
   ratePerSecond: number,
   waitSeconds: number,
 ): Promise<ConfirmationLatency> {
-  const sentAt = new Map<string, number>();
-  const answers: Promise<void>[] = [];
-  let refused = 0;
-  const started = performance.now();
-  for (const [i, paymentId] of paymentIds.entries()) {
-    const due = started + (i * 1000) / ratePerSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    sentAt.set(paymentId, performance.now());
-    answers.push(
-      fetch(`${gatewayUrl}/public-api/v1/payments/${paymentId}/refunds`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 5, reason: 'bench' }),
-      }).then(
-        async (res) => {
-          if (!res.ok) refused++;
-          await res.body?.cancel();
-        },
-        () => void refused++,
-      ),
-    );
-  }
-  await Promise.all(answers);
-  const lastSent = Math.max(...sentAt.values(), started);
-  const sendSeconds = (lastSent - started) / 1000;
-  if (refused === paymentIds.length) return { ...noneMeasured(paymentIds.length, refused), waitSeconds };
-  await receiver.waitFor(receiver.refundSucceeded, paymentIds, lastSent + waitSeconds * 1000);
-  const latencies = paymentIds.map((id) => {
-    const at = receiver.refundSucceeded.get(id);
-    return at === undefined ? Infinity : at - (sentAt.get(id) ?? 0);
+  const paced = await paceRequests(paymentIds, ratePerSecond, async (paymentId) => {
+    const res = await fetch(`${gatewayUrl}/public-api/v1/payments/${paymentId}/refunds`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 5, reason: 'bench' }),
+    });
+    await res.body?.cancel();
+    return res.ok;
   });
-  latencies.sort((a, b) => a - b);
-  const finite = (v: number | null) => (v === null || v === Infinity ? null : v);
-  return {
-    sent: paymentIds.length,
-    ratePerSecond: paymentIds.length > 1 ? (paymentIds.length - 1) / sendSeconds : paymentIds.length,
-    refused,
-    received: latencies.filter((v) => v !== Infinity).length,
-    p50Ms: finite(percentile(latencies, 0.5)),
-    p99Ms: finite(percentile(latencies, 0.99)),
-    waitSeconds,
-  };
+  const refused = await paced.refused;
+  if (refused === paymentIds.length) return { ...noneMeasured(paymentIds.length, refused), waitSeconds };
+  return latencyTo(receiver.refundSucceeded, receiver, paymentIds, paced, refused, waitSeconds);
 }
 
 function noneMeasured(sent: number, refused: number): Omit<ConfirmationLatency, 'waitSeconds'> {
