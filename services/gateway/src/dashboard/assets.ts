@@ -426,7 +426,7 @@ export const DASHBOARD_SCRIPT = `(function () {
             answer.setAttribute('data-ok', String(result.status === 200));
             answer.textContent = 'HTTP ' + result.status + '\\n' + JSON.stringify(result.body, null, 2);
             refreshSoon();
-          }, function () { answer.setAttribute('data-ok', 'false'); answer.textContent = TEXTS.networkError; })
+          }, function () { networkFailed(answer); })
           .then(function () { button.disabled = false; });
       });
     });
