@@ -1,5 +1,6 @@
 import { Subjects, type CancelCommand, type RefundCommand } from '@pix/contracts';
-import type { JetStreamClient, JsMsg } from '@pix/messaging';
+import type { JsMsg } from '@pix/messaging';
+import { capturePublished } from '../../../libs/messaging/src/testing/published';
 import { Counter, createLogger } from '@pix/observability';
 import {
   PspRefusal,
@@ -55,35 +56,13 @@ class FakePsp implements PixProvider {
   }
 }
 
-/** What the commands published: facts on PIX, and scheduled next tries. */
-function capture() {
-  const published: { subject: string; body: Record<string, unknown>; id?: string; at?: Date; target?: string }[] = [];
-  const js = {
-    publish: async (
-      subject: string,
-      data: string,
-      options?: { msgID?: string; schedule?: { specification: Date; target: string } },
-    ) => {
-      published.push({
-        subject,
-        body: JSON.parse(data) as Record<string, unknown>,
-        id: options?.msgID,
-        at: options?.schedule?.specification,
-        target: options?.schedule?.target,
-      });
-      return { duplicate: false, seq: published.length };
-    },
-  } as unknown as JetStreamClient;
-  return { js, published };
-}
-
 function message(command: RefundCommand | CancelCommand, kind: 'refund' | 'cancel', deliveryCount = 1): JsMsg {
   return { subject: Subjects.pixCommand(kind), json: () => command, info: { deliveryCount } } as unknown as JsMsg;
 }
 
 function commands() {
   const psp = new FakePsp();
-  const { js, published } = capture();
+  const { js, published } = capturePublished();
   const outcomes = new Counter({
     name: 'pix_commands_total',
     help: 'test',

@@ -1,5 +1,5 @@
-import type { JetStreamClient } from '@pix/messaging';
 import type { PaymentEvent, WebhookAttemptMessage } from '@pix/contracts';
+import { capturePublished } from '../../../libs/messaging/src/testing/published';
 import { advance, firstAttempt, LIFECYCLE, type AttemptStep } from './attempt-messages';
 
 const event: PaymentEvent = {
@@ -25,38 +25,16 @@ const event: PaymentEvent = {
   },
 } as PaymentEvent;
 
-/** What advance() published: subject, body, and the message id or the schedule. */
-function capture() {
-  const published: { subject: string; msg: WebhookAttemptMessage; id?: string; at?: Date; target?: string }[] = [];
-  const js = {
-    publish: async (
-      subject: string,
-      data: string,
-      options?: { msgID?: string; schedule?: { specification: Date; target: string } },
-    ) => {
-      published.push({
-        subject,
-        msg: JSON.parse(data) as WebhookAttemptMessage,
-        id: options?.msgID,
-        at: options?.schedule?.specification,
-        target: options?.schedule?.target,
-      });
-      return { duplicate: false, seq: published.length };
-    },
-  } as unknown as JetStreamClient;
-  return { js, published };
-}
-
 describe('the attempt lifecycle', () => {
   const delivery = { event, paymentId: event.paymentId, storeId: event.storeId, url: 'https://shop.example/hooks' };
   const base: WebhookAttemptMessage = { ...firstAttempt(delivery, 1), attempt: 3, waits: 2 };
 
   it('publishes now steps on the due subject under the attempt id', async () => {
-    const { js, published } = capture();
+    const { js, published } = capturePublished<WebhookAttemptMessage>();
     await advance(js, 'first', base);
     await advance(js, 'stall-check', base, { stallLook: 4 });
     await advance(js, 'wake', base);
-    expect(published.map((p) => [p.subject, p.id, p.msg.attempt, p.msg.reason, p.msg.waits])).toEqual([
+    expect(published.map((p) => [p.subject, p.id, p.body.attempt, p.body.reason, p.body.waits])).toEqual([
       ['webhooks.attempts.due', `${event.eventId}:1:3`, 3, 'attempt', 0],
       ['webhooks.attempts.due', `${event.eventId}:1:3:stall-check-4`, 3, 'attempt', 0],
       ['webhooks.attempts.due', `${event.eventId}:1:3:wake`, 3, 'woken', 2],
@@ -64,7 +42,7 @@ describe('the attempt lifecycle', () => {
   });
 
   it("schedules the other steps on the event's own subject, firing onto the due subject", async () => {
-    const { js, published } = capture();
+    const { js, published } = capturePublished<WebhookAttemptMessage>();
     const at = new Date('2026-11-25T10:05:00.000Z');
     const steps: AttemptStep[] = ['first-later', 'no-secrets', 'held', 'retry'];
     for (const step of steps) await advance(js, step, base, { at, missingSince: '2026-11-25T10:00:01.000Z' });
@@ -72,7 +50,7 @@ describe('the attempt lifecycle', () => {
     expect(published.every((p) => p.target === 'webhooks.attempts.due' && p.at === at && p.id === undefined)).toBe(
       true,
     );
-    expect(published.map((p) => [p.msg.reason, p.msg.attempt, p.msg.waits, p.msg.missingSince])).toEqual([
+    expect(published.map((p) => [p.body.reason, p.body.attempt, p.body.waits, p.body.missingSince])).toEqual([
       ['attempt', 3, 0, null],
       ['deferred', 3, 3, null],
       ['held', 3, 3, '2026-11-25T10:00:01.000Z'],
