@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { DomainError, Subjects } from '@pix/contracts';
-import { createLogger } from '@pix/observability';
-import type { OutboxMessage } from '../../services/payments/src/model';
-import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import type { PaymentStore } from '../../services/payments/src/payment-store';
 import { createRefund } from '../../services/payments/src/refunds';
-import { sharedStack } from '../support/stack';
 import { pendingPaymentDoc } from './payment-fixture';
+import { racingStores } from './racing-stores';
 
 const REFUNDERS = 40;
 
@@ -18,25 +16,8 @@ const REFUNDERS = 40;
  * command to the PSP, and every other one is refused with what is left.
  */
 describe('refunds racing for one payment', () => {
-  const published: OutboxMessage[] = [];
-  const publish = async (messages: OutboxMessage[]) => void published.push(...messages);
-  const logger = createLogger('test', 'silent');
-  const stores = Array.from({ length: REFUNDERS }, () => new PaymentStore(publish, async () => 0, logger));
+  const { stores, published, logger } = racingStores('refund_race', REFUNDERS);
   const [first] = stores as [PaymentStore];
-
-  beforeAll(async () => {
-    // A pool as large as the race, so every refund's write is in flight at once.
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/refund_race'), {
-      maxPoolSize: REFUNDERS,
-      monitorCommands: true,
-    });
-    await syncPaymentIndexes();
-  });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.flush()));
-    await mongoose.connection.dropDatabase();
-    await mongoose.disconnect();
-  });
 
   async function approvedPayment(paidCents: number) {
     const doc = pendingPaymentDoc({

@@ -1,11 +1,8 @@
-import mongoose from 'mongoose';
 import type { PaymentStatus } from '@pix/contracts';
-import { createLogger } from '@pix/observability';
-import type { OutboxMessage } from '../../services/payments/src/model';
-import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import type { PaymentStore } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { pendingPaymentDoc } from './payment-fixture';
-import { sharedStack } from '../support/stack';
+import { racingStores } from './racing-stores';
 
 const WRITERS = 100;
 const TARGETS: PaymentStatus[] = ['approved', 'review', 'not_approved', 'rejected'];
@@ -17,23 +14,7 @@ const TARGETS: PaymentStatus[] = ['approved', 'review', 'not_approved', 'rejecte
  * of the store's counters among everything the writers published.
  */
 describe('a hundred writers racing on one payment', () => {
-  const published: OutboxMessage[] = [];
-  const publish = async (messages: OutboxMessage[]) => void published.push(...messages);
-  const logger = createLogger('test', 'silent');
-  const stores = Array.from({ length: WRITERS }, () => new PaymentStore(publish, async () => 0, logger));
-
-  beforeAll(async () => {
-    // A pool as large as the race, so every writer's update is in flight at once.
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/transition_race'), {
-      maxPoolSize: WRITERS,
-    });
-    await syncPaymentIndexes();
-  });
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.flush()));
-    await mongoose.connection.dropDatabase();
-    await mongoose.disconnect();
-  });
+  const { stores, published } = racingStores('transition_race', WRITERS);
 
   it.each([1, 2, 3])('round %i: one transition, one event, one move of the counters', async () => {
     const [first] = stores as [PaymentStore];
