@@ -26,7 +26,7 @@ function problem(res: Response, status: number, title: string, detail: string): 
 
 /**
  * The sandbox PSP behind BACEN's API Pix over HTTP, as a real PSP serves it (OAuth2 client
- * credentials, cob, devolução): what the adapter's `apipix` mode talks to, for a test of that mode
+ * credentials, cob, the Pix received, devolução): what the adapter's `apipix` mode talks to, for a test of that mode
  * (served over mutual TLS by tests/service/apipix-mtls.test.ts). The adapter's own sandbox mode
  * calls the same PSP in process. `settlements` settles the refunds it takes and calls back.
  */
@@ -101,6 +101,24 @@ export function apiPixPspApp(
         : problem(res, 400, 'DevolucaoOperacaoInvalida', 'refund larger than the Pix');
     }
     res.status(answer.created ? 201 : 200).json(answer.devolucao);
+  });
+
+  // The Pix received in a window, a page at a time (pages from 0, a hundred a page by default).
+  api.get('/pix', async (req: Request, res: Response) => {
+    const from = new Date(String(req.query.inicio));
+    const to = new Date(String(req.query.fim));
+    const page = Number(req.query['paginacao.paginaAtual'] ?? 0);
+    const perPage = Number(req.query['paginacao.itensPorPagina'] ?? 100);
+    const valid = (n: number, min: number) => Number.isInteger(n) && n >= min && n <= 1000;
+    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || !valid(page, 0) || !valid(perPage, 1)) {
+      return problem(
+        res,
+        400,
+        'ConsultaInvalida',
+        'inicio and fim (RFC 3339) are required; paging must be whole numbers',
+      );
+    }
+    res.json(await psp.listPix({ from, to }, page, perPage));
   });
 
   api.get('/pix/:e2eid/devolucao/:id', async (req: Request<{ e2eid: string; id: string }>, res: Response) => {

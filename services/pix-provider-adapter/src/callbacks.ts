@@ -4,8 +4,8 @@ import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
-import { factFromCallback, factFromRefund, refundFromDevolucao } from './api-pix/transformers';
-import { PixCallbackSchema, type PixCallback } from './api-pix/wire';
+import { factFromRefund, factsFromPix, refundFromDevolucao } from './api-pix/transformers';
+import { PixCallbackSchema, type PixEntry } from './api-pix/wire';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
 
@@ -45,23 +45,31 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
 }
 
 /**
- * What the PSP tells of each Pix becomes a fact on the PIX stream, with the endToEndId in its
- * message id, so a PSP telling twice produces one fact; so does each of its refunds (devoluções)
- * the PSP settled. Resolves once JetStream stored them all: only then is the PSP answered (the
- * callback endpoint) or its callback done (the sandbox PSP).
+ * What the PSP tells of each Pix (a callback, a reconciliation's listing, a charge read before it
+ * expires) becomes facts on the PIX stream, with the endToEndId in their message ids, so a PSP
+ * telling twice produces one fact; so does each of its refunds (devoluções) the PSP settled.
+ * Resolves once JetStream stored them all (only then is the PSP answered, or the sandbox PSP's
+ * callback done) with how many of them JetStream had not stored before: what this telling added.
  */
-export async function receivePix(js: JetStreamClient, pixes: PixCallback['pix'], logger: Logger): Promise<void> {
+export async function receivePix(js: JetStreamClient, pixes: PixEntry[], logger: Logger): Promise<number> {
+  let added = 0;
   for (const pix of pixes) {
     const amountCents = brlToCents(Number(pix.valor));
     if (amountCents === null) continue;
-    const { subject, msgId, payload } = factFromCallback(pix, amountCents);
-    await publishEvent(js, subject, payload, msgId);
-    logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix callback from the PSP');
+    for (const { subject, msgId, payload } of factsFromPix(pix, amountCents)) {
+      const { duplicate } = await publishEvent(js, subject, payload, msgId);
+      if (duplicate) continue;
+      added++;
+      logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix received, says the PSP');
+    }
     for (const devolucao of pix.devolucoes ?? []) {
       const fact = factFromRefund(refundFromDevolucao(devolucao), pix);
       if (!fact) continue;
-      await publishEvent(js, fact.subject, fact.payload, fact.msgId);
+      const { duplicate } = await publishEvent(js, fact.subject, fact.payload, fact.msgId);
+      if (duplicate) continue;
+      added++;
       logger.info({ txid: pix.txid, pspRefundId: devolucao.id, subject: fact.subject }, 'refund settled, says the PSP');
     }
   }
+  return added;
 }

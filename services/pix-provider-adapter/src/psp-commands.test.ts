@@ -42,6 +42,12 @@ class FakePsp implements PixProvider {
   createCharge(): never {
     throw new Error('not here');
   }
+  readCharge(): never {
+    throw new Error('not here');
+  }
+  listReceivedPix(): never {
+    throw new Error('not here');
+  }
   sendRefund(input: RefundInput): Promise<RefundAtPsp> {
     this.calls.push(`send ${input.pspRefundId} ${input.amountCents}`);
     return this.sendAnswer();

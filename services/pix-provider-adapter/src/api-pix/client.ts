@@ -7,16 +7,31 @@ import type { CreateChargeReply } from '@pix/contracts';
 import {
   counted,
   PspRefusal,
+  type ChargeAtPsp,
   type ChargeRemoval,
   type CreateChargeInput,
   type OnPspRequest,
   type PixProvider,
   type PspOperation,
+  type ReceivedPixPage,
   type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
-import { chargeFromCob, cobRequestFrom, devolucaoRequestFrom, refundFromDevolucao } from './transformers';
-import { CobSchema, DevolucaoSchema, ProblemSchema, TokenResponseSchema, type CobRemovalSchema } from './wire';
+import {
+  chargeAtPspFrom,
+  chargeFromCob,
+  cobRequestFrom,
+  devolucaoRequestFrom,
+  refundFromDevolucao,
+} from './transformers';
+import {
+  CobSchema,
+  DevolucaoSchema,
+  PixListSchema,
+  ProblemSchema,
+  TokenResponseSchema,
+  type CobRemovalSchema,
+} from './wire';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
 export interface MutualTls {
@@ -41,6 +56,8 @@ export interface ApiPixClientOptions {
   onRequest: OnPspRequest;
 }
 
+/** Pix asked per page of GET /pix: API Pix's default, which every PSP serves. */
+const PIX_PAGE_SIZE = 100;
 /** Token renewed this long before the PSP says it expires. */
 const TOKEN_MARGIN_MS = 30_000;
 /** 4xx answers that do not refuse the request itself (a token to renew, a timeout, too many requests): temporary. */
@@ -139,6 +156,37 @@ export class ApiPixClient implements PixProvider {
       // API Pix removes only an active charge: one paid, expired or removed already is refused.
       return err.status === 404 ? 'not_found' : 'not_active';
     }
+  }
+
+  async readCharge(txid: string): Promise<ChargeAtPsp | null> {
+    try {
+      const cob = await this.answer('read_charge', {
+        method: 'GET',
+        path: `cob/${encodeURIComponent(txid)}`,
+        schema: CobSchema,
+        retry: true,
+      });
+      return chargeAtPspFrom(cob);
+    } catch (err) {
+      if (err instanceof PspRefusal && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  async listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {
+    const query = new URLSearchParams({
+      inicio: window.from.toISOString(),
+      fim: window.to.toISOString(),
+      'paginacao.paginaAtual': String(page),
+      'paginacao.itensPorPagina': String(PIX_PAGE_SIZE),
+    });
+    const list = await this.answer('list_pix', {
+      method: 'GET',
+      path: `pix?${query.toString()}`,
+      schema: PixListSchema,
+      retry: true,
+    });
+    return { pix: list.pix, pages: list.parametros.paginacao.quantidadeDePaginas };
   }
 
   /** A call whose 2xx has a body, parsed by its schema. */

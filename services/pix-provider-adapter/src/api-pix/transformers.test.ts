@@ -1,11 +1,5 @@
 import { Subjects } from '@pix/contracts';
-import {
-  chargeFromCob,
-  devolucaoRequestFrom,
-  factFromCallback,
-  factFromRefund,
-  refundFromDevolucao,
-} from './transformers';
+import { chargeFromCob, devolucaoRequestFrom, factsFromPix, factFromRefund, refundFromDevolucao } from './transformers';
 import type { Cob, Devolucao } from './wire';
 
 describe("API Pix's words into the platform's", () => {
@@ -67,22 +61,25 @@ describe("API Pix's words into the platform's", () => {
     expect(chargeFromCob(cob)).toEqual({ txid: 't1', location: 'psp.example/qr/1', qrCopyPaste: '000201…' });
   });
 
-  it("a callback's Pix is a paid fact, or the analysis fact its state names", () => {
+  it('a Pix the PSP tells of is a paid fact, or its hold and then the end of its analysis', () => {
     const pix = { endToEndId: 'E1', txid: 't1', valor: '25.50', horario: '2026-01-01T12:00:00Z' };
-    expect(factFromCallback(pix, 2550)).toEqual({
-      subject: Subjects.pixPaid,
-      msgId: 'E1',
-      payload: { endToEndId: 'E1', txid: 't1', amountCents: 2550, paidAt: '2026-01-01T12:00:00.000Z' },
-    });
-    expect(factFromCallback({ ...pix, analise: 'EM_ANALISE' }, 2550)).toMatchObject({
-      subject: Subjects.pixReview,
-      msgId: 'E1:EM_ANALISE',
-      payload: { amountCents: 2550 },
-    });
-    expect(factFromCallback({ ...pix, analise: 'LIBERADO' }, 2550)).toMatchObject({
-      subject: Subjects.pixCleared,
-      payload: { endToEndId: 'E1', txid: 't1' },
-    });
-    expect(factFromCallback({ ...pix, analise: 'REJEITADO' }, 2550)).toMatchObject({ subject: Subjects.pixRejected });
+    const paid = { endToEndId: 'E1', txid: 't1', amountCents: 2550, paidAt: '2026-01-01T12:00:00.000Z' };
+    expect(factsFromPix(pix, 2550)).toEqual([{ subject: Subjects.pixPaid, msgId: 'E1', payload: paid }]);
+    const held = { subject: Subjects.pixReview, msgId: 'E1:EM_ANALISE', payload: paid };
+    expect(factsFromPix({ ...pix, analise: 'EM_ANALISE' }, 2550)).toEqual([held]);
+    // A listing shows only where the analysis stands: the hold is told first, so a receiver that
+    // never heard of it (a lost callback) puts the payment in review before the outcome applies.
+    expect(factsFromPix({ ...pix, analise: 'LIBERADO' }, 2550)).toEqual([
+      held,
+      expect.objectContaining({
+        subject: Subjects.pixCleared,
+        msgId: 'E1:LIBERADO',
+        payload: expect.objectContaining({ endToEndId: 'E1', txid: 't1' }),
+      }),
+    ]);
+    expect(factsFromPix({ ...pix, analise: 'REJEITADO' }, 2550).map((f) => f.subject)).toEqual([
+      Subjects.pixReview,
+      Subjects.pixRejected,
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { centsToBrl, Subjects, type CreateChargeReply, type PixRefundSettledEvent } from '@pix/contracts';
-import type { CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
-import type { AnalysisState, Cob, CobRequest, Devolucao, PixCallback } from './wire';
+import type { ChargeAtPsp, CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
+import type { AnalysisState, Cob, CobRequest, Devolucao, PixEntry } from './wire';
 
 /**
  * API Pix's words to and from the platform's own: the only place a PSP status or field name is
@@ -26,6 +26,18 @@ export function cobRequestFrom(input: CreateChargeInput, pixKey: string): CobReq
 /** A charge (cob) as the platform knows it: its BR Code is the payment's copy-and-paste code. */
 export function chargeFromCob(cob: Cob): CreateChargeReply {
   return { txid: cob.txid, location: cob.location, qrCopyPaste: cob.pixCopiaECola };
+}
+
+const CHARGE_STATUS: Record<Cob['status'], ChargeAtPsp['status']> = {
+  ATIVA: 'active',
+  CONCLUIDA: 'concluded',
+  REMOVIDA_PELO_USUARIO_RECEBEDOR: 'removed',
+  REMOVIDA_PELO_PSP: 'removed',
+};
+
+/** A charge as GET /cob answers it: whether it can still be paid, and the Pix it received. */
+export function chargeAtPspFrom(cob: Cob): ChargeAtPsp {
+  return { status: CHARGE_STATUS[cob.status], pix: cob.pix ?? [] };
 }
 
 /** The body of PUT /pix/{e2eid}/devolucao/{id} for a refund of the platform's. */
@@ -78,35 +90,43 @@ export function factFromRefund(
   };
 }
 
-type CallbackPix = PixCallback['pix'][number];
-
 const ANALYSIS_FACT: Record<AnalysisState, string> = {
   EM_ANALISE: Subjects.pixReview,
   LIBERADO: Subjects.pixCleared,
   REJEITADO: Subjects.pixRejected,
 };
 
-/**
- * The fact a callback entry is (paid, held for review, cleared, rejected), its JetStream message id
- * (one fact per Pix and kind) and its body.
- */
-export function factFromCallback(
-  pix: CallbackPix,
-  amountCents: number,
-): { subject: string; msgId: string; payload: unknown } {
-  if (!pix.analise) {
-    return { subject: Subjects.pixPaid, msgId: pix.endToEndId, payload: paidFact(pix, amountCents) };
-  }
-  const subject = ANALYSIS_FACT[pix.analise];
-  const msgId = `${pix.endToEndId}:${pix.analise}`;
-  if (pix.analise === 'EM_ANALISE') return { subject, msgId, payload: paidFact(pix, amountCents) };
-  return {
-    subject,
-    msgId,
-    payload: { endToEndId: pix.endToEndId, txid: pix.txid, decidedAt: new Date().toISOString() },
-  };
+/** A fact about a received Pix, its JetStream message id (one fact per Pix and kind) and its body. */
+export interface PixFact {
+  subject: string;
+  msgId: string;
+  payload: unknown;
 }
 
-function paidFact(pix: CallbackPix, amountCents: number) {
+/**
+ * The facts a received Pix is, as the PSP tells it (a callback, GET /pix, GET /cob): paid; or held
+ * for review, and then cleared or rejected. A Pix whose analysis ended is told with the hold first:
+ * a listing shows only where the analysis stands now, and the receiver may never have heard of the
+ * hold (a lost callback). The hold's message id makes it one fact however often it is told.
+ */
+export function factsFromPix(pix: PixEntry, amountCents: number): PixFact[] {
+  if (!pix.analise) return [{ subject: Subjects.pixPaid, msgId: pix.endToEndId, payload: paidFact(pix, amountCents) }];
+  const held = {
+    subject: ANALYSIS_FACT.EM_ANALISE,
+    msgId: `${pix.endToEndId}:EM_ANALISE`,
+    payload: paidFact(pix, amountCents),
+  };
+  if (pix.analise === 'EM_ANALISE') return [held];
+  return [
+    held,
+    {
+      subject: ANALYSIS_FACT[pix.analise],
+      msgId: `${pix.endToEndId}:${pix.analise}`,
+      payload: { endToEndId: pix.endToEndId, txid: pix.txid, decidedAt: new Date().toISOString() },
+    },
+  ];
+}
+
+function paidFact(pix: PixEntry, amountCents: number) {
   return { endToEndId: pix.endToEndId, txid: pix.txid, amountCents, paidAt: new Date(pix.horario).toISOString() };
 }

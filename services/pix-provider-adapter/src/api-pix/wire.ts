@@ -37,6 +37,8 @@ export const CobSchema = z.object({
   chave: z.string(),
   solicitacaoPagador: z.string().optional(),
   pixCopiaECola: z.string(),
+  /** GET /cob: the Pix the charge received (API Pix lists them once the charge is CONCLUIDA). */
+  pix: z.array(z.lazy(() => PixEntrySchema)).optional(),
 });
 export type Cob = z.infer<typeof CobSchema>;
 
@@ -75,18 +77,37 @@ export const ProblemSchema = z.object({
 export const ANALYSIS_STATES = ['EM_ANALISE', 'LIBERADO', 'REJEITADO'] as const;
 export type AnalysisState = (typeof ANALYSIS_STATES)[number];
 
-/** The PSP's webhook: POST {webhookUrl}/pix with the Pix received. */
-export const PixCallbackSchema = z.object({
-  pix: z.array(
-    z.object({
-      endToEndId: z.string().min(1).max(35),
-      txid: z.string().min(1).max(35),
-      valor: Valor,
-      horario: z.string(),
-      analise: z.enum(ANALYSIS_STATES).optional(),
-      /** The Pix's refunds: a PSP calls again when one of them settles. */
-      devolucoes: z.array(DevolucaoSchema).optional(),
-    }),
-  ),
+/** A received Pix as the PSP tells it: in its callback, in GET /pix and in a charge's GET /cob. */
+export const PixEntrySchema = z.object({
+  endToEndId: z.string().min(1).max(35),
+  txid: z.string().min(1).max(35),
+  valor: Valor,
+  horario: z.string(),
+  analise: z.enum(ANALYSIS_STATES).optional(),
+  /** The Pix's refunds: a PSP calls again when one of them settles. */
+  devolucoes: z.array(DevolucaoSchema).optional(),
 });
+export type PixEntry = z.infer<typeof PixEntrySchema>;
+
+/** The PSP's webhook: POST {webhookUrl}/pix with the Pix received. */
+export const PixCallbackSchema = z.object({ pix: z.array(PixEntrySchema) });
 export type PixCallback = z.infer<typeof PixCallbackSchema>;
+
+/**
+ * GET /pix?inicio=…&fim=…&paginacao.paginaAtual=…&paginacao.itensPorPagina=…: the Pix received in a
+ * window (inicio and fim inclusive, RFC 3339), a page at a time; pages count from 0.
+ */
+export const PixListSchema = z.object({
+  parametros: z.object({
+    inicio: z.string(),
+    fim: z.string(),
+    paginacao: z.object({
+      paginaAtual: z.number().int().min(0),
+      itensPorPagina: z.number().int().positive(),
+      quantidadeDePaginas: z.number().int().min(0),
+      quantidadeTotalDeItens: z.number().int().min(0),
+    }),
+  }),
+  pix: z.array(PixEntrySchema),
+});
+export type PixList = z.infer<typeof PixListSchema>;

@@ -1,4 +1,5 @@
 import type { CreateChargeReply } from '@pix/contracts';
+import type { PixEntry } from '../api-pix/wire';
 
 export interface CreateChargeInput {
   txid: string;
@@ -26,6 +27,19 @@ export interface RefundAtPsp {
   settledAt: string | null;
   /** The PSP's motivo, when it failed. */
   failureReason: string | null;
+}
+
+/** One page of the Pix a PSP received in a window, as it tells them (API Pix's own words). */
+export interface ReceivedPixPage {
+  pix: PixEntry[];
+  /** How many pages the window has (pages count from 0). */
+  pages: number;
+}
+
+/** A charge as the PSP holds it now: still payable or not, and the Pix it received (API Pix's words). */
+export interface ChargeAtPsp {
+  status: 'active' | 'concluded' | 'removed';
+  pix: PixEntry[];
 }
 
 /** What removing a charge found: removed now, or nothing to remove (none, or paid, expired or removed already). */
@@ -61,10 +75,15 @@ export interface PixProvider {
   readRefund(endToEndId: string, pspRefundId: string): Promise<RefundAtPsp | null>;
   /** PATCH cob to REMOVIDA_PELO_USUARIO_RECEBEDOR: the charge can no longer be paid. */
   removeCharge(txid: string): Promise<ChargeRemoval>;
+  /** GET /cob: the charge and the Pix it received, or null when the PSP has no such charge. */
+  readCharge(txid: string): Promise<ChargeAtPsp | null>;
+  /** GET /pix: one page of the Pix received from `from` to `to` (both inclusive). */
+  listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage>;
 }
 
 /** A PSP operation, as psp_requests_total counts them. */
-export type PspOperation = 'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge';
+export type PspOperation =
+  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'list_pix';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;

@@ -78,7 +78,9 @@ export async function selectProvider(
   }
   const books = await SandboxBooks.open(logger);
   const callbacks = new OwedCallbacks(logger);
-  const notify: NotifyReceiver = (pix) => receivePix(js, [pix], logger);
+  const notify: NotifyReceiver = async (pix) => {
+    await receivePix(js, [pix], logger);
+  };
   const settlements = new SandboxSettlements(books, notify, callbacks);
   const psp = new SandboxPsp(
     books,

@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
 import type { Logger } from '@pix/observability';
 import { syncIndexes } from '@pix/runtime';
-import type { AnalysisState, Cob, Devolucao, PixCallback } from '../api-pix/wire';
+import type { AnalysisState, Cob, Devolucao, PixEntry } from '../api-pix/wire';
 
 /**
  * The sandbox PSP's books, in MongoDB so that they outlive a restart of the adapter: its charges
@@ -22,6 +22,18 @@ export interface SandboxPix {
   held: boolean;
   /** The receiver acknowledged the callback; until then the PSP keeps calling. */
   notified: boolean;
+  /**
+   * The PSP loses this Pix's callback (sandbox pay with `dropCallback`): it is received and listed,
+   * but the receiver hears of it only by reconciling (GET /pix, GET /cob).
+   */
+  dropCallback?: boolean;
+}
+
+/** A line of the PSP's ledger of received Pix, in the order GET /pix lists them. */
+export interface ReceivedPixLine {
+  _id: string; // endToEndId
+  txid: string;
+  paidAt: Date;
 }
 
 /** The end of a held Pix's analysis. */
@@ -60,7 +72,7 @@ export interface SandboxRefund {
   /** How many times the refund was requested (a retry answers the same devolução). */
   requests: number;
   /** The Pix it returns, as the callback that tells of its settlement carries it. */
-  pix: Pick<PixCallback['pix'][number], 'endToEndId' | 'txid' | 'valor' | 'horario'>;
+  pix: Pick<PixEntry, 'endToEndId' | 'txid' | 'valor' | 'horario'>;
   planned: PlannedSettlement;
   /** The receiver acknowledged the callback of its settlement; until then the PSP keeps calling. */
   notified: boolean;
@@ -90,6 +102,18 @@ ChargeSchema.index({ 'latePix.notified': 1 });
 
 const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema);
 
+const ReceivedPixSchema = new Schema<ReceivedPixLine>(
+  {
+    _id: { type: String, required: true },
+    txid: { type: String, required: true },
+    paidAt: { type: Date, required: true },
+  },
+  { collection: 'sandbox_psp_pix', versionKey: false },
+);
+// GET /pix: the Pix received in a window, in a stable order, a page at a time.
+ReceivedPixSchema.index({ paidAt: 1, _id: 1 });
+const ReceivedPixModel = mongoose.model<ReceivedPixLine>('SandboxReceivedPix', ReceivedPixSchema);
+
 const RefundModel = mongoose.model<SandboxRefund>(
   'SandboxRefund',
   new Schema<SandboxRefund>(
@@ -114,7 +138,7 @@ const RefundModel = mongoose.model<SandboxRefund>(
 export class SandboxBooks {
   /** Creates the schemas' indexes (syncIndexes keeps them as declared on every start). */
   static async open(logger?: Logger): Promise<SandboxBooks> {
-    await syncIndexes([ChargeModel, RefundModel], logger);
+    await syncIndexes([ChargeModel, RefundModel, ReceivedPixModel], logger);
     return new SandboxBooks();
   }
 
@@ -223,6 +247,54 @@ export class SandboxBooks {
       ChargeModel.find({ 'analysis.notified': false }).lean<SandboxCharge[]>().exec(),
       ChargeModel.find({ 'latePix.notified': false }).lean<SandboxCharge[]>().exec(),
     ]).then(([pix, analysis, late]) => ({ pix, analysis, late }));
+  }
+
+  /**
+   * Writes a Pix the PSP received into its ledger (GET /pix reads it), once however often it is
+   * written: before its callback, so a Pix whose callback is lost is still listed.
+   */
+  async ledgerPix(txid: string, pix: SandboxPix): Promise<void> {
+    await ReceivedPixModel.updateOne(
+      { _id: pix.endToEndId },
+      { $setOnInsert: { txid, paidAt: pix.paidAt } },
+      { upsert: true },
+    );
+  }
+
+  /**
+   * One page of the ledger's Pix received from `from` to `to` (inclusive), oldest first, with the
+   * charges they paid, and how many there are in the window: an index range, three commands.
+   */
+  async receivedPixPage(
+    window: { from: Date; to: Date },
+    page: number,
+    perPage: number,
+  ): Promise<{ lines: ReceivedPixLine[]; charges: SandboxCharge[]; total: number }> {
+    const range = { paidAt: { $gte: window.from, $lte: window.to } };
+    const [total, lines] = await Promise.all([
+      ReceivedPixModel.countDocuments(range).exec(),
+      ReceivedPixModel.find(range)
+        .sort({ paidAt: 1, _id: 1 })
+        .skip(page * perPage)
+        .limit(perPage)
+        .lean<ReceivedPixLine[]>()
+        .exec(),
+    ]);
+    const txids = [...new Set(lines.map((line) => line.txid))];
+    const charges = txids.length
+      ? await ChargeModel.find({ _id: { $in: txids } })
+          .lean<SandboxCharge[]>()
+          .exec()
+      : [];
+    return { lines, charges, total };
+  }
+
+  /** The refunds of these Pix (a page of the ledger's): one command. */
+  refundsOfPixes(endToEndIds: string[]): Promise<SandboxRefund[]> {
+    if (endToEndIds.length === 0) return Promise.resolve([]);
+    return RefundModel.find({ endToEndId: { $in: endToEndIds } })
+      .lean<SandboxRefund[]>()
+      .exec();
   }
 
   /** The charge that received the Pix `endToEndId`, and that Pix. */

@@ -1,12 +1,20 @@
 import type { CreateChargeReply } from '@pix/contracts';
-import { chargeFromCob, cobRequestFrom, devolucaoRequestFrom, refundFromDevolucao } from '../api-pix/transformers';
+import {
+  chargeAtPspFrom,
+  chargeFromCob,
+  cobRequestFrom,
+  devolucaoRequestFrom,
+  refundFromDevolucao,
+} from '../api-pix/transformers';
 import {
   counted,
   PspRefusal,
+  type ChargeAtPsp,
   type ChargeRemoval,
   type CreateChargeInput,
   type OnPspRequest,
   type PixProvider,
+  type ReceivedPixPage,
   type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
@@ -17,6 +25,9 @@ const REFUSALS = {
   'no-such-pix': new PspRefusal(404, 'PixNaoEncontrado: nenhum Pix com este endToEndId'),
   'more-than-the-pix': new PspRefusal(400, 'DevolucaoOperacaoInvalida: valor acima do disponível para devolução'),
 } as const;
+
+/** Pix per page of GET /pix, as API Pix's default. */
+const SANDBOX_PIX_PAGE_SIZE = 100;
 
 /**
  * The provider port over the sandbox PSP, in process: the same API Pix requests and answers as a
@@ -57,5 +68,19 @@ export class SandboxProvider implements PixProvider {
 
   removeCharge(txid: string): Promise<ChargeRemoval> {
     return counted(this.onRequest, 'remove_charge', () => this.psp.removeCob(txid));
+  }
+
+  readCharge(txid: string): Promise<ChargeAtPsp | null> {
+    return counted(this.onRequest, 'read_charge', async () => {
+      const cob = await this.psp.getCob(txid);
+      return cob && chargeAtPspFrom(cob);
+    });
+  }
+
+  listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {
+    return counted(this.onRequest, 'list_pix', async () => {
+      const list = await this.psp.listPix(window, page, SANDBOX_PIX_PAGE_SIZE);
+      return { pix: list.pix, pages: list.parametros.paginacao.quantidadeDePaginas };
+    });
   }
 }

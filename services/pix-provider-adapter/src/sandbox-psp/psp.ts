@@ -1,11 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { brlToCents } from '@pix/contracts';
 import { valorFrom } from '../api-pix/transformers';
-import type { Cob, CobRequest, Devolucao } from '../api-pix/wire';
+import type { Cob, CobRequest, Devolucao, PixEntry, PixList } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
 import { newEndToEndId } from './ids';
-import type { SandboxBooks } from './books';
+import type { SandboxBooks, SandboxCharge, SandboxPix } from './books';
 import type { SandboxSettlements } from './settlements';
+import { listedPix } from './simulator';
 
 export interface SandboxPspOptions {
   /** The receiver's name and city, written into every BR Code the PSP makes. */
@@ -63,9 +64,43 @@ export class SandboxPsp {
     return { cob: charge.cob, created };
   }
 
-  /** GET /cob/{txid}. */
+  /** GET /cob/{txid}: the charge, with the Pix it received. */
   async getCob(txid: string): Promise<Cob | null> {
-    return (await this.books.findCharge(txid))?.cob ?? null;
+    const charge = await this.books.findCharge(txid);
+    if (!charge) return null;
+    const pix = pixOfCharge(charge).map((p) => listedPix(charge, p));
+    return pix.length ? { ...charge.cob, pix } : charge.cob;
+  }
+
+  /**
+   * GET /pix: the Pix received from `inicio` to `fim` (both inclusive), oldest first, a page at a
+   * time (pages count from 0), each with where its analysis stands and its devoluções.
+   */
+  async listPix(window: { from: Date; to: Date }, page: number, perPage: number): Promise<PixList> {
+    const { lines, charges, total } = await this.books.receivedPixPage(window, page, perPage);
+    const refunds = await this.books.refundsOfPixes(lines.map((line) => line._id));
+    const chargeOf = new Map(charges.map((charge) => [charge._id, charge]));
+    const pix: PixEntry[] = [];
+    for (const line of lines) {
+      const charge = chargeOf.get(line.txid);
+      const received = charge && pixOfCharge(charge).find((p) => p.endToEndId === line._id);
+      if (!charge || !received) continue;
+      const devolucoes = refunds.filter((r) => r.endToEndId === line._id).map((r) => r.devolucao);
+      pix.push({ ...listedPix(charge, received), ...(devolucoes.length && { devolucoes }) });
+    }
+    return {
+      parametros: {
+        inicio: window.from.toISOString(),
+        fim: window.to.toISOString(),
+        paginacao: {
+          paginaAtual: page,
+          itensPorPagina: perPage,
+          quantidadeDePaginas: Math.ceil(total / perPage),
+          quantidadeTotalDeItens: total,
+        },
+      },
+      pix,
+    };
   }
 
   /** PATCH /cob/{txid} to REMOVIDA_PELO_USUARIO_RECEBEDOR: only an active charge is removed. */
@@ -123,4 +158,9 @@ export class SandboxPsp {
   async getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
     return (await this.books.findRefund(`${endToEndId}/${id}`))?.devolucao ?? null;
   }
+}
+
+/** Every Pix a charge received: the one that paid it, and any that came after it could not be paid. */
+function pixOfCharge(charge: SandboxCharge): SandboxPix[] {
+  return [...(charge.pix ? [charge.pix] : []), ...(charge.latePix ?? [])];
 }

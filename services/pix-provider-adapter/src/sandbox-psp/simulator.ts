@@ -1,6 +1,6 @@
 import { DomainError } from '@pix/contracts';
 import { valorFrom } from '../api-pix/transformers';
-import type { AnalysisState, PixCallback } from '../api-pix/wire';
+import type { AnalysisState, PixEntry } from '../api-pix/wire';
 import { newEndToEndId } from './ids';
 import type { SandboxAnalysis, SandboxBooks, SandboxCharge, SandboxPix } from './books';
 import type { OwedCallbacks } from './owed-callbacks';
@@ -9,7 +9,7 @@ import type { OwedCallbacks } from './owed-callbacks';
  * How the PSP tells the receiver of a Pix (API Pix's callback, POST {webhook}/pix): resolves once
  * the receiver took it, rejects when it did not (the PSP tells it again later).
  */
-export type NotifyReceiver = (pix: PixCallback['pix'][number]) => Promise<void>;
+export type NotifyReceiver = (pix: PixEntry) => Promise<void>;
 
 type Outcome = Exclude<AnalysisState, 'EM_ANALISE'>;
 /** A charge that received its Pix. */
@@ -39,14 +39,21 @@ export class SandboxPayer {
    * The customer pays the charge (by default its exact amount); `held`: the PSP holds it for
    * analysis. A retry with the same amount and `held` answers the Pix the charge already received.
    */
-  async pay(txid: string, amountCents: number | undefined, held: boolean): Promise<Paid> {
+  async pay(txid: string, amountCents: number | undefined, held: boolean, dropCallback = false): Promise<Paid> {
     // With the amount given, the Pix is recorded at once (one command); without, the charge's is read first.
     let charge = amountCents === undefined ? await this.books.findCharge(txid) : null;
     if (amountCents === undefined && !charge) throw new DomainError('charge_not_found');
     const wanted = amountCents ?? charge?.amountCents ?? 0;
     if (!charge?.pix) {
       const now = new Date();
-      const pix = { endToEndId: newEndToEndId('E'), amountCents: wanted, paidAt: now, held, notified: false };
+      const pix: SandboxPix = {
+        endToEndId: newEndToEndId('E'),
+        amountCents: wanted,
+        paidAt: now,
+        held,
+        notified: false,
+        ...(dropCallback && { dropCallback }),
+      };
       charge = await this.books.recordPix(txid, pix, now);
       if (!charge) throw new DomainError('charge_not_found');
       if (!charge.pix) throw new DomainError(charge.cob.status === 'ATIVA' ? 'charge_expired' : 'charge_removed');
@@ -62,7 +69,11 @@ export class SandboxPayer {
    * still send one, or race a cancel). Each call is a new Pix with its own endToEndId; the receiver,
    * finding its payment no longer pending, returns it.
    */
-  async payLate(txid: string, amountCents: number | undefined): Promise<{ _id: string; pix: SandboxPix }> {
+  async payLate(
+    txid: string,
+    amountCents: number | undefined,
+    dropCallback = false,
+  ): Promise<{ _id: string; pix: SandboxPix }> {
     const known = amountCents === undefined ? await this.books.findCharge(txid) : null;
     if (amountCents === undefined && !known) throw new DomainError('charge_not_found');
     const now = new Date();
@@ -72,6 +83,7 @@ export class SandboxPayer {
       paidAt: now,
       held: false,
       notified: false,
+      ...(dropCallback && { dropCallback }),
     };
     const charge = await this.books.recordLatePix(txid, pix);
     if (!charge) throw new DomainError('charge_not_found');
@@ -118,17 +130,22 @@ export class SandboxPayer {
     }
   }
 
+  /** The Pix goes into the PSP's ledger (GET /pix lists it), then its callback, unless the PSP loses that. */
   private async completePix(charge: SandboxCharge, pix: SandboxPix | null): Promise<void> {
     if (!pix) return;
-    await this.notify({
-      ...callbackPix(charge._id, pix),
-      ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
-    });
+    await this.books.ledgerPix(charge._id, pix);
+    if (!pix.dropCallback) {
+      await this.notify({
+        ...callbackPix(charge._id, pix),
+        ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
+      });
+    }
     await this.books.markNotified(charge._id, 'pix');
   }
 
   private async completeLatePix(txid: string, pix: SandboxPix): Promise<void> {
-    await this.notify(callbackPix(txid, pix));
+    await this.books.ledgerPix(txid, pix);
+    if (!pix.dropCallback) await this.notify(callbackPix(txid, pix));
     await this.books.markLateNotified(txid, pix.endToEndId);
   }
 
@@ -148,11 +165,17 @@ export class SandboxPayer {
 }
 
 /** A Pix of a charge as API Pix's callback carries it. */
-export function callbackPix(txid: string, pix: SandboxPix): PixCallback['pix'][number] {
+export function callbackPix(txid: string, pix: SandboxPix): PixEntry {
   return {
     endToEndId: pix.endToEndId,
     txid,
     valor: valorFrom(pix.amountCents),
     horario: pix.paidAt.toISOString(),
   };
+}
+
+/** A Pix of a charge as GET /pix and GET /cob list it: with where its analysis stands now. */
+export function listedPix(charge: SandboxCharge, pix: SandboxPix): PixEntry {
+  if (!pix.held) return callbackPix(charge._id, pix);
+  return { ...callbackPix(charge._id, pix), analise: charge.analysis?.outcome ?? 'EM_ANALISE' };
 }
