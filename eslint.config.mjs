@@ -69,16 +69,27 @@ export default tseslint.config(
     },
   },
   {
-    // The sandbox PSP's books are one module: only it talks to the database.
+    // The adapter's database: its reconciliation cursor, and the sandbox PSP's books; nothing else.
     files: ['services/pix-provider-adapter/src/**/*.ts'],
-    ignores: ['services/pix-provider-adapter/src/sandbox-psp/books.ts'],
+    ignores: [
+      'services/pix-provider-adapter/src/sandbox-psp/books.ts',
+      'services/pix-provider-adapter/src/reconciliation-cursor.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: [
-            { name: 'mongoose', message: "The sandbox PSP's books (sandbox-psp/books.ts) alone talk to the database." },
-            { name: 'mongodb', message: "The sandbox PSP's books (sandbox-psp/books.ts) alone talk to the database." },
+            {
+              name: 'mongoose',
+              message:
+                "Only reconciliation-cursor.ts and the sandbox PSP's books (sandbox-psp/books.ts) talk to the database.",
+            },
+            {
+              name: 'mongodb',
+              message:
+                "Only reconciliation-cursor.ts and the sandbox PSP's books (sandbox-psp/books.ts) talk to the database.",
+            },
           ],
         },
       ],

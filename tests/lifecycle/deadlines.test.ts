@@ -8,14 +8,15 @@ import { startPrivateStack, type PrivateStack } from '../support/stack';
 /**
  * Expiry and the automatic refund, with short PIX_CHARGE_TTL and REVIEW_TIMEOUT, run by TWO
  * payments replicas sharing the scheduled messages that carry the deadlines: every one happens
- * exactly once.
+ * exactly once, and no charge the PSP was paid expires.
  */
 describe('deadlines with two payments replicas', () => {
   let stack: PrivateStack;
 
   beforeAll(async () => {
     stack = await startPrivateStack({
-      env: { PIX_CHARGE_TTL: '4s', REVIEW_TIMEOUT: '3s' },
+      // No reconciliation within the test: only the read of a charge before its expiry finds a lost callback.
+      env: { PIX_CHARGE_TTL: '4s', REVIEW_TIMEOUT: '3s', RECONCILE_INTERVAL: '1h' },
     });
     await stack.startService('payments');
     expect(stack.processesOf('payments')).toHaveLength(2);
@@ -72,5 +73,17 @@ describe('deadlines with two payments replicas', () => {
         ]);
       }
     });
+  });
+
+  it('reads each charge before it expires: one paid at the PSP whose callback was lost is approved, once', async () => {
+    const client = await paymentsClient(stack);
+    const payments = await Promise.all([30, 31].map((amount) => client.create(amount)));
+    for (const p of payments) await admin(stack, 'sandbox', 'pay', p.id, '--drop-callback');
+    expect((await client.get(payments[0]!.id)).status).toBe('pending');
+    for (const p of payments) {
+      await client.waitForStatus(p.id, 'approved', 20_000);
+      const events = await statusChangedEvents(stack, p.id, 1);
+      expect(events.map((e) => [e.data.body.previousStatus, e.data.body.status])).toEqual([['pending', 'approved']]);
+    }
   });
 });

@@ -41,6 +41,9 @@ describe('apipix provider over mutual TLS', () => {
   /** The PSP answers 503 to the next this many charge removals (the PSP down during a cancel). */
   let failNextRemovals = 0;
   const removals: string[] = [];
+  /** The pages of GET /pix asked, and whether the PSP answers 503 to them (down during a reconciliation). */
+  const listedPages: number[] = [];
+  let failPixListings = false;
   /** The PSP's books, in the stack's database: the adapter in apipix mode keeps none of its own. */
   const books = new SandboxBooks();
   const logger = createLogger('psp', 'silent');
@@ -68,6 +71,9 @@ describe('apipix provider over mutual TLS', () => {
         REVIEW_TIMEOUT: '2s',
         // Short, so that a refund answered late times the client out within the test.
         PIX_TIMEOUT: '2s',
+        // Reconciliation every few seconds, so a lost callback is found within the test.
+        RECONCILE_INTERVAL: '3s',
+        RECONCILE_OVERLAP: '20s',
       },
     });
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
@@ -93,6 +99,14 @@ describe('apipix provider over mutual TLS', () => {
           setTimeout(() => send(body), delay);
           return res;
         };
+      }
+      next();
+    });
+    app.get('/v2/pix', (req, res, next) => {
+      listedPages.push(Number(req.query['paginacao.paginaAtual']));
+      if (failPixListings) {
+        res.status(503).end();
+        return;
       }
       next();
     });
@@ -317,6 +331,62 @@ describe('apipix provider over mutual TLS', () => {
     );
     expect(charge?.cob.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
     expect(removals.filter((t) => t === txid)).toHaveLength(3);
+  });
+
+  /** Charges the PSP holds that no payment knows, each paid by a Pix it listed: a window of several pages. */
+  async function otherPixAtThePsp(count: number) {
+    for (let n = 0; n < count; n++) {
+      const txid = `other${Date.now()}${String(n).padStart(4, '0')}`.padEnd(26, '0');
+      const now = new Date();
+      const pix = { endToEndId: `E${txid}`.slice(0, 32), amountCents: 500, paidAt: now, held: false, notified: true };
+      await books.putCharge(txid, {
+        cob: { txid } as never,
+        amountCents: 500,
+        expiresAt: new Date(now.getTime() + 3600_000),
+      });
+      await books.recordPix(txid, { ...pix }, now);
+      await books.ledgerPix(txid, pix);
+    }
+  }
+
+  it('reconciles a Pix whose callback the PSP lost: every page of GET /pix, and one status change', async () => {
+    const client = await paymentsClient(stack);
+    await otherPixAtThePsp(120);
+    const payment = await client.create(13.57);
+    listedPages.length = 0;
+    // The PSP receives the Pix and never calls back.
+    await payer().pay(payment.id.replace(/-/g, ''), undefined, false, true);
+    await client.waitForStatus(payment.id, 'approved', 20_000);
+    // A window of more than a hundred Pix is read in pages, all of them.
+    expect(listedPages).toContain(1);
+    // Later windows overlap this one and list the Pix again: it stays one change.
+    const runs = listedPages.filter((page) => page === 0).length;
+    await eventually(
+      async () => listedPages.filter((page) => page === 0).length,
+      (n) => n >= runs + 2,
+      20_000,
+    );
+    expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
+  });
+
+  it('keeps a window a PSP that was down could not list, and reconciles it once the PSP is back', async () => {
+    const client = await paymentsClient(stack);
+    const payment = await client.create(24.68);
+    failPixListings = true;
+    try {
+      listedPages.length = 0;
+      await payer().pay(payment.id.replace(/-/g, ''), undefined, false, true);
+      await eventually(
+        async () => listedPages.length,
+        (n) => n >= 4,
+        30_000,
+      );
+      expect((await client.get(payment.id)).status).toBe('pending');
+    } finally {
+      failPixListings = false;
+    }
+    await client.waitForStatus(payment.id, 'approved', 30_000);
+    expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
   });
 
   it('refuses a client without a certificate signed by the PSP CA', async () => {

@@ -7,6 +7,7 @@ import { PaymentModel } from '../../services/payments/src/model';
 import { listKey, statusKey } from '../../services/payments/src/list-page';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
+import { ReconciliationCursor } from '../../services/pix-provider-adapter/src/reconciliation-cursor';
 import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
 import {
   DeliveryLog,
@@ -74,6 +75,7 @@ describe('every hot query is served by an index of its schema', () => {
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       SandboxBooks.open(),
+      ReconciliationCursor.open(),
       GatewayStorage.open(testSealer()),
     ]);
     const now = Date.now();
@@ -125,6 +127,9 @@ describe('every hot query is served by an index of its schema', () => {
         failNextRefund: null,
       })) as never[],
     );
+    await mongoose.connection
+      .db!.collection('sandbox_psp_pix')
+      .insertMany(seeded.map((i) => ({ _id: `E${i}`, txid: `tx${i}`, paidAt: new Date(now - i * 1000) })) as never[]);
     await mongoose.connection.db!.collection('sandbox_psp_refunds').insertMany(
       seeded.map((i) => ({
         _id: `E${i}/dev${i}`,
@@ -309,6 +314,13 @@ describe('every hot query is served by an index of its schema', () => {
           notified: false,
         });
         await books.markLateNotified('tx-new', 'E-late');
+        await books.ledgerPix('tx-new', {
+          endToEndId: 'E-new',
+          amountCents: 1000,
+          paidAt: now,
+          held: true,
+          notified: true,
+        });
         await books.chargesOwingCallbacks();
         await books.pixOf('E-new');
         await books.failNextRefund('tx-new', 'motivo');
@@ -328,6 +340,23 @@ describe('every hot query is served by an index of its schema', () => {
         await books.markRefundNotified('E-new/dev1');
         await books.refundsOwingCallbacks();
         await books.findRefund('E-new/dev1');
+      }));
+
+    it('lists the Pix received in a window, a page at a time, with their charges and refunds', () =>
+      expectIndexServed(async () => {
+        const now = Date.now();
+        const page = await books.receivedPixPage({ from: new Date(now - 120_000), to: new Date(now) }, 1, 50);
+        expect(page.lines).toHaveLength(50);
+        await books.refundsOfPixes(page.lines.map((line) => line._id));
+      }));
+  });
+
+  describe('pix-provider-adapter', () => {
+    it('reads and moves its reconciliation cursor by _id', () =>
+      expectIndexServed(async () => {
+        const cursor = new ReconciliationCursor();
+        await cursor.advance(new Date(), new Date());
+        await cursor.read();
       }));
   });
 });

@@ -96,7 +96,7 @@ export {
   type RpcReply,
 } from './rpc/define-rpc';
 export { PaymentsRpc, type CreatePaymentRequest } from './rpc/payments';
-export { AdapterRpc, type CreateChargeReply } from './rpc/adapter';
+export { AdapterRpc, type CreateChargeReply, type ReadChargeReply } from './rpc/adapter';
 export {
   SandboxRpc,
   SandboxPayReplySchema,

@@ -30,6 +30,43 @@ describe('the expiry of a charge', () => {
     expect(flows.published).toEqual([]);
   });
 
+  it('reads the charge at the PSP first, once', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows);
+    await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt));
+    expect(flows.adapter.reads).toEqual([doc.txid]);
+  });
+
+  it('leaves a payment whose charge received a Pix to that Pix (its callback was lost)', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows);
+    flows.adapter.pixAtPsp.set(doc.txid, 1);
+    expect(await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt))).toEqual({ ack: true });
+    expect(await flows.store.byId(doc._id)).toEqual(doc);
+    expect(flows.published).toEqual([]);
+  });
+
+  it('waits for a PSP it cannot read: the expiry is tried again later, nothing else changes', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows);
+    flows.adapter.reachable = false;
+    expect(await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt))).toEqual({ ack: true });
+    expect(await flows.store.byId(doc._id)).toEqual(doc);
+    const [retry, ...others] = dueIn(flows.published);
+    expect(others).toEqual([]);
+    expect(retry?.body).toMatchObject({ kind: 'expiry', at: doc.expiresAt.toISOString(), attempt: 2 });
+    expect(retry?.at.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('expires a payment whose charge the PSP never took without asking it', async () => {
+    const flows = flowDeps();
+    const doc = await given(flows, { chargeCreated: false, qrCopyPaste: null, qrCodeUrl: null });
+    flows.adapter.reachable = false;
+    await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt));
+    expect(flows.adapter.reads).toEqual([]);
+    expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'not_approved' });
+  });
+
   it.each(['approved', 'review', 'not_approved'] as const)('changes nothing for a payment %s', async (status) => {
     const flows = flowDeps();
     const doc = await given(flows, { status });

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { PlatformRefundReasons, type PaymentDueKind } from '@pix/contracts';
-import { retryDelay, type HandlerOutcome } from '@pix/messaging';
+import { AdapterRpc, PlatformRefundReasons, type PaymentDueKind, type ReadChargeReply } from '@pix/contracts';
+import { callRpc, retryDelay, type HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { z } from 'zod';
 import type { Config } from './config';
@@ -76,8 +76,28 @@ export async function onDue(deps: DueDeps, raw: unknown): Promise<HandlerOutcome
   }
 }
 
+/**
+ * A pending payment whose charge falls due expires, unless the PSP says its charge received a Pix:
+ * the charge is read once first (the adapter tells each Pix it finds on the PIX stream, as a
+ * callback would), so a payment whose callback was lost is approved rather than expired. A PSP that
+ * cannot be read delays the expiry (tried again later); it never expires a charge it could not ask about.
+ */
 async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<HandlerOutcome> {
   if (doc.status !== 'pending' || doc.expiresAt.toISOString() !== due.at) return ACK;
+  if (doc.chargeCreated) {
+    const charge = await readCharge(deps, doc);
+    if (!charge) {
+      await retryLater(deps, due);
+      return ACK;
+    }
+    if (charge.pixReceived > 0) {
+      deps.logger.warn(
+        { paymentId: doc._id, pixReceived: charge.pixReceived },
+        'charge paid at the PSP when it fell due: its Pix decides, not the expiry',
+      );
+      return ACK;
+    }
+  }
   const result = await transition(deps.store, doc._id, 'pending', 'not_approved', { cause: 'expiry', seen: doc });
   if (result.changed) deps.logger.info({ paymentId: doc._id }, 'charge expired unpaid: payment not approved');
   return ACK;
@@ -125,6 +145,21 @@ async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise
     );
   }
   return ACK;
+}
+
+/** The charge as the PSP holds it, its Pix told; null when the adapter or the PSP cannot answer now. */
+async function readCharge(deps: DueDeps, doc: PaymentDoc): Promise<ReadChargeReply | null> {
+  try {
+    return await callRpc(
+      deps.nc,
+      AdapterRpc.readCharge,
+      { txid: doc.txid, paymentId: doc._id },
+      deps.config.PSP_TIMEOUT,
+    );
+  } catch (err) {
+    deps.logger.warn({ err, paymentId: doc._id }, 'charge not read at the PSP before its expiry; tried again later');
+    return null;
+  }
 }
 
 /** Completes a charge the PSP could not take at create time; the PSP call is idempotent by txid. */

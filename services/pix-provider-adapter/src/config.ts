@@ -43,6 +43,13 @@ export const adapterEnv = z
     CALLBACK_CLIENT_CA_FILE: optionalFile,
     /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
     SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
+    /**
+     * Reconciliation with the PSP (GET /pix): how often the Pix it received are read, so a lost
+     * callback delays a payment by about this much; and how far each window reaches back before the
+     * last one's end, for a PSP that lists a Pix a moment after its time.
+     */
+    RECONCILE_INTERVAL: duration('60s'),
+    RECONCILE_OVERLAP: duration('2m'),
     /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
     PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
   })

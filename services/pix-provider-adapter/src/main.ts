@@ -2,12 +2,15 @@ import './tracing';
 import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc } from '@pix/contracts';
 import { callerGone, jetstream, serveRpc, startConsumer } from '@pix/messaging';
-import { Counter, observeHttp } from '@pix/observability';
+import { Counter, Gauge, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
+import { readCharge } from './charge-reads';
 import { config } from './config';
 import { selectProvider } from './providers/select';
 import { PspCommands } from './psp-commands';
+import { Reconciliation } from './reconciliation';
+import { ReconciliationCursor } from './reconciliation-cursor';
 import { SandboxCommands } from './sandbox-commands';
 import { listen } from './tls';
 
@@ -77,14 +80,50 @@ async function main(): Promise<void> {
   service.addReadinessCheck('psp commands consumer', commandsConsumer.isBound);
   service.onShutdown('psp commands consumer', () => commandsConsumer.stop());
 
+  const reconciledFound = new Counter({
+    name: 'pix_reconciliation_found_total',
+    help: 'Facts reading the PSP added, by source (listing: GET /pix; charge_read: GET /cob before an expiry): Pix or refund settlements whose callback never came',
+    labelNames: ['source'] as const,
+    registers: [service.registry],
+  });
+  const reconciliation = new Reconciliation(
+    provider,
+    js,
+    await ReconciliationCursor.open(logger),
+    { intervalMs: config.RECONCILE_INTERVAL, overlapMs: config.RECONCILE_OVERLAP },
+    {
+      found: reconciledFound,
+      runs: new Counter({
+        name: 'pix_reconciliation_runs_total',
+        help: 'Reconciliations with the PSP, by outcome: completed, failed (read again next time), skipped (another replica just did it)',
+        labelNames: ['outcome'] as const,
+        registers: [service.registry],
+      }),
+      completedAt: new Gauge({
+        name: 'pix_reconciliation_completed_timestamp_seconds',
+        help: 'When the last complete reconciliation with the PSP ended, by any replica',
+        registers: [service.registry],
+      }),
+    },
+    logger,
+  );
+  reconciliation.start();
+  service.onShutdown('reconciliation', () => reconciliation.stop());
+
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
     serveRpc(nc, AdapterRpc.createCharge, (req, msg) => provider.createCharge(req, callerGone(msg)), rpc),
+    serveRpc(nc, AdapterRpc.readCharge, (req) => readCharge(provider, js, logger, reconciledFound, req.txid), rpc),
   ];
   if (sandbox) {
     const commands = new SandboxCommands(sandbox.payer, sandbox.books);
     subscriptions.push(
-      serveRpc(nc, SandboxRpc.pay, (req) => commands.pay(req.paymentId, req.amountCents, req.late ?? false), rpc),
+      serveRpc(
+        nc,
+        SandboxRpc.pay,
+        (req) => commands.pay(req.paymentId, req.amountCents, req.late ?? false, req.dropCallback ?? false),
+        rpc,
+      ),
       serveRpc(nc, SandboxRpc.review, (req) => commands.review(req.paymentId), rpc),
       serveRpc(nc, SandboxRpc.clear, (req) => commands.clear(req.paymentId), rpc),
       serveRpc(nc, SandboxRpc.reject, (req) => commands.reject(req.paymentId), rpc),

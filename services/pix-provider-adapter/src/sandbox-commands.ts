@@ -13,10 +13,10 @@ export class SandboxCommands {
     private readonly books: SandboxBooks,
   ) {}
 
-  async pay(paymentId: string, amountCents: number | undefined, late: boolean) {
+  async pay(paymentId: string, amountCents: number | undefined, late: boolean, dropCallback: boolean) {
     const { _id, pix } = late
-      ? await this.payer.payLate(txidFor(paymentId), amountCents)
-      : await this.payer.pay(txidFor(paymentId), amountCents, false);
+      ? await this.payer.payLate(txidFor(paymentId), amountCents, dropCallback)
+      : await this.payer.pay(txidFor(paymentId), amountCents, false, dropCallback);
     return { paymentId, txid: _id, endToEndId: pix.endToEndId, amount: centsToBrl(pix.amountCents) };
   }
 

@@ -17,9 +17,26 @@ export const CreateChargeReplySchema = z.object({
 });
 export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
 
+export const ReadChargeRequestSchema = z.object({ txid: z.string(), paymentId: z.string() });
+export const ReadChargeReplySchema = z.object({
+  /** active: can still be paid; concluded: paid; removed; not_found: the PSP has no such charge. */
+  status: z.enum(['active', 'concluded', 'removed', 'not_found']),
+  /** How many Pix the charge received: each is on the PIX stream (as its callback puts it) before this answer. */
+  pixReceived: z.number().int().min(0),
+});
+export type ReadChargeReply = z.infer<typeof ReadChargeReplySchema>;
+
 export const AdapterRpc = {
   /** A charge for a payment at the PSP, idempotent by txid. */
   createCharge: defineRpc('pix.charges.create', CreateChargeRequestSchema, CreateChargeReplySchema, {
+    server: 'pix-provider-adapter',
+    callers: ['payments'],
+  }),
+  /**
+   * The charge as the PSP holds it (GET /cob), read before it expires: a Pix it received whose
+   * callback never came is told on the PIX stream first, so payments does not expire a paid charge.
+   */
+  readCharge: defineRpc('pix.charges.read', ReadChargeRequestSchema, ReadChargeReplySchema, {
     server: 'pix-provider-adapter',
     callers: ['payments'],
   }),

@@ -25,10 +25,13 @@ export const testConfig = {
 
 /**
  * The adapter as payments calls it over NATS (AdapterRpc), answering from memory: charges are taken
- * unless `reachable` is false (then the call fails as with no adapter).
+ * unless `reachable` is false (then the call fails as with no adapter); a charge read finds the Pix
+ * set in `pixAtPsp` (by txid), none otherwise.
  */
 export class FakeAdapter {
   readonly charges: RpcParsedRequest<typeof AdapterRpc.createCharge>[] = [];
+  readonly reads: string[] = [];
+  readonly pixAtPsp = new Map<string, number>();
   reachable = true;
 
   readonly nc = {
@@ -44,6 +47,12 @@ export class FakeAdapter {
       const charge = AdapterRpc.createCharge.request.parse(request);
       this.charges.push(charge);
       return { txid: charge.txid, location: `psp.example/${charge.txid}`, qrCopyPaste: `qr-of-${charge.txid}` };
+    }
+    if (subject === AdapterRpc.readCharge.subject) {
+      const { txid } = AdapterRpc.readCharge.request.parse(request);
+      this.reads.push(txid);
+      const pixReceived = this.pixAtPsp.get(txid) ?? 0;
+      return { status: pixReceived > 0 ? 'concluded' : 'active', pixReceived };
     }
     throw new Error(`no fake for ${subject}`);
   }

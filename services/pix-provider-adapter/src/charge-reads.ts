@@ -1,0 +1,26 @@
+import type { ReadChargeReply } from '@pix/contracts';
+import type { JetStreamClient } from '@pix/messaging';
+import type { Counter, Logger } from '@pix/observability';
+import { receivePix } from './callbacks';
+import type { PixProvider } from './providers/provider';
+
+/**
+ * A charge read at the PSP before payments expires it (GET /cob): the Pix it received go through
+ * the callbacks' path first (receivePix), so one whose callback was lost is applied rather than
+ * expired, and the answer says how many there were. A PSP that cannot be read fails the call, and
+ * payments tries the expiry again later.
+ */
+export async function readCharge(
+  provider: PixProvider,
+  js: JetStreamClient,
+  logger: Logger,
+  found: Counter<'source'>,
+  txid: string,
+): Promise<ReadChargeReply> {
+  const charge = await provider.readCharge(txid);
+  if (!charge) return { status: 'not_found', pixReceived: 0 };
+  const added = await receivePix(js, charge.pix, logger);
+  found.inc({ source: 'charge_read' }, added);
+  if (added > 0) logger.warn({ txid, added }, 'a charge read before its expiry had a Pix never called back about');
+  return { status: charge.status, pixReceived: charge.pix.length };
+}
