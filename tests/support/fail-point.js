@@ -94,11 +94,28 @@ function afterRefundTaken() {
   });
 }
 
+/**
+ * The adapter: the process exits in the middle of a reconciliation with the PSP, once a page of
+ * GET /pix listed a Pix and before any of that page is fed on: its cursor stays where it was.
+ */
+function duringReconciliation() {
+  afterLoad('services/pix-provider-adapter/dist/sandbox-psp/provider.js', ({ SandboxProvider }) => {
+    const { listReceivedPix } = SandboxProvider.prototype;
+    mustBeFunction(listReceivedPix, 'SandboxProvider.listReceivedPix');
+    SandboxProvider.prototype.listReceivedPix = async function (window, page) {
+      const listed = await listReceivedPix.call(this, window, page);
+      if (listed.pix.length > 0) crash();
+      return listed;
+    };
+  });
+}
+
 const points = {
   'crash-before-publish': () => aroundPublish('before'),
   'crash-after-publish': () => aroundPublish('after'),
   'crash-after-decision': afterSandboxDecision,
   'crash-after-refund-taken': afterRefundTaken,
+  'crash-during-reconciliation': duringReconciliation,
 };
 
 const plant = points[name];

@@ -6,12 +6,13 @@ export const FAIL_POINT_EXIT_CODE = 86;
 
 /**
  * The points fail-point.js can plant: in payments' publish of a write's messages, in the sandbox
- * PSP's decisions and in its taking of a refund.
+ * PSP's decisions, in its taking of a refund, and in the adapter's reconciliation with it.
  */
 export type FailPoint =
   | `${'crash-before-publish' | 'crash-after-publish'}:${PaymentEvent['body']['event']}`
   | 'crash-after-decision'
-  | 'crash-after-refund-taken';
+  | 'crash-after-refund-taken'
+  | 'crash-during-reconciliation';
 
 /**
  * The environment that starts one service (stack.startService) with a fail point: its node preloads

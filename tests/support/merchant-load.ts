@@ -18,13 +18,15 @@ export interface AskedRefund {
 }
 
 /**
- * A created payment: its key, its id, whether its customer pays it, when the create was first
- * sent; the refunds the merchant asked of it once approved, and whether the merchant cancelled it.
+ * A created payment: its key, its id, whether its customer pays it (and whether the PSP loses
+ * that Pix's callback), when the create was first sent; the refunds the merchant asked of it once
+ * approved, and whether the merchant cancelled it.
  */
 export interface Created {
   key: string;
   id: string;
   paid: boolean;
+  callbackDropped: boolean;
   firstSentAt: number;
   refunds: AskedRefund[];
   cancelled: boolean;
@@ -181,10 +183,12 @@ export class MerchantClient {
   /**
    * Pays a payment through the sandbox route, as the customer would. A 409 here means the charge
    * is not created yet (the adapter was away at create; payments retries it), so it is retried too;
-   * a retry of a paid charge answers the same Pix.
+   * a retry of a paid charge answers the same Pix. `dropCallback`: the PSP loses the Pix's callback,
+   * and only the platform's reconciliation with the PSP tells of it.
    */
-  async pay(key: string, n: number, paymentId: string): Promise<void> {
-    const res = await this.send(`${key}:pay`, `/public-api/v1/sandbox/payments/${paymentId}/pay`, {}, {}, n, 409);
+  async pay(key: string, n: number, paymentId: string, dropCallback: boolean): Promise<void> {
+    const body = dropCallback ? { dropCallback: true } : {};
+    const res = await this.send(`${key}:pay`, `/public-api/v1/sandbox/payments/${paymentId}/pay`, body, {}, n, 409);
     if (res.status !== 200) throw new Error(`${key}: pay answered ${res.status} ${JSON.stringify(res.body)}`);
   }
 }
@@ -192,8 +196,9 @@ export class MerchantClient {
 /**
  * Creates `rate` payments per second (open loop: a slow answer does not slow the load) until
  * stopped; every other payment is paid by its customer. Of the paid ones, one in five is refunded
- * in part (1 BRL), and one in ten of them again for all that is left; of the others, one in five is
- * cancelled by the merchant. `stop()` resolves once every payment has its final answers: the
+ * in part (1 BRL), and one in ten of them again for all that is left; of the others (never refunded:
+ * their approval waits for a reconciliation), about one in four has its callback lost by the PSP;
+ * of the unpaid ones, one in five is cancelled by the merchant. `stop()` resolves once every payment has its final answers: the
  * payments made, and the errors of those that did not end well (a create, pay, refund or cancel
  * given up, a final answer other than expected).
  */
@@ -209,15 +214,16 @@ export function startLoad(options: { client: MerchantClient; rate: number; webho
     const firstSentAt = Date.now();
     const id = await client.create(key, i, 5 + (i % 300), webhookUrl);
     const paid = i % 2 === 0;
+    const callbackDropped = paid && i % 8 === 2 && i % 10 !== 0;
     const refunds: AskedRefund[] = [];
     if (paid) {
-      await client.pay(key, i, id);
+      await client.pay(key, i, id, callbackDropped);
       if (i % 10 === 0) refunds.push(await client.refund(`${key}:refund-1`, i, id, 1));
       if (i % 20 === 0) refunds.push(await client.refund(`${key}:refund-2`, i, id));
     }
     const cancelled = i % 10 === 1;
     if (cancelled) await client.cancel(key, i, id);
-    return { key, id, paid, firstSentAt, refunds, cancelled };
+    return { key, id, paid, callbackDropped, firstSentAt, refunds, cancelled };
   };
   const ticking = (async () => {
     for (let i = 0; !stopped && !client.halted; i++) {

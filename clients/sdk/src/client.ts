@@ -141,7 +141,9 @@ export function createClient(options: ClientOptions) {
   const sandbox = {
     /**
      * The customer pays (another `amount` sends the payment to review; `late: true` pays even a charge
-     * that can no longer be paid, a new Pix each time, which the platform returns to its payer).
+     * that can no longer be paid, a new Pix each time, which the platform returns to its payer;
+     * `dropCallback: true`: the PSP never calls back, and the payment changes when the platform
+     * reconciles with the PSP, within about a minute).
      */
     pay(paymentId: string, body?: SandboxPayBody): Promise<SandboxPayment> {
       return send<SandboxPayment>(transport, {

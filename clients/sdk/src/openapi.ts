@@ -199,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * The customer pays the payment (sandbox only)
-         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund).
+         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund). With `dropCallback` the PSP receives the Pix but never calls the platform back: the payment changes only when the platform reconciles with the PSP (within about a minute, RECONCILE_INTERVAL), or reads the charge before it expires.
          */
         post: operations["sandboxPay"];
         delete?: never;
@@ -290,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * The customer pays the payment (sandbox only)
-         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund).
+         * @description Pays the charge as a customer would; the PSP then calls the platform back and the payment becomes `approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the platform returns such a Pix to its payer (a `platform` refund). With `dropCallback` the PSP receives the Pix but never calls the platform back: the payment changes only when the platform reconciles with the PSP (within about a minute, RECONCILE_INTERVAL), or reads the charge before it expires.
          */
         post: operations["sandboxPayV1"];
         delete?: never;
@@ -2143,6 +2143,8 @@ export interface operations {
                     amount?: number | null;
                     /** @description A new Pix whatever the charge state (each call a new endToEndId) */
                     late?: boolean | null;
+                    /** @description The PSP loses the Pix's callback: only reconciliation tells the platform of it */
+                    dropCallback?: boolean | null;
                 };
             };
         };
@@ -2156,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxPayment"];
                 };
             };
-            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
+            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, `dropCallback must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,6 +2598,8 @@ export interface operations {
                     amount?: number | null;
                     /** @description A new Pix whatever the charge state (each call a new endToEndId) */
                     late?: boolean | null;
+                    /** @description The PSP loses the Pix's callback: only reconciliation tells the platform of it */
+                    dropCallback?: boolean | null;
                 };
             };
         };
@@ -2609,7 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxPayment"];
                 };
             };
-            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
+            /** @description `amount must be a positive number with at most two decimal places`, `late must be a boolean`, `dropCallback must be a boolean`, a body that is not a JSON object, or a content type other than application/json */
             400: {
                 headers: {
                     [name: string]: unknown;

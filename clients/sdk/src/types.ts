@@ -41,7 +41,10 @@ export type RefundFailedWebhook = Schemas['RefundFailedWebhook'];
 export type SandboxPayment = Schemas['SandboxPayment'];
 export type SandboxAnalysis = Schemas['SandboxAnalysis'];
 export type SandboxRefundFailure = Schemas['SandboxRefundFailure'];
-/** The optional body of sandbox pay: another amount than the payment's sends it to review; `late` a Pix after the fact. */
+/**
+ * The optional body of sandbox pay: another amount than the payment's sends it to review; `late` a
+ * Pix after the fact; `dropCallback` a Pix whose callback the PSP loses (reconciliation finds it).
+ */
 export type SandboxPayBody = NonNullable<
   paths['/public-api/v1/sandbox/payments/{id}/pay']['post']['requestBody']
 >['content']['application/json'];

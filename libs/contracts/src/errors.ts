@@ -90,6 +90,7 @@ export const SandboxMessages = {
   chargeExpired: 'A cobrança deste pagamento expirou; ela não pode mais ser paga.',
   chargeRemoved: 'A cobrança deste pagamento foi cancelada; ela não pode mais ser paga.',
   lateInvalid: 'late must be a boolean',
+  dropCallbackInvalid: 'dropCallback must be a boolean',
   chargeMissing: 'A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.',
   chargePaidOtherwise:
     'A cobrança deste pagamento já foi paga por outra ação do sandbox (outro valor, ou retida para análise).',

@@ -419,7 +419,9 @@ const sandbox: OperationGroup = {
         '`approved` (or `review` when `amount` differs). Idempotent: a retry with the same body answers the same ' +
         'Pix (same endToEndId), except with `late`: then every call is a new Pix, paid even when the charge can no ' +
         'longer be paid (paid already, expired or cancelled), to play a Pix against a cancel or an expiry; the ' +
-        'platform returns such a Pix to its payer (a `platform` refund).',
+        'platform returns such a Pix to its payer (a `platform` refund). With `dropCallback` the PSP receives the ' +
+        'Pix but never calls the platform back: the payment changes only when the platform reconciles with the PSP ' +
+        '(within about a minute, RECONCILE_INTERVAL), or reads the charge before it expires.',
       body: {
         required: false,
         schema: {
@@ -437,6 +439,10 @@ const sandbox: OperationGroup = {
               type: ['boolean', 'null'],
               description: 'A new Pix whatever the charge state (each call a new endToEndId)',
             },
+            dropCallback: {
+              type: ['boolean', 'null'],
+              description: "The PSP loses the Pix's callback: only reconciliation tells the platform of it",
+            },
           },
         },
       },
@@ -444,7 +450,8 @@ const sandbox: OperationGroup = {
       ok: SANDBOX_DID,
       errors: {
         400:
-          `\`${SandboxMessages.amountInvalid}\`, \`${SandboxMessages.lateInvalid}\`, a body that is not a JSON ` +
+          `\`${SandboxMessages.amountInvalid}\`, \`${SandboxMessages.lateInvalid}\`, ` +
+          `\`${SandboxMessages.dropCallbackInvalid}\`, a body that is not a JSON ` +
           'object, or a content type other than application/json',
         404: PAYMENT_NOT_FOUND,
         409:

@@ -15,22 +15,24 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { Validated } from './validation';
 
-/** What a pay asks: another amount than the payment's (it goes to review), and a late Pix. */
+/** What a pay asks: another amount than the payment's (it goes to review), a late Pix, a lost callback. */
 export interface SandboxPayOptions {
   amountCents: number | undefined;
   late: boolean;
+  dropCallback: boolean;
 }
 
 /**
- * The optional body of pay: `{"amount": <brl>, "late": true}`. `late`: a new Pix even when the
- * charge can no longer be paid (paid, expired, cancelled), which goes back to its payer.
+ * The optional body of pay: `{"amount": <brl>, "late": true, "dropCallback": true}`. `late`: a new
+ * Pix even when the charge can no longer be paid (paid, expired, cancelled), which goes back to its
+ * payer. `dropCallback`: the PSP receives the Pix but never calls back; reconciliation finds it.
  */
 export function validateSandboxPayBody(body: unknown): Validated<SandboxPayOptions> {
-  if (body === undefined) return { ok: true, value: { amountCents: undefined, late: false } };
+  if (body === undefined) return { ok: true, value: { amountCents: undefined, late: false, dropCallback: false } };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: ErrorMessages.bodyNotObject };
   }
-  const { amount, late } = body as { amount?: unknown; late?: unknown };
+  const { amount, late, dropCallback } = body as { amount?: unknown; late?: unknown; dropCallback?: unknown };
   let amountCents: number | undefined;
   if (amount !== undefined && amount !== null) {
     const cents = typeof amount === 'number' ? brlToCents(amount) : null;
@@ -42,7 +44,10 @@ export function validateSandboxPayBody(body: unknown): Validated<SandboxPayOptio
   if (late !== undefined && late !== null && typeof late !== 'boolean') {
     return { ok: false, message: SandboxMessages.lateInvalid };
   }
-  return { ok: true, value: { amountCents, late: late === true } };
+  if (dropCallback !== undefined && dropCallback !== null && typeof dropCallback !== 'boolean') {
+    return { ok: false, message: SandboxMessages.dropCallbackInvalid };
+  }
+  return { ok: true, value: { amountCents, late: late === true, dropCallback: dropCallback === true } };
 }
 
 /**
@@ -70,12 +75,14 @@ export async function sandboxAct<D extends RpcDefinition>(
 
 /**
  * What a pay asks of the PSP: the amount given, or the payment's own (with the amount known, the PSP
- * records the Pix in one step instead of reading its charge first), and whether it is a late Pix.
+ * records the Pix in one step instead of reading its charge first), whether it is a late Pix, and
+ * whether its callback is lost.
  */
 export function payWith(options: SandboxPayOptions): (payment: Payment) => RpcRequest<typeof SandboxRpc.pay> {
   return (payment) => ({
     paymentId: payment.id,
     amountCents: options.amountCents ?? brlToCents(payment.amount) ?? undefined,
     ...(options.late && { late: true }),
+    ...(options.dropCallback && { dropCallback: true }),
   });
 }

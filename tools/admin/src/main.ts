@@ -176,8 +176,14 @@ sandbox
   .command('pay <paymentId>')
   .option('--amount <brl>', 'amount paid (default: the payment amount)', brlAmount)
   .option('--late', 'a new Pix even when the charge can no longer be paid (it goes back to its payer)')
-  .action((paymentId: string, opts: { amount?: number; late?: boolean }) =>
-    call(SandboxRpc.pay, { paymentId, amountCents: opts.amount, ...(opts.late && { late: true }) }),
+  .option('--drop-callback', 'the PSP never calls back about this Pix: only reconciliation finds it')
+  .action((paymentId: string, opts: { amount?: number; late?: boolean; dropCallback?: boolean }) =>
+    call(SandboxRpc.pay, {
+      paymentId,
+      amountCents: opts.amount,
+      ...(opts.late && { late: true }),
+      ...(opts.dropCallback && { dropCallback: true }),
+    }),
   );
 sandbox
   .command('fail-next-refund <paymentId>')

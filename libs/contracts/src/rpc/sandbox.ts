@@ -39,6 +39,8 @@ export const SandboxRpc = {
       amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional(),
       /** A new Pix whatever the charge's state (paid, expired, removed): to play a Pix against a cancel or an expiry. */
       late: z.boolean().optional(),
+      /** The PSP receives the Pix but loses its callback: the platform learns of it only by reconciling. */
+      dropCallback: z.boolean().optional(),
     }),
     SandboxPayReplySchema,
     sandboxAccess,

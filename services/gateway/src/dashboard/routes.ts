@@ -408,7 +408,14 @@ export function dashboardRouter(options: DashboardOptions): Router {
           amountCents = validated.value.amountCents;
         }
         const late = name === 'pay-late';
-        return sandboxAct(nc, rpcTimeoutMs, storeId, id, SandboxRpc.pay, payWith({ amountCents, late }));
+        return sandboxAct(
+          nc,
+          rpcTimeoutMs,
+          storeId,
+          id,
+          SandboxRpc.pay,
+          payWith({ amountCents, late, dropCallback: false }),
+        );
       }
       // Own keys only: `constructor` or `toString` name no action.
       if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
