@@ -66,7 +66,7 @@ class Client:
         self.events = Events(self)
         self.sandbox = Sandbox(self)
 
-    def send(self, call: Call[T]) -> T:
+    def _send(self, call: Call[T]) -> T:
         """One call; a create or a refund (it carries an Idempotency-Key) is retried with that same
         key on a network error, a timeout or a 5xx, so a retry never makes a second one."""
         request = build_request(
@@ -117,7 +117,7 @@ class Payments:
     ) -> Payment:
         """Creates a payment (5 to 3000 BRL). Sends an Idempotency-Key (a new UUID unless given: pass
         your order id to make it safe to repeat across restarts) and retries with it."""
-        return self._client.send(
+        return self._client._send(
             calls.create_payment(
                 amount=amount,
                 email=email,
@@ -129,13 +129,13 @@ class Payments:
         )
 
     def get(self, payment_id: str) -> Payment:
-        return self._client.send(calls.get_payment(payment_id))
+        return self._client._send(calls.get_payment(payment_id))
 
     def list(
         self, *, status: PaymentStatus | None = None, page: int | None = None, limit: int | None = None
     ) -> PaymentList:
         """One page (`items`, `page`, `limit`, `total`), newest first."""
-        return self._client.send(calls.list_payments(status=status, page=page, limit=limit))
+        return self._client._send(calls.list_payments(status=status, page=page, limit=limit))
 
     def list_all(self, *, status: PaymentStatus | None = None, limit: int | None = None) -> Iterator[Payment]:
         """Every payment matching, asking for the next page only when the iteration reaches it."""
@@ -149,7 +149,7 @@ class Payments:
 
     def cancel(self, payment_id: str) -> Payment:
         """Cancels a pending payment: not_approved at once, its charge removed at the PSP. Not retried."""
-        return self._client.send(calls.cancel_payment(payment_id))
+        return self._client._send(calls.cancel_payment(payment_id))
 
 
 class Refunds:
@@ -166,16 +166,16 @@ class Refunds:
     ) -> Refund:
         """Refunds all (no `amount`) or part of an approved payment; idempotent and retried as a
         create is, so a retry never refunds twice."""
-        return self._client.send(
+        return self._client._send(
             calls.create_refund(payment_id, amount=amount, reason=reason, idempotency_key=idempotency_key)
         )
 
     def list(self, payment_id: str) -> RefundList:
         """The payment's refunds, newest first."""
-        return self._client.send(calls.list_refunds(payment_id))
+        return self._client._send(calls.list_refunds(payment_id))
 
     def get(self, payment_id: str, refund_id: str) -> Refund:
-        return self._client.send(calls.get_refund(payment_id, refund_id))
+        return self._client._send(calls.get_refund(payment_id, refund_id))
 
 
 class Events:
@@ -191,7 +191,7 @@ class Events:
         limit: int | None = None,
     ) -> EventList:
         """One page of the store's webhook events, newest first."""
-        return self._client.send(calls.list_events(type=type, payment_id=payment_id, page=page, limit=limit))
+        return self._client._send(calls.list_events(type=type, payment_id=payment_id, page=page, limit=limit))
 
     def list_all(
         self, *, type: EventType | None = None, payment_id: str | None = None, limit: int | None = None
@@ -206,11 +206,11 @@ class Events:
 
     def get(self, event_id: str) -> EventDetail:
         """One event with every delivery attempt."""
-        return self._client.send(calls.get_event(event_id))
+        return self._client._send(calls.get_event(event_id))
 
     def redeliver(self, event_id: str) -> EventRedelivery:
         """Delivers a delivered or dead event again with the same webhook-id (409 while it is being retried)."""
-        return self._client.send(calls.redeliver_event(event_id))
+        return self._client._send(calls.redeliver_event(event_id))
 
 
 class Sandbox:
@@ -222,23 +222,23 @@ class Sandbox:
     def pay(self, payment_id: str, *, amount: float | None = None, late: bool | None = None) -> SandboxPayment:
         """The customer pays (another `amount` sends the payment to review; `late=True` pays even a
         charge that can no longer be paid, a new Pix each time, which the platform returns)."""
-        return self._client.send(calls.sandbox_pay(payment_id, amount=amount, late=late))
+        return self._client._send(calls.sandbox_pay(payment_id, amount=amount, late=late))
 
     def review(self, payment_id: str) -> SandboxAnalysis:
         """The customer pays and the PSP holds the Pix for analysis."""
-        return self._client.send(calls.sandbox_analysis(payment_id, "review"))
+        return self._client._send(calls.sandbox_analysis(payment_id, "review"))
 
     def clear(self, payment_id: str) -> SandboxAnalysis:
         """The analysis clears the held Pix: approved."""
-        return self._client.send(calls.sandbox_analysis(payment_id, "clear"))
+        return self._client._send(calls.sandbox_analysis(payment_id, "clear"))
 
     def reject(self, payment_id: str) -> SandboxAnalysis:
         """The analysis rejects it: refunded, not approved."""
-        return self._client.send(calls.sandbox_analysis(payment_id, "reject"))
+        return self._client._send(calls.sandbox_analysis(payment_id, "reject"))
 
     def fail_next_refund(self, payment_id: str) -> SandboxRefundFailure:
         """The PSP settles the payment's next refund as not done (refund.failed, with its motivo)."""
-        return self._client.send(calls.sandbox_fail_next_refund(payment_id))
+        return self._client._send(calls.sandbox_fail_next_refund(payment_id))
 
 
 class AsyncClient:
@@ -267,8 +267,8 @@ class AsyncClient:
         self.events = AsyncEvents(self)
         self.sandbox = AsyncSandbox(self)
 
-    async def send(self, call: Call[T]) -> T:
-        """As Client.send: creates and refunds retried with their key, nothing else."""
+    async def _send(self, call: Call[T]) -> T:
+        """As Client._send: creates and refunds retried with their key, nothing else."""
         request = build_request(
             self._http, call.method, call.path, query=call.query, body=call.body, idempotency_key=call.idempotency_key
         )
@@ -315,7 +315,7 @@ class AsyncPayments:
         expires_in: int | None = None,
         idempotency_key: str | None = None,
     ) -> Payment:
-        return await self._client.send(
+        return await self._client._send(
             calls.create_payment(
                 amount=amount,
                 email=email,
@@ -327,12 +327,12 @@ class AsyncPayments:
         )
 
     async def get(self, payment_id: str) -> Payment:
-        return await self._client.send(calls.get_payment(payment_id))
+        return await self._client._send(calls.get_payment(payment_id))
 
     async def list(
         self, *, status: PaymentStatus | None = None, page: int | None = None, limit: int | None = None
     ) -> PaymentList:
-        return await self._client.send(calls.list_payments(status=status, page=page, limit=limit))
+        return await self._client._send(calls.list_payments(status=status, page=page, limit=limit))
 
     async def list_all(
         self, *, status: PaymentStatus | None = None, limit: int | None = None
@@ -347,7 +347,7 @@ class AsyncPayments:
             page += 1
 
     async def cancel(self, payment_id: str) -> Payment:
-        return await self._client.send(calls.cancel_payment(payment_id))
+        return await self._client._send(calls.cancel_payment(payment_id))
 
 
 class AsyncRefunds:
@@ -362,15 +362,15 @@ class AsyncRefunds:
         reason: str | None = None,
         idempotency_key: str | None = None,
     ) -> Refund:
-        return await self._client.send(
+        return await self._client._send(
             calls.create_refund(payment_id, amount=amount, reason=reason, idempotency_key=idempotency_key)
         )
 
     async def list(self, payment_id: str) -> RefundList:
-        return await self._client.send(calls.list_refunds(payment_id))
+        return await self._client._send(calls.list_refunds(payment_id))
 
     async def get(self, payment_id: str, refund_id: str) -> Refund:
-        return await self._client.send(calls.get_refund(payment_id, refund_id))
+        return await self._client._send(calls.get_refund(payment_id, refund_id))
 
 
 class AsyncEvents:
@@ -385,7 +385,7 @@ class AsyncEvents:
         page: int | None = None,
         limit: int | None = None,
     ) -> EventList:
-        return await self._client.send(calls.list_events(type=type, payment_id=payment_id, page=page, limit=limit))
+        return await self._client._send(calls.list_events(type=type, payment_id=payment_id, page=page, limit=limit))
 
     async def list_all(
         self, *, type: EventType | None = None, payment_id: str | None = None, limit: int | None = None
@@ -400,10 +400,10 @@ class AsyncEvents:
             page += 1
 
     async def get(self, event_id: str) -> EventDetail:
-        return await self._client.send(calls.get_event(event_id))
+        return await self._client._send(calls.get_event(event_id))
 
     async def redeliver(self, event_id: str) -> EventRedelivery:
-        return await self._client.send(calls.redeliver_event(event_id))
+        return await self._client._send(calls.redeliver_event(event_id))
 
 
 class AsyncSandbox:
@@ -411,16 +411,16 @@ class AsyncSandbox:
         self._client = client
 
     async def pay(self, payment_id: str, *, amount: float | None = None, late: bool | None = None) -> SandboxPayment:
-        return await self._client.send(calls.sandbox_pay(payment_id, amount=amount, late=late))
+        return await self._client._send(calls.sandbox_pay(payment_id, amount=amount, late=late))
 
     async def review(self, payment_id: str) -> SandboxAnalysis:
-        return await self._client.send(calls.sandbox_analysis(payment_id, "review"))
+        return await self._client._send(calls.sandbox_analysis(payment_id, "review"))
 
     async def clear(self, payment_id: str) -> SandboxAnalysis:
-        return await self._client.send(calls.sandbox_analysis(payment_id, "clear"))
+        return await self._client._send(calls.sandbox_analysis(payment_id, "clear"))
 
     async def reject(self, payment_id: str) -> SandboxAnalysis:
-        return await self._client.send(calls.sandbox_analysis(payment_id, "reject"))
+        return await self._client._send(calls.sandbox_analysis(payment_id, "reject"))
 
     async def fail_next_refund(self, payment_id: str) -> SandboxRefundFailure:
-        return await self._client.send(calls.sandbox_fail_next_refund(payment_id))
+        return await self._client._send(calls.sandbox_fail_next_refund(payment_id))

@@ -8,9 +8,9 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -37,7 +37,13 @@ TOLERANCE_SECONDS = 5 * 60
 _PREFIX = "whsec_"
 
 
-def _header(headers: Mapping[str, str], name: str) -> str:
+class Headers(Protocol):
+    """Request headers as a framework hands them: a dict, or Django's, Flask's, Starlette's headers."""
+
+    def items(self) -> Iterable[tuple[str, str]]: ...
+
+
+def _header(headers: Headers, name: str) -> str:
     for key, value in headers.items():
         if key.lower() == name:
             return value
@@ -46,13 +52,13 @@ def _header(headers: Mapping[str, str], name: str) -> str:
 
 def verify(
     body: bytes | str,
-    headers: Mapping[str, str],
+    headers: Headers,
     secret: str,
     *,
     now: datetime | float | None = None,
 ) -> WebhookEvent:
     """Verifies a webhook as it arrived: the raw body (bytes, before any JSON parsing), its headers
-    (any mapping; names in any case) and the store's secret (`whsec_…`). Returns the event, typed by
+    (a dict or a framework's headers; names in any case) and the store's secret (`whsec_…`). Returns the event, typed by
     its `event`; raises WebhookVerificationError when no signature matches, the timestamp is more than
     5 minutes from `now` (the real clock unless given: a datetime or Unix seconds), or the body is
     not an event of this API. Deduplicate on the `webhook-id` header: an event may arrive twice."""
