@@ -21,11 +21,12 @@ install: node_modules/.package-lock.json infra ## Install npm packages, the infr
 	  else echo "make install: .git/hooks/commit-msg is not scripts/commit-msg; left as it is"; fi; \
 	fi
 
-infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB; Debian validators; Schemathesis
+infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB; Debian validators; Schemathesis; the Python SDK's tools
 	@bash scripts/install-infra.sh
 	@bash scripts/install-postgresql.sh
 	@bash scripts/install-system-packages.sh
 	@bash scripts/install-schemathesis.sh
+	@bash scripts/install-python-sdk-tools.sh
 
 build: install ## Compile every package
 	npx tsc -b
@@ -42,11 +43,13 @@ status: ## Show the processes `make up` started
 logs: ## Follow the stack's logs
 	tail -F .run/logs/*.log
 
-lint: build ## Commit messages since 28b827e, formatter check, linter, and a type check of the tests (jest only transpiles them)
+lint: build ## Commit messages since 28b827e, formatter check, linter, type check of the tests (jest only transpiles them), mypy and ruff on clients/python
 	bash scripts/check-commit-messages.sh
 	npx prettier --check .
 	npx eslint .
 	npx tsc -p tsconfig.test.json --noEmit
+	cd clients/python && ../../.tools/python-sdk/bin/mypy src tests conformance_runner.py
+	cd clients/python && ../../.tools/python-sdk/bin/ruff check . && ../../.tools/python-sdk/bin/ruff format --check .
 
 format: install ## Format every file
 	npx prettier --write .

@@ -3,7 +3,7 @@ import { verifyWebhook } from './webhooks.js';
 export { createClient, type ClientOptions, type CreateOptions, type PixPaymentsClient } from './client.js';
 export { PixApiError, PixConnectionError, WebhookVerificationError } from './errors.js';
 export type { RetryOptions } from './retry.js';
-export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
+export { verifyWebhook, type VerifyOptions, type WebhookHeaders } from './webhooks.js';
 export type * from './types.js';
 /** The generated types of the whole OpenAPI document. */
 export type { components, paths, operations, webhooks as webhookOperations } from './openapi.js';

@@ -1,0 +1,50 @@
+"""pix-payments: a client for the Pix Public Payments API (payments, refunds, the Events API, the
+sandbox) and webhook verification. Its models are generated from the API's OpenAPI document."""
+
+from . import models, webhooks
+from ._calls import EventType, PaymentStatus
+from ._retry import RetryPolicy
+from .client import AsyncClient, Client
+from .errors import PixApiError, PixConnectionError, PixError, WebhookVerificationError
+from .models import (
+    Event,
+    EventDetail,
+    EventList,
+    EventRedelivery,
+    Payment,
+    PaymentList,
+    Refund,
+    RefundList,
+    SandboxAnalysis,
+    SandboxPayment,
+    SandboxRefundFailure,
+)
+from .webhooks import WebhookEvent
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "Event",
+    "EventDetail",
+    "EventList",
+    "EventRedelivery",
+    "EventType",
+    "Payment",
+    "PaymentList",
+    "PaymentStatus",
+    "PixApiError",
+    "PixConnectionError",
+    "PixError",
+    "Refund",
+    "RefundList",
+    "RetryPolicy",
+    "SandboxAnalysis",
+    "SandboxPayment",
+    "SandboxRefundFailure",
+    "WebhookEvent",
+    "WebhookVerificationError",
+    "models",
+    "webhooks",
+]

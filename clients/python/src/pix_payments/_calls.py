@@ -1,0 +1,132 @@
+"""Every API call as data (method, path, query, body, the model of its answer), built once for both
+clients: the sync and the async one differ only in how they send it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from ._http import Query
+from .models import (
+    EventDetail,
+    EventList,
+    EventRedelivery,
+    Payment,
+    PaymentList,
+    Refund,
+    RefundList,
+    SandboxAnalysis,
+    SandboxPayment,
+    SandboxRefundFailure,
+)
+
+T = TypeVar("T", bound=BaseModel)
+
+PaymentStatus = Literal["pending", "approved", "review", "not_approved"]
+"""The statuses the payments list filters on."""
+EventType = Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
+"""The webhook events' types, the Events API's filter."""
+ALL_PAGES_LIMIT = 100
+"""The page size of list_all unless a limit is given, as the TypeScript SDK's listAll."""
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    method: Literal["GET", "POST"]
+    path: str
+    model: type[T]
+    query: Query | None = None
+    body: dict[str, Any] | None = None
+    idempotency_key: str | None = None
+    """Set on creates and refunds only: they are safe to repeat with it, so they alone are retried."""
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _present(**fields: Any) -> dict[str, Any]:
+    """The body's fields that were given: an absent one is left to the API's default."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def _key(given: str | None) -> str:
+    return given if given is not None else str(uuid.uuid4())
+
+
+def create_payment(
+    *,
+    amount: float,
+    email: str | None,
+    observation: str | None,
+    webhook_url: str | None,
+    expires_in: int | None,
+    idempotency_key: str | None,
+) -> Call[Payment]:
+    body = _present(amount=amount, email=email, observation=observation, webhookUrl=webhook_url, expiresIn=expires_in)
+    return Call("POST", "/payments", Payment, body=body, idempotency_key=_key(idempotency_key))
+
+
+def get_payment(payment_id: str) -> Call[Payment]:
+    return Call("GET", f"/payments/{_seg(payment_id)}", Payment)
+
+
+def list_payments(*, status: PaymentStatus | None, page: int | None, limit: int | None) -> Call[PaymentList]:
+    return Call("GET", "/payments", PaymentList, query={"status": status, "page": page, "limit": limit})
+
+
+def cancel_payment(payment_id: str) -> Call[Payment]:
+    return Call("POST", f"/payments/{_seg(payment_id)}/cancel", Payment)
+
+
+def create_refund(
+    payment_id: str, *, amount: float | None, reason: str | None, idempotency_key: str | None
+) -> Call[Refund]:
+    path = f"/payments/{_seg(payment_id)}/refunds"
+    return Call(
+        "POST", path, Refund, body=_present(amount=amount, reason=reason), idempotency_key=_key(idempotency_key)
+    )
+
+
+def list_refunds(payment_id: str) -> Call[RefundList]:
+    return Call("GET", f"/payments/{_seg(payment_id)}/refunds", RefundList)
+
+
+def get_refund(payment_id: str, refund_id: str) -> Call[Refund]:
+    return Call("GET", f"/payments/{_seg(payment_id)}/refunds/{_seg(refund_id)}", Refund)
+
+
+def list_events(
+    *, type: EventType | None, payment_id: str | None, page: int | None, limit: int | None
+) -> Call[EventList]:
+    query = {"type": type, "paymentId": payment_id, "page": page, "limit": limit}
+    return Call("GET", "/events", EventList, query=query)
+
+
+def get_event(event_id: str) -> Call[EventDetail]:
+    return Call("GET", f"/events/{_seg(event_id)}", EventDetail)
+
+
+def redeliver_event(event_id: str) -> Call[EventRedelivery]:
+    return Call("POST", f"/events/{_seg(event_id)}/redeliver", EventRedelivery)
+
+
+def sandbox_pay(payment_id: str, *, amount: float | None, late: bool | None) -> Call[SandboxPayment]:
+    body = _present(amount=amount, late=late)
+    return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/pay", SandboxPayment, body=body or None)
+
+
+def sandbox_analysis(payment_id: str, action: Literal["review", "clear", "reject"]) -> Call[SandboxAnalysis]:
+    return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/{action}", SandboxAnalysis)
+
+
+def sandbox_fail_next_refund(payment_id: str) -> Call[SandboxRefundFailure]:
+    return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/fail-next-refund", SandboxRefundFailure)
+
+
+def is_last_page(page: int, items: int, limit: int, total: int) -> bool:
+    return items == 0 or page * limit >= total
