@@ -10,7 +10,7 @@ final class Fixtures
     /** @return array<string, mixed> */
     public static function payment(array $overrides = []): array
     {
-        return $overrides + [
+        return array_replace([
             'id' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
             'status' => 'pending',
             'amount' => 25.5,
@@ -24,24 +24,24 @@ final class Fixtures
             'isPublic' => true,
             'refundedAmount' => 0,
             'expiresAt' => '2026-11-27T10:00:00.000Z',
-        ];
+        ], $overrides);
     }
 
     /** @return array<string, mixed> */
     public static function refund(array $overrides = []): array
     {
-        return $overrides + [
+        return array_replace([
             'id' => '5d7c9e1a-3b2f-4c8d-9e0f-1a2b3c4d5e6f',
             'paymentId' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
             'endToEndId' => 'E12345678202611261000abcdefghijk',
-            'amount' => 10,
+            'amount' => 10.0,
             'status' => 'pending',
             'reason' => 'Troca',
             'origin' => 'merchant',
             'createdAt' => '2026-11-26T10:05:00.000Z',
             'settledAt' => null,
             'failureReason' => null,
-        ];
+        ], $overrides);
     }
 
     /** @return array<string, mixed> */
@@ -62,7 +62,7 @@ final class Fixtures
     /** @return array<string, mixed> */
     public static function event(array $body, array $overrides = []): array
     {
-        return $overrides + [
+        return array_replace([
             'id' => 'evt_0123456789abcdef0123456789abcdef',
             'type' => $body['event'],
             'paymentId' => $body['paymentId'] ?? $body['id'],
@@ -71,6 +71,6 @@ final class Fixtures
             'status' => 'delivered',
             'attemptCount' => 1,
             'nextAttemptAt' => null,
-        ];
+        ], $overrides);
     }
 }

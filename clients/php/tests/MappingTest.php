@@ -120,4 +120,22 @@ final class MappingTest extends TestCase
         $this->expectExceptionMessage('not an event of this API (payment.deleted)');
         Webhook::fromArray(['event' => 'payment.deleted'] + Fixtures::payment());
     }
+
+    public function testToArrayGivesBackTheApisJson(): void
+    {
+        $payment = Fixtures::payment(['amount' => 25.5, 'refundedAmount' => 0.0]);
+        self::assertSame($payment, Payment::fromArray($payment)->toArray());
+        self::assertSame(json_encode($payment), json_encode(Payment::fromArray($payment)));
+
+        foreach ([Fixtures::paymentWebhook('payment.created'), Fixtures::paymentWebhook(), Fixtures::refundWebhook('refund.failed')] as $body) {
+            $event = Fixtures::event($body);
+            self::assertSame($event, Event::fromArray($event)->toArray(), $body['event']);
+        }
+        $detail = Fixtures::event(Fixtures::paymentWebhook(), ['attempts' => [
+            ['run' => 1, 'attempt' => 1, 'at' => '2026-11-26T10:00:01.000Z', 'outcome' => 'success', 'statusCode' => 200, 'latencyMs' => 3, 'error' => null],
+        ]]);
+        self::assertSame($detail, EventDetail::fromArray($detail)->toArray());
+        $list = ['items' => [Fixtures::refund(['amount' => 10.0])]];
+        self::assertSame($list, RefundList::fromArray($list)->toArray());
+    }
 }

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A webhook event as the Events API lists it, its body exactly as delivered. */
-final class Event
+final class Event implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         /** The event id (evt_…), the webhook-id every delivery of it carries */
         public readonly string $id,

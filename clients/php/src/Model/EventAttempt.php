@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** One delivery attempt of an event. */
-final class EventAttempt
+final class EventAttempt implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         /** 1 for the first delivery, then one more per redelivery */
         public readonly int $run,

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** One event with every delivery attempt. */
-final class EventDetail
+final class EventDetail implements \JsonSerializable
 {
+    use ToArray;
+
     /** @param list<EventAttempt> $attempts */
     public function __construct(
         public readonly string $id,

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** One page of the store's events, newest first. */
-final class EventList
+final class EventList implements \JsonSerializable
 {
+    use ToArray;
+
     /** @param list<Event> $items */
     public function __construct(
         public readonly array $items,

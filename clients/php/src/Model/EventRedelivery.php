@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A redelivery under way: the event's id, pending, and the run it started. */
-final class EventRedelivery
+final class EventRedelivery implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $id,
         public readonly string $status,

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A payment, as create, get, list and cancel answer it. Dates are ISO 8601 strings in UTC, as the API sends them. */
-final class Payment
+final class Payment implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $id,
         /** pending, approved, review or not_approved (paid, withdrawal_processing, receipt_sent, rejected: internal) */

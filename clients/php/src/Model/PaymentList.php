@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** One page of payments, newest first, and how many match the filter in all. */
-final class PaymentList
+final class PaymentList implements \JsonSerializable
 {
+    use ToArray;
+
     /** @param list<Payment> $items */
     public function __construct(
         public readonly array $items,

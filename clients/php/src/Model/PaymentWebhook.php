@@ -5,8 +5,12 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A payment's webhook body: payment.created, or payment.status_changed (which adds previousStatus). */
-final class PaymentWebhook
+final class PaymentWebhook implements \JsonSerializable
 {
+    use ToArray {
+        toArray as private allFields;
+    }
+
     public function __construct(
         /** payment.created or payment.status_changed */
         public readonly string $event,
@@ -24,6 +28,20 @@ final class PaymentWebhook
         /** The status before the change: payment.status_changed only, null for payment.created */
         public readonly ?string $previousStatus,
     ) {
+    }
+
+    /**
+     * The body as it was sent: payment.created has no previousStatus at all.
+     *
+     * @return array<string, mixed>
+     */
+    public function toArray(): array
+    {
+        $fields = $this->allFields();
+        if ($this->previousStatus === null) {
+            unset($fields['previousStatus']);
+        }
+        return $fields;
     }
 
     /** @param array<string, mixed> $data */

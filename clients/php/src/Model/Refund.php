@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A refund of a payment: pending, then succeeded or failed. */
-final class Refund
+final class Refund implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $id,
         public readonly string $paymentId,

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A payment's refunds, newest first. */
-final class RefundList
+final class RefundList implements \JsonSerializable
 {
+    use ToArray;
+
     /** @param list<Refund> $items */
     public function __construct(public readonly array $items)
     {

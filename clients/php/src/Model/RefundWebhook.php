@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A refund's webhook body: refund.created, refund.succeeded or refund.failed, with the refund's fields. */
-final class RefundWebhook
+final class RefundWebhook implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         /** refund.created, refund.succeeded or refund.failed */
         public readonly string $event,

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** A sandbox Pix held for analysis (review), or its analysis' outcome (cleared, rejected). */
-final class SandboxAnalysis
+final class SandboxAnalysis implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $paymentId,
         public readonly string $txid,

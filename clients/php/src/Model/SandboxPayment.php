@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** The Pix the sandbox paid a charge with. */
-final class SandboxPayment
+final class SandboxPayment implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $paymentId,
         public readonly string $txid,

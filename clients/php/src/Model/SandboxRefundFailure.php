@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace PixPayments\Model;
 
 /** The sandbox PSP will settle the payment's next refund as failed, with this motivo. */
-final class SandboxRefundFailure
+final class SandboxRefundFailure implements \JsonSerializable
 {
+    use ToArray;
+
     public function __construct(
         public readonly string $paymentId,
         public readonly string $txid,
