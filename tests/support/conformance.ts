@@ -47,7 +47,7 @@ export function runConformanceRunner(
   command: string,
   args: string[],
   env: ConformanceEnv,
-  options: { cwd?: string; timeoutMs: number },
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -55,7 +55,7 @@ export function runConformanceRunner(
       args,
       {
         cwd: options.cwd ?? ROOT,
-        env: { ...process.env, ...env },
+        env: { ...(options.env ?? process.env), ...env },
         timeout: options.timeoutMs,
         killSignal: 'SIGKILL',
         maxBuffer: 16 * 1024 * 1024,
