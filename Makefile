@@ -42,7 +42,7 @@ status: ## Show the processes `make up` started
 logs: ## Follow the stack's logs
 	tail -F .run/logs/*.log
 
-lint: build ## Commit messages since 28b827e, formatter check, linter, a type check of the tests (jest only transpiles them), php -l
+lint: build ## Commit messages since 28b827e, formatter check, linter, and a type check of the tests (jest only transpiles them)
 	bash scripts/check-commit-messages.sh
 	@# PHP's own parser over every PHP file (clients/php), tracked or new; only the errors are shown.
 	git ls-files -z --cached --others --exclude-standard '*.php' | xargs -0 -r -n1 php -d display_errors=stderr -d log_errors=0 -l >/dev/null
