@@ -25,7 +25,11 @@ describe('the conformance scenario through the PHP SDK, as installed elsewhere',
   beforeAll(async () => {
     ({ env, receiver } = await conformanceSetup(sharedStack(), 'Conformance PHP'));
     copy = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-payments-php-'));
-    fs.cpSync(PHP_PACKAGE, copy, { recursive: true });
+    // What a Composer archive ships (clients/php/.gitattributes leaves the tests out), plus the runner.
+    fs.cpSync(PHP_PACKAGE, copy, {
+      recursive: true,
+      filter: (source) => !['tests', 'phpunit.xml.dist'].includes(path.relative(PHP_PACKAGE, source)),
+    });
   });
   afterAll(async () => {
     fs.rmSync(copy, { recursive: true, force: true });
@@ -34,6 +38,14 @@ describe('the conformance scenario through the PHP SDK, as installed elsewhere',
 
   it('passes every step and every webhook case', async () => {
     expect(path.relative(ROOT, copy).startsWith('..')).toBe(true);
+    expect(fs.readdirSync(copy).sort()).toEqual([
+      '.gitattributes',
+      'README.md',
+      'autoload.php',
+      'composer.json',
+      'conformance',
+      'src',
+    ]);
     const output = await runConformanceRunner('php', [path.join(copy, 'conformance/run.php')], env, {
       cwd: copy,
       timeoutMs: 100_000,
