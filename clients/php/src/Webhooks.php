@@ -38,13 +38,19 @@ final class Webhooks
      * @throws WebhookVerificationException when no signature matches, the timestamp is out of
      *   tolerance, or the body is not an event of this API
      */
-    public static function verify(string $rawBody, array $headers, string $secret, ?int $now = null): PaymentWebhook|RefundWebhook
-    {
+    public static function verify(
+        string $rawBody,
+        array $headers,
+        string $secret,
+        ?int $now = null,
+    ): PaymentWebhook|RefundWebhook {
         $id = self::header($headers, 'webhook-id');
         $timestamp = self::header($headers, 'webhook-timestamp');
         $signatures = self::header($headers, 'webhook-signature');
         if ($id === '' || $timestamp === '' || $signatures === '') {
-            throw new WebhookVerificationException('webhook not verified: missing webhook-id, webhook-timestamp or webhook-signature');
+            throw new WebhookVerificationException(
+                'webhook not verified: missing webhook-id, webhook-timestamp or webhook-signature',
+            );
         }
         if (preg_match('/^\d{1,15}$/', $timestamp) !== 1) {
             throw new WebhookVerificationException('webhook not verified: invalid webhook-timestamp');
@@ -74,7 +80,10 @@ final class Webhooks
         }
         $event = $data['event'] ?? null;
         if (!in_array($event, [...Webhook::PAYMENT_EVENTS, ...Webhook::REFUND_EVENTS], true)) {
-            throw new WebhookVerificationException(sprintf('webhook not verified: not an event of this API (%s)', is_string($event) ? $event : get_debug_type($event)));
+            throw new WebhookVerificationException(sprintf(
+                'webhook not verified: not an event of this API (%s)',
+                is_string($event) ? $event : get_debug_type($event),
+            ));
         }
         try {
             return Webhook::fromArray($data);

@@ -35,8 +35,13 @@ final class Api
      * @param array<string, string> $headers
      * @return array<string, mixed>
      */
-    public function request(string $method, string $path, array $query = [], ?array $body = null, array $headers = []): array
-    {
+    public function request(
+        string $method,
+        string $path,
+        array $query = [],
+        ?array $body = null,
+        array $headers = [],
+    ): array {
         $url = rtrim($this->baseUrl, '/') . $path;
         $query = array_filter($query, static fn ($value) => $value !== null);
         if ($query !== []) {
@@ -51,13 +56,18 @@ final class Api
         if ($body !== null) {
             $headers['Content-Type'] = 'application/json';
             // An empty array would encode as [], and the API takes a JSON object.
-            $payload = json_encode($body === [] ? new \stdClass() : $body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+            $payload = json_encode(
+                $body === [] ? new \stdClass() : $body,
+                JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE,
+            );
         }
         $response = $this->transport->send($method, $url, $headers, $payload);
         $json = json_decode($response->body, true);
         if ($response->status >= 200 && $response->status < 300) {
             if (!is_array($json)) {
-                throw new UnexpectedResponseException(sprintf('%s %s: HTTP %d without a JSON object', $method, $path, $response->status));
+                throw new UnexpectedResponseException(
+                    sprintf('%s %s: HTTP %d without a JSON object', $method, $path, $response->status),
+                );
             }
             return $json;
         }

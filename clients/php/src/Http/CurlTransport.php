@@ -42,7 +42,10 @@ final class CurlTransport implements Transport
         curl_setopt_array($handle, $options);
         $answer = curl_exec($handle);
         if (!is_string($answer)) {
-            throw new ConnectionException(sprintf('%s %s: %s', $method, $url, curl_error($handle)), curl_errno($handle));
+            throw new ConnectionException(
+                sprintf('%s %s: %s', $method, $url, curl_error($handle)),
+                curl_errno($handle),
+            );
         }
         return new Response((int) curl_getinfo($handle, CURLINFO_RESPONSE_CODE), $answer);
     }

@@ -20,7 +20,9 @@ final class RetryPolicy
         public readonly int $maxDelayMs = 4000,
     ) {
         if ($retries < 0 || $baseDelayMs < 0 || $maxDelayMs < $baseDelayMs) {
-            throw new \InvalidArgumentException('retry: retries and baseDelayMs at least 0, maxDelayMs at least baseDelayMs');
+            throw new \InvalidArgumentException(
+                'retry: retries and baseDelayMs at least 0, maxDelayMs at least baseDelayMs',
+            );
         }
     }
 

@@ -21,7 +21,13 @@ final class Payments
      * makes the create safe to repeat across restarts) and retries network errors, timeouts and 5xx
      * with that same key; the API answers a repeated key with the same payment.
      *
-     * @param array{amount: float|int, email?: ?string, observation?: ?string, webhookUrl?: ?string, expiresIn?: ?int} $params
+     * @param array{
+     *     amount: float|int,
+     *     email?: ?string,
+     *     observation?: ?string,
+     *     webhookUrl?: ?string,
+     *     expiresIn?: ?int,
+     * } $params
      */
     public function create(array $params, ?string $idempotencyKey = null): Payment
     {

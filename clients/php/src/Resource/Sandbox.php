@@ -52,7 +52,9 @@ final class Sandbox
     /** The PSP settles the payment's next refund as not done (refund.failed, with its motivo). */
     public function failNextRefund(string $paymentId): SandboxRefundFailure
     {
-        return SandboxRefundFailure::fromArray($this->api->request('POST', $this->path($paymentId, 'fail-next-refund')));
+        return SandboxRefundFailure::fromArray(
+            $this->api->request('POST', $this->path($paymentId, 'fail-next-refund')),
+        );
     }
 
     private function path(string $paymentId, string $action): string
