@@ -45,6 +45,8 @@ logs: ## Follow the stack's logs
 
 lint: build ## Commit messages since 28b827e, formatter check, linter, type check of the tests (jest only transpiles them), mypy and ruff on clients/python
 	bash scripts/check-commit-messages.sh
+	@# PHP's own parser over every PHP file (clients/php), tracked or new; only the errors are shown.
+	git ls-files -z --cached --others --exclude-standard '*.php' | xargs -0 -r -n1 php -d display_errors=stderr -d log_errors=0 -l >/dev/null
 	npx prettier --check .
 	npx eslint .
 	npx tsc -p tsconfig.test.json --noEmit

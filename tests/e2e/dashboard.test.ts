@@ -272,6 +272,22 @@ describe('merchant dashboard in a real browser', () => {
     for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
       expect(await page.locator('table.headers').textContent()).toContain(header);
     }
+    // The verification snippet in the SDK the merchant picks, exactly as written (escaped in the
+    // HTML), one language at a time; the radios move with the arrow keys too.
+    const snippets = Object.entries(DashboardTexts.webhooks.sdkSnippets);
+    expect(snippets.map(([, { label }]) => label)).toEqual(['TypeScript', 'Python', 'PHP']);
+    const shown = page.locator('.snippet:visible');
+    for (const [lang, { label, code }] of snippets) {
+      await page.getByRole('radio', { name: label }).check();
+      expect(await shown.count()).toBe(1);
+      expect(await shown.getAttribute('data-lang')).toBe(lang);
+      expect(await shown.textContent()).toBe(code);
+    }
+    await fitsNarrowScreen('webhooks-php-320.png');
+    await page.getByRole('radio', { name: 'PHP' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByRole('radio', { name: 'Python' }).isChecked()).toBe(true);
+    expect(await shown.getAttribute('data-lang')).toBe('python');
 
     receiver.respond = () => 200;
     await page.goto(url(`/dashboard/pagamentos/${broken.id}`));

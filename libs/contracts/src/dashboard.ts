@@ -148,6 +148,49 @@ export const DashboardTexts = {
     reveal: 'Mostrar segredo',
     secretLabel: 'Segredo (whsec_…)',
     sdkTitle: 'Com o SDK',
+    sdkLanguage: 'Linguagem',
+    /**
+     * The verification in each SDK, as its README shows it (clients/sdk, clients/python,
+     * clients/php); the page lets the merchant pick one, TypeScript first.
+     */
+    sdkSnippets: {
+      typescript: {
+        label: 'TypeScript',
+        code: `import { webhooks } from '@pix-payments/client';
+
+// corpo bruto (Buffer) e cabeçalhos da requisição recebida
+const evento = webhooks.verify(corpo, req.headers, process.env.PIX_WEBHOOK_SECRET);
+// lança um erro se a assinatura não for válida: responda 400
+// depois, responda 2xx rápido e processe sem repetir o mesmo webhook-id`,
+      },
+      python: {
+        label: 'Python',
+        code: `import os
+from pix_payments import webhooks, WebhookVerificationError
+
+# corpo bruto (bytes) e cabeçalhos da requisição recebida
+try:
+    evento = webhooks.verify(corpo, cabecalhos, os.environ["PIX_WEBHOOK_SECRET"])
+except WebhookVerificationError:
+    ...  # assinatura inválida: responda 400
+# depois, responda 2xx rápido e processe sem repetir o mesmo webhook-id`,
+      },
+      php: {
+        label: 'PHP',
+        code: `use PixPayments\\Exception\\WebhookVerificationException;
+use PixPayments\\Webhooks;
+
+// corpo bruto e cabeçalhos da requisição recebida
+$corpo = file_get_contents('php://input');
+try {
+    $evento = Webhooks::verify($corpo, getallheaders(), getenv('PIX_WEBHOOK_SECRET'));
+} catch (WebhookVerificationException $e) {
+    http_response_code(400); // assinatura inválida
+    exit;
+}
+// depois, responda 2xx rápido e processe sem repetir o mesmo webhook-id ($evento->event diz o tipo)`,
+      },
+    },
     ratesTitle: 'Falhas de entrega por endpoint (últimas 24 h)',
     ratesColumns: {
       url: 'Endpoint',

@@ -1,5 +1,10 @@
 import { DashboardTexts } from '@pix/contracts';
 
+/** Webhooks page: of the SDK snippets, only the picked language's (html/webhooks.ts renders a radio per language). */
+const PICKED_SNIPPET_ONLY = `${Object.keys(DashboardTexts.webhooks.sdkSnippets)
+  .map((lang) => `.sdk:has(#lang-${lang}:checked) .snippet:not([data-lang="${lang}"])`)
+  .join(',\n')} { display: none; }`;
+
 /**
  * The dashboard's styles. Text meets WCAG AA (4.5:1) on its background, focus is always visible,
  * and below 40rem the tables turn into one card per row so nothing needs sideways scrolling at
@@ -122,6 +127,11 @@ dialog .actions { display: flex; flex-wrap: wrap; justify-content: flex-end; gap
 .next { font-size: 0.875rem; margin: 0.25rem 0 0.5rem; }
 .scroll { overflow-x: auto; }
 .snippet { background: #14213d; color: #f4f5f7; padding: 0.75rem 1rem; border-radius: 0.5rem; overflow-x: auto; }
+.lang-picker { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 1.25rem; border: 0; margin: 0 0 0.5rem; padding: 0; }
+.lang-picker legend { float: left; margin-right: 1.25rem; padding: 0; color: #44464f; }
+.lang { display: inline-flex; align-items: center; gap: 0.35rem; }
+.lang input { margin: 0; min-height: 0; accent-color: #1a4fd6; }
+${PICKED_SNIPPET_ONLY}
 .secret { margin-bottom: 0.5rem; }
 .rates .url { font-weight: 400; }
 .rate.bad { color: #8a1515; font-weight: 700; }

@@ -11,13 +11,33 @@ export interface WebhooksView {
   secrets: string[] | null;
 }
 
-/** What a receiver does with a delivery, with the platform's SDK (as docs/api.md shows it). */
-const SDK_SNIPPET = `import { webhooks } from '@pix-payments/client';
-
-// corpo bruto (Buffer) e cabeçalhos da requisição recebida
-const evento = webhooks.verify(corpo, req.headers, process.env.PIX_WEBHOOK_SECRET);
-// lança um erro se a assinatura não for válida: responda 400
-// depois, responda 2xx rápido e processe sem repetir o mesmo webhook-id`;
+/**
+ * What a receiver does with a delivery, in the SDK the merchant picks: a radio per language and
+ * one snippet each; the stylesheet shows the picked one (no script needed), and a browser without
+ * :has() shows all three.
+ */
+function sdkSnippets(): string {
+  const languages = Object.entries(W.sdkSnippets);
+  const radios = languages
+    .map(
+      ([lang, { label }], i) =>
+        `<span class="lang"><input type="radio" name="sdk-lang" id="lang-${lang}" value="${lang}"${i === 0 ? ' checked' : ''}><label for="lang-${lang}">${escapeHtml(label)}</label></span>`,
+    )
+    .join('\n');
+  const snippets = languages
+    .map(
+      ([lang, { code }]) =>
+        `<pre class="snippet" id="snippet-${lang}" data-lang="${lang}"><code>${escapeHtml(code)}</code></pre>`,
+    )
+    .join('\n');
+  return `<div class="sdk">
+<fieldset class="lang-picker">
+<legend>${W.sdkLanguage}</legend>
+${radios}
+</fieldset>
+${snippets}
+</div>`;
+}
 
 function percent(stats: EndpointStats): string {
   const rate = (stats.failing + stats.dead) / stats.deliveries;
@@ -80,7 +100,7 @@ ${headers}
 <h3>${W.secretTitle}</h3>
 ${secret}
 <h3>${W.sdkTitle}</h3>
-<pre class="snippet"><code>${escapeHtml(SDK_SNIPPET)}</code></pre>
+${sdkSnippets()}
 </section>`,
   );
 }

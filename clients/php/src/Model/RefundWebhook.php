@@ -1,0 +1,50 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PixPayments\Model;
+
+/** A refund's webhook body: refund.created, refund.succeeded or refund.failed, with the refund's fields. */
+final class RefundWebhook implements \JsonSerializable
+{
+    use ToArray;
+
+    public function __construct(
+        /** refund.created, refund.succeeded or refund.failed */
+        public readonly string $event,
+        /** The refund's id */
+        public readonly string $id,
+        public readonly string $paymentId,
+        public readonly string $endToEndId,
+        public readonly float $amount,
+        /** pending, succeeded or failed */
+        public readonly string $status,
+        public readonly ?string $reason,
+        /** merchant or platform */
+        public readonly string $origin,
+        public readonly string $createdAt,
+        public readonly ?string $settledAt,
+        public readonly ?string $failureReason,
+        public readonly string $storeId,
+    ) {
+    }
+
+    /** @param array<string, mixed> $data */
+    public static function fromArray(array $data): self
+    {
+        return new self(
+            event: Fields::string($data, 'event'),
+            id: Fields::string($data, 'id'),
+            paymentId: Fields::string($data, 'paymentId'),
+            endToEndId: Fields::string($data, 'endToEndId'),
+            amount: Fields::amount($data, 'amount'),
+            status: Fields::string($data, 'status'),
+            reason: Fields::nullableString($data, 'reason'),
+            origin: Fields::string($data, 'origin'),
+            createdAt: Fields::string($data, 'createdAt'),
+            settledAt: Fields::nullableString($data, 'settledAt'),
+            failureReason: Fields::nullableString($data, 'failureReason'),
+            storeId: Fields::string($data, 'storeId'),
+        );
+    }
+}

@@ -1,0 +1,64 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PixPayments\Resource;
+
+use PixPayments\Http\Api;
+use PixPayments\Model\SandboxAnalysis;
+use PixPayments\Model\SandboxPayment;
+use PixPayments\Model\SandboxRefundFailure;
+
+/** Sandbox deployments only: act as the customer and the PSP would ($client->sandbox). */
+final class Sandbox
+{
+    /** @internal built by Client */
+    public function __construct(private readonly Api $api)
+    {
+    }
+
+    /**
+     * The customer pays: approved. Another `amount` sends the payment to review; `late: true` pays
+     * even a charge that can no longer be paid, a new Pix each time, which the platform returns to
+     * its payer.
+     *
+     * @param array{amount?: float|int, late?: bool} $params
+     */
+    public function pay(string $paymentId, array $params = []): SandboxPayment
+    {
+        return SandboxPayment::fromArray(
+            $this->api->request('POST', $this->path($paymentId, 'pay'), [], $params === [] ? null : $params),
+        );
+    }
+
+    /** The customer pays and the PSP holds the Pix for analysis. */
+    public function review(string $paymentId): SandboxAnalysis
+    {
+        return SandboxAnalysis::fromArray($this->api->request('POST', $this->path($paymentId, 'review')));
+    }
+
+    /** The analysis clears the held Pix: approved. */
+    public function clear(string $paymentId): SandboxAnalysis
+    {
+        return SandboxAnalysis::fromArray($this->api->request('POST', $this->path($paymentId, 'clear')));
+    }
+
+    /** The analysis rejects it: refunded, not approved. */
+    public function reject(string $paymentId): SandboxAnalysis
+    {
+        return SandboxAnalysis::fromArray($this->api->request('POST', $this->path($paymentId, 'reject')));
+    }
+
+    /** The PSP settles the payment's next refund as not done (refund.failed, with its motivo). */
+    public function failNextRefund(string $paymentId): SandboxRefundFailure
+    {
+        return SandboxRefundFailure::fromArray(
+            $this->api->request('POST', $this->path($paymentId, 'fail-next-refund')),
+        );
+    }
+
+    private function path(string $paymentId, string $action): string
+    {
+        return Api::V1 . '/sandbox/payments/' . Api::segment($paymentId) . '/' . $action;
+    }
+}

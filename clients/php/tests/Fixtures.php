@@ -1,0 +1,76 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PixPayments\Tests;
+
+/** Bodies as the API answers them (field for field the OpenAPI document's schemas). */
+final class Fixtures
+{
+    /** @return array<string, mixed> */
+    public static function payment(array $overrides = []): array
+    {
+        return array_replace([
+            'id' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
+            'status' => 'pending',
+            'amount' => 25.5,
+            'storeId' => 'store_1',
+            'createdAt' => '2026-11-26T10:00:00.000Z',
+            'webhookUrl' => 'https://loja.example.com/hooks',
+            'observation' => null,
+            'email' => 'cliente@example.com',
+            'qrCodeUrl' => 'https://pix.example.com/qr/1.png',
+            'qrCopyPaste' => '00020101021226',
+            'isPublic' => true,
+            'refundedAmount' => 0,
+            'expiresAt' => '2026-11-27T10:00:00.000Z',
+        ], $overrides);
+    }
+
+    /** @return array<string, mixed> */
+    public static function refund(array $overrides = []): array
+    {
+        return array_replace([
+            'id' => '5d7c9e1a-3b2f-4c8d-9e0f-1a2b3c4d5e6f',
+            'paymentId' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
+            'endToEndId' => 'E12345678202611261000abcdefghijk',
+            'amount' => 10.0,
+            'status' => 'pending',
+            'reason' => 'Troca',
+            'origin' => 'merchant',
+            'createdAt' => '2026-11-26T10:05:00.000Z',
+            'settledAt' => null,
+            'failureReason' => null,
+        ], $overrides);
+    }
+
+    /** @return array<string, mixed> */
+    public static function paymentWebhook(string $event = 'payment.status_changed'): array
+    {
+        $payment = self::payment(['status' => 'approved']);
+        unset($payment['isPublic'], $payment['refundedAmount'], $payment['expiresAt']);
+        return ['event' => $event] + $payment + ($event === 'payment.status_changed' ? ['previousStatus' => 'pending'] : []);
+    }
+
+    /** @return array<string, mixed> */
+    public static function refundWebhook(string $event = 'refund.succeeded'): array
+    {
+        return ['event' => $event] + self::refund(['status' => 'succeeded', 'settledAt' => '2026-11-26T10:05:01.000Z'])
+            + ['storeId' => 'store_1'];
+    }
+
+    /** @return array<string, mixed> */
+    public static function event(array $body, array $overrides = []): array
+    {
+        return array_replace([
+            'id' => 'evt_0123456789abcdef0123456789abcdef',
+            'type' => $body['event'],
+            'paymentId' => $body['paymentId'] ?? $body['id'],
+            'createdAt' => '2026-11-26T10:05:01.000Z',
+            'body' => $body,
+            'status' => 'delivered',
+            'attemptCount' => 1,
+            'nextAttemptAt' => null,
+        ], $overrides);
+    }
+}
