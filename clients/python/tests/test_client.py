@@ -39,14 +39,18 @@ def test_create_sends_the_apis_field_names_and_no_absent_field() -> None:
 def test_path_ids_are_escaped_and_sandbox_pay_sends_no_body_unless_asked() -> None:
     paid = {"paymentId": PAYMENT["id"], "txid": "t", "endToEndId": "E1", "amount": 25.5}
     script = Script(
-        json_answer(404, {"statusCode": 404, "message": "Pagamento não encontrado."}), json_answer(200, paid)
+        json_answer(404, {"statusCode": 404, "message": "Pagamento não encontrado."}),
+        json_answer(200, paid),
+        json_answer(200, paid),
     )
     pix = Client(base_url="http://api.test", token="t", transport=httpx.MockTransport(script))
     with pytest.raises(PixApiError):
         pix.payments.get("a/b?c")
     pix.sandbox.pay(PAYMENT["id"])
+    pix.sandbox.pay(PAYMENT["id"], drop_callback=True)
     assert script.seen[0].url.raw_path == b"/public-api/v1/payments/a%2Fb%3Fc"
     assert script.seen[1].content == b""
+    assert script.bodies()[-1] == {"dropCallback": True}
 
 
 def test_list_all_asks_for_each_page_only_when_the_iteration_reaches_it() -> None:

@@ -20,9 +20,10 @@ final class Sandbox
     /**
      * The customer pays: approved. Another `amount` sends the payment to review; `late: true` pays
      * even a charge that can no longer be paid, a new Pix each time, which the platform returns to
-     * its payer.
+     * its payer; `dropCallback: true`: the PSP never calls back, and the payment changes when the
+     * platform reconciles with the PSP, within about a minute.
      *
-     * @param array{amount?: float|int, late?: bool} $params
+     * @param array{amount?: float|int, late?: bool, dropCallback?: bool} $params
      */
     public function pay(string $paymentId, array $params = []): SandboxPayment
     {

@@ -115,8 +115,10 @@ def redeliver_event(event_id: str) -> Call[EventRedelivery]:
     return Call("POST", f"/events/{_seg(event_id)}/redeliver", EventRedelivery)
 
 
-def sandbox_pay(payment_id: str, *, amount: float | None, late: bool | None) -> Call[SandboxPayment]:
-    body = _present(amount=amount, late=late)
+def sandbox_pay(
+    payment_id: str, *, amount: float | None, late: bool | None, drop_callback: bool | None
+) -> Call[SandboxPayment]:
+    body = _present(amount=amount, late=late, dropCallback=drop_callback)
     return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/pay", SandboxPayment, body=body or None)
 
 

@@ -219,10 +219,19 @@ class Sandbox:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def pay(self, payment_id: str, *, amount: float | None = None, late: bool | None = None) -> SandboxPayment:
+    def pay(
+        self,
+        payment_id: str,
+        *,
+        amount: float | None = None,
+        late: bool | None = None,
+        drop_callback: bool | None = None,
+    ) -> SandboxPayment:
         """The customer pays (another `amount` sends the payment to review; `late=True` pays even a
-        charge that can no longer be paid, a new Pix each time, which the platform returns)."""
-        return self._client._send(calls.sandbox_pay(payment_id, amount=amount, late=late))
+        charge that can no longer be paid, a new Pix each time, which the platform returns;
+        `drop_callback=True`: the PSP never calls back, and the payment changes when the platform
+        reconciles with the PSP, within about a minute)."""
+        return self._client._send(calls.sandbox_pay(payment_id, amount=amount, late=late, drop_callback=drop_callback))
 
     def review(self, payment_id: str) -> SandboxAnalysis:
         """The customer pays and the PSP holds the Pix for analysis."""
@@ -410,8 +419,17 @@ class AsyncSandbox:
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
 
-    async def pay(self, payment_id: str, *, amount: float | None = None, late: bool | None = None) -> SandboxPayment:
-        return await self._client._send(calls.sandbox_pay(payment_id, amount=amount, late=late))
+    async def pay(
+        self,
+        payment_id: str,
+        *,
+        amount: float | None = None,
+        late: bool | None = None,
+        drop_callback: bool | None = None,
+    ) -> SandboxPayment:
+        return await self._client._send(
+            calls.sandbox_pay(payment_id, amount=amount, late=late, drop_callback=drop_callback)
+        )
 
     async def review(self, payment_id: str) -> SandboxAnalysis:
         return await self._client._send(calls.sandbox_analysis(payment_id, "review"))
