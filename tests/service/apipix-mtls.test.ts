@@ -283,17 +283,29 @@ describe('apipix provider over mutual TLS', () => {
     expect(atPsp?.requests).toBe(1);
   });
 
-  it('settles a refund whose callback never comes by reading it back', async () => {
+  /** pix_refunds_awaiting_psp, as the adapter's metrics tell it when scraped. */
+  async function refundsAwaitingPsp(): Promise<number> {
+    const text = await (await fetch(`${stack.opsUrls['pix-provider-adapter']}/metrics`)).text();
+    const sample = /^pix_refunds_awaiting_psp(?:\{[^}]*\})? (\d+)$/m.exec(text);
+    if (!sample) throw new Error('no pix_refunds_awaiting_psp sample');
+    return Number(sample[1]);
+  }
+
+  it('settles a refund whose callback never comes by reading it back, counted as awaiting the PSP meanwhile', async () => {
     const client = await paymentsClient(stack);
     const { payment } = await approvedPayment(client, 21);
     dropRefundCallbacks = true;
     try {
       const asked = await refund(client, payment.id, { amount: 1 });
+      // Taken by the PSP and processing: its read-back waits as a schedule on PIX_COMMANDS.
+      await eventually(refundsAwaitingPsp, (n) => n >= 1);
       expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
     } finally {
       dropRefundCallbacks = false;
     }
     expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 1 });
+    // Settled: its schedule fired and left the stream.
+    await eventually(refundsAwaitingPsp, (n) => n === 0);
   });
 
   it("settles as failed, with the PSP's detail, a refund the PSP refuses", async () => {

@@ -53,6 +53,8 @@ export const Streams = {
     name: 'PIX_COMMANDS',
     subjects: [Subjects.pixCommandsAll],
     writers: ['payments', 'pix-provider-adapter'],
+    // The adapter counts the refunds whose next try or read-back waits here (pix_refunds_awaiting_psp).
+    lookups: ['pix-provider-adapter'],
     schedules: true,
     workQueue: true,
   },

@@ -16,3 +16,4 @@ export {
 } from './jetstream';
 export { followStream } from './stream-follower';
 export { incrementCounter, CounterReader } from './counters';
+export { SubjectCount } from './subject-count';

@@ -1,7 +1,7 @@
 import './tracing';
 import express from 'express';
-import { AdapterRpc, Consumers, QueueGroups, SandboxRpc } from '@pix/contracts';
-import { callerGone, jetstream, serveRpc, startConsumer } from '@pix/messaging';
+import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
+import { callerGone, jetstream, serveRpc, startConsumer, SubjectCount } from '@pix/messaging';
 import { Counter, Gauge, observeHttp } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { callbackRouter } from './callbacks';
@@ -64,6 +64,21 @@ async function main(): Promise<void> {
       registers: [service.registry],
     }),
   );
+  const awaiting = new SubjectCount(nc, Streams.pixCommands);
+  new Gauge({
+    name: 'pix_refunds_awaiting_psp',
+    help: 'Refunds waiting on the PSP: a retry while it is away, or a read-back while it processes them (their one schedule each on PIX_COMMANDS)',
+    registers: [service.registry],
+    // Counted when scraped: one stream info request, whatever the refunds. NATS away keeps the last
+    // count rather than failing the whole scrape.
+    async collect() {
+      try {
+        this.set(await awaiting.of(Subjects.pixCommandSchedule('refund', '>')));
+      } catch (err) {
+        logger.warn({ err }, 'refunds awaiting the PSP not counted');
+      }
+    },
+  });
   const commandsConsumer = await startConsumer(
     nc,
     // One payment's commands in order (a refund, its read-back); different payments at once.
@@ -93,6 +108,11 @@ async function main(): Promise<void> {
     { intervalMs: config.RECONCILE_INTERVAL, overlapMs: config.RECONCILE_OVERLAP },
     {
       found: reconciledFound,
+      listed: new Counter({
+        name: 'pix_reconciliation_listed_total',
+        help: 'Pix the PSP listed to reconciliations (GET /pix), told before or not',
+        registers: [service.registry],
+      }),
       runs: new Counter({
         name: 'pix_reconciliation_runs_total',
         help: 'Reconciliations with the PSP, by outcome: completed, failed (read again next time), skipped (another replica just did it)',

@@ -53,6 +53,7 @@ function setup(pix: PixEntry[]) {
   const registry = new Registry();
   const metrics = {
     found: new Counter({ name: 'found', help: 'h', labelNames: ['source'] as const, registers: [registry] }),
+    listed: new Counter({ name: 'listed', help: 'h', registers: [registry] }),
     runs: new Counter({ name: 'runs', help: 'h', labelNames: ['outcome'] as const, registers: [registry] }),
     completedAt: new Gauge({ name: 'completed', help: 'h', registers: [registry] }),
   };
@@ -111,6 +112,7 @@ describe('a reconciliation with the PSP', () => {
     expect(new Set(published.map((p) => p.id)).size).toBe(250);
     expect(cursor.state?.through).toEqual(psp.asked[0]?.to);
     expect(await count('found', { source: 'listing' })).toBe(250);
+    expect(await count('listed', {})).toBe(250);
     expect(await count('runs', { outcome: 'completed' })).toBe(1);
   });
 

@@ -15,6 +15,8 @@ export interface ReconciliationSettings {
 export interface ReconciliationMetrics {
   /** Facts a reconciliation added (source "listing"): Pix (or refund settlements) whose callback never came. */
   found: Counter<'source'>;
+  /** Pix the PSP listed to a reconciliation, told before or not: what its cost follows. */
+  listed: Counter;
   runs: Counter<'outcome'>;
   /** When the last complete reconciliation ended, any replica's (unix seconds). */
   completedAt: Gauge;
@@ -99,6 +101,7 @@ export class Reconciliation extends Periodic {
     this.metrics.completedAt.set(completedAt.getTime() / 1000);
     this.metrics.runs.inc({ outcome: 'completed' });
     this.metrics.found.inc({ source: 'listing' }, found);
+    this.metrics.listed.inc(received);
     const line = { from: window.from, to: window.to, pages, received, found };
     if (found > 0) this.logger.warn(line, 'reconciliation found Pix the PSP never called back about');
     else this.logger.debug(line, 'reconciliation with the PSP complete');
