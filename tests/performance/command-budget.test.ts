@@ -21,9 +21,11 @@ describe('database commands per operation', () => {
   let webhookUrl: string;
 
   beforeAll(async () => {
-    // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
-    // work an operation causes.
-    stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
+    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's
+    // cursor (every minute) are not work an operation causes.
+    stack = await startPrivateStack({
+      env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h', RECONCILE_INTERVAL: '1h' },
+    });
     webhookUrl = await receiver.start();
     store = await createStore(stack);
     // The first request of a token reads it; every later one is served by the gateway's cache.

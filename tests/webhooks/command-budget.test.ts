@@ -28,9 +28,11 @@ describe('database commands per delivered webhook', () => {
 
   beforeAll(async () => {
     url = await receiver.start();
-    // The outbox relay's idle read (every few seconds) and the stall check's (every minute) are not
-    // work a delivery causes.
-    stack = await startPrivateStack({ env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h' } });
+    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's
+    // cursor (every minute) are not work a delivery causes.
+    stack = await startPrivateStack({
+      env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h', RECONCILE_INTERVAL: '1h' },
+    });
     store = await createStore(stack, 'Budget store');
   });
   afterAll(async () => {

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { ApiFigure, ProcessCpu, SizeResult, VariantResult } from './run-variant';
 import type { Throughput } from './stats';
 import type { ConfirmationLatency } from './confirmations';
+import type { ReconciliationCost } from './reconciliation';
 
 /**
  * The results as one markdown document: every figure at every size for each checkout measured,
@@ -20,6 +21,17 @@ function num(value: number | null | undefined): string {
   if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
+}
+
+/** Reconciliation's cost while it found lost callbacks: per Pix listed and per Pix found. */
+export function reconciliationCell(r: ReconciliationCost | null): string {
+  if (!r) return '–';
+  const per = (a: number | null, b: number) => (a === null || b === 0 ? null : a / b);
+  return (
+    `${num(per(r.listRequests, r.listed))} / ${num(per(r.cursorCommands, r.runs))} / ` +
+    `${num(per(r.platformCommands, r.found))} (${r.approved} of ${r.paid} approved; ${r.runs} runs ` +
+    `listed ${r.listed.toLocaleString('en-US')} Pix, found ${r.found})`
+  );
 }
 
 function pct(value: number | null): string {
@@ -129,6 +141,13 @@ const ROWS: Row[] = [
     target: 'measured (issue 25)',
     cell: (s) => latency(s.refund),
     scale: (small, large) => ratio(small.refund.p99Ms, large.refund.p99Ms),
+  },
+  {
+    figure:
+      'reconciliation, lost callbacks found: PSP list requests per Pix listed / cursor commands per run / ' +
+      'db commands per Pix found (applied and delivered)',
+    target: "0.01 / 2 / a confirmation's (issue 30)",
+    cell: (s) => reconciliationCell(s.reconciliation ?? null),
   },
   {
     figure: 'db commands per create / get / list / confirmation / refund (all services, background included)',

@@ -21,8 +21,9 @@ import {
 } from './confirmations';
 import { databaseCommands } from './db-commands';
 import { runLoad, type Target } from './load';
+import { measureReconciliation, type ReconciliationCost } from './reconciliation';
 import { countSeeded, createStores, historicPayment, seedPayments, type BenchStore } from './seed';
-import { latency, throughput } from './report';
+import { latency, reconciliationCell, throughput } from './report';
 import type { Throughput } from './stats';
 import { CpuMeter, peakRssMiB } from './usage';
 import type { WebhookReceiver } from './webhooks';
@@ -46,6 +47,8 @@ export interface BenchOptions {
 }
 
 const STORES = 100;
+/** Payments paid with their callback lost at each size, for the reconciliation's cost. */
+const RECONCILED = 100;
 /** The store the list is measured on holds this many payments at every size. */
 const LIST_STORE_SIZE = 1000;
 /** Seeded payments that get by id cycles through, drawn at random from all of them. */
@@ -112,6 +115,8 @@ export interface SizeResult {
   confirmation: ConfirmationLatency & { dbCommandsPerConfirmation: number | null };
   /** A refund of each confirmed payment: asked through the API, to its refund.succeeded webhook. */
   refund: ConfirmationLatency & { dbCommandsPerRefund: number | null };
+  /** Payments whose callback the PSP lost, found by reconciliation; null for a checkout without it. */
+  reconciliation: ReconciliationCost | null;
 }
 
 export interface VariantResult {
@@ -169,7 +174,8 @@ export async function runVariant(
     ),
     detached: false,
     root,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
+    // Reconciliation every 10 s rather than 60: its measure waits for it (a checkout without it ignores the setting).
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000', RECONCILE_INTERVAL: '10s' },
   });
   let nc: NatsConnection | undefined;
   let asPayments: NatsConnection | undefined;
@@ -190,6 +196,7 @@ export async function runVariant(
     const createStore = others[others.length - 1] as BenchStore;
     const webhookStore = others[others.length - 2] as BenchStore;
     const insertStore = others[others.length - 3] as BenchStore;
+    const reconciledStore = others[others.length - 4] as BenchStore;
     const keys = loadListKeys(root);
     const counters = loadPaymentCounters(root);
     const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl, keys));
@@ -269,6 +276,16 @@ export async function runVariant(
         rawInsertOne(payments, newDocument, options.connections, options.seconds),
       );
       const { confirmation, refund } = await measureConfirmations(label, stack, nc, receiver, webhookStore, options);
+      log(label, `${RECONCILED} payments paid with their callback lost, until reconciliation approves them`);
+      const reconciliation = await measureReconciliation(
+        stack,
+        nc,
+        receiver,
+        reconciledStore,
+        RECONCILED,
+        options.webhookWaitSeconds,
+      );
+      log(label, `  ${reconciliation ? reconciliationCell(reconciliation) : 'no reconciliation in this checkout'}`);
       const get = await measureApi(
         'get',
         'GET',
@@ -298,7 +315,7 @@ export async function runVariant(
         )),
         storeHolds: largeStoreHolds,
       };
-      written += create.ok + insertOne.ok + confirmation.sent;
+      written += create.ok + insertOne.ok + confirmation.sent + (reconciliation?.paid ?? 0);
       const storedAfter = await storedPayments(payments, written);
       sizes.push({
         size,
@@ -314,6 +331,7 @@ export async function runVariant(
         rawFindAndCount: findAndCount,
         confirmation,
         refund,
+        reconciliation,
       });
     }
 
