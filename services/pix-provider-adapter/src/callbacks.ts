@@ -4,8 +4,9 @@ import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
-import { factFromRefund, factsFromPix, refundFromDevolucao } from './api-pix/transformers';
+import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
 import { PixCallbackSchema, type PixEntry } from './api-pix/wire';
+import type { ToldFacts } from './told-facts';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
 
@@ -26,7 +27,12 @@ function authenticated(req: Request, auth: CallbackAuth): boolean {
  * the endToEndId in its message id, so a PSP that calls twice produces one event. The PSP gets its
  * 200 only once JetStream has stored the events; otherwise it retries, as PSPs do.
  */
-export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAuth; logger: Logger }): Router {
+export function callbackRouter(options: {
+  js: JetStreamClient;
+  told: ToldFacts;
+  auth: CallbackAuth;
+  logger: Logger;
+}): Router {
   const router = express.Router();
   router.post('/pix', express.json({ limit: '256kb' }), async (req, res) => {
     if (!authenticated(req, options.auth)) {
@@ -38,7 +44,7 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
       res.status(400).json({ message: 'invalid callback body' });
       return;
     }
-    await receivePix(options.js, parsed.data.pix, options.logger);
+    await receivePix(options.js, options.told, parsed.data.pix, options.logger);
     res.status(200).json({ received: parsed.data.pix.length });
   });
   return router;
@@ -51,22 +57,31 @@ export function callbackRouter(options: { js: JetStreamClient; auth: CallbackAut
  * Resolves once JetStream stored them all (only then is the PSP answered, or the sandbox PSP's
  * callback done) with how many of them JetStream had not stored before: what this telling added.
  */
-export async function receivePix(js: JetStreamClient, pixes: PixEntry[], logger: Logger): Promise<number> {
+export async function receivePix(
+  js: JetStreamClient,
+  told: ToldFacts,
+  pixes: PixEntry[],
+  logger: Logger,
+): Promise<number> {
+  /** Stores a fact unless this process stored it lately; whether JetStream had not stored it before. */
+  const tell = async (fact: PixFact): Promise<boolean> => {
+    if (told.has(fact.msgId)) return false;
+    const { duplicate } = await publishEvent(js, fact.subject, fact.payload, fact.msgId);
+    told.add(fact.msgId);
+    return !duplicate;
+  };
   let added = 0;
   for (const pix of pixes) {
     const amountCents = brlToCents(Number(pix.valor));
     if (amountCents === null) continue;
-    for (const { subject, msgId, payload } of factsFromPix(pix, amountCents)) {
-      const { duplicate } = await publishEvent(js, subject, payload, msgId);
-      if (duplicate) continue;
+    for (const fact of factsFromPix(pix, amountCents)) {
+      if (!(await tell(fact))) continue;
       added++;
-      logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject }, 'pix received, says the PSP');
+      logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject: fact.subject }, 'pix received, says the PSP');
     }
     for (const devolucao of pix.devolucoes ?? []) {
       const fact = factFromRefund(refundFromDevolucao(devolucao), pix);
-      if (!fact) continue;
-      const { duplicate } = await publishEvent(js, fact.subject, fact.payload, fact.msgId);
-      if (duplicate) continue;
+      if (!fact || !(await tell(fact))) continue;
       added++;
       logger.info({ txid: pix.txid, pspRefundId: devolucao.id, subject: fact.subject }, 'refund settled, says the PSP');
     }

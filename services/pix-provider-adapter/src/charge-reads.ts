@@ -3,6 +3,7 @@ import type { JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import { receivePix } from './callbacks';
 import type { PixProvider } from './providers/provider';
+import type { ToldFacts } from './told-facts';
 
 /**
  * A charge read at the PSP before payments expires it (GET /cob): the Pix it received go through
@@ -13,13 +14,14 @@ import type { PixProvider } from './providers/provider';
 export async function readCharge(
   provider: PixProvider,
   js: JetStreamClient,
+  told: ToldFacts,
   logger: Logger,
   found: Counter<'source'>,
   txid: string,
 ): Promise<ReadChargeReply> {
   const charge = await provider.readCharge(txid);
   if (!charge) return { status: 'not_found', pixReceived: 0 };
-  const added = await receivePix(js, charge.pix, logger);
+  const added = await receivePix(js, told, charge.pix, logger);
   found.inc({ source: 'charge_read' }, added);
   if (added > 0) logger.warn({ txid, added }, 'a charge read before its expiry had a Pix never called back about');
   return { status: charge.status, pixReceived: charge.pix.length };

@@ -10,6 +10,7 @@ import { config } from './config';
 import { selectProvider } from './providers/select';
 import { PspCommands } from './psp-commands';
 import { Reconciliation } from './reconciliation';
+import { ToldFacts } from './told-facts';
 import { ReconciliationCursor } from './reconciliation-cursor';
 import { SandboxCommands } from './sandbox-commands';
 import { listen } from './tls';
@@ -34,7 +35,9 @@ async function main(): Promise<void> {
   });
   const scheme = config.PIX_PROVIDER === 'apipix' ? 'https' : 'http';
   const callbackUrl = `${scheme}://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
-  const selected = await selectProvider(config, js, logger, (operation, outcome) =>
+  // Facts this replica stored lately, kept longer than a reconciliation window (interval + overlap) reaches back.
+  const told = new ToldFacts(2 * (config.RECONCILE_INTERVAL + config.RECONCILE_OVERLAP));
+  const selected = await selectProvider(config, js, told, logger, (operation, outcome) =>
     pspRequests.inc({ operation, outcome }),
   );
   const { provider, sandbox } = selected;
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   app.use(observeHttp(logger));
-  app.use('/psp/callbacks', callbackRouter({ js, auth: selected.callbackAuth, logger }));
+  app.use('/psp/callbacks', callbackRouter({ js, told, auth: selected.callbackAuth, logger }));
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
   if (sandbox) {
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
   const reconciliation = new Reconciliation(
     provider,
     js,
+    told,
     await ReconciliationCursor.open(logger),
     { intervalMs: config.RECONCILE_INTERVAL, overlapMs: config.RECONCILE_OVERLAP },
     {
@@ -133,7 +137,12 @@ async function main(): Promise<void> {
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
     serveRpc(nc, AdapterRpc.createCharge, (req, msg) => provider.createCharge(req, callerGone(msg)), rpc),
-    serveRpc(nc, AdapterRpc.readCharge, (req) => readCharge(provider, js, logger, reconciledFound, req.txid), rpc),
+    serveRpc(
+      nc,
+      AdapterRpc.readCharge,
+      (req) => readCharge(provider, js, told, logger, reconciledFound, req.txid),
+      rpc,
+    ),
   ];
   if (sandbox) {
     const commands = new SandboxCommands(sandbox.payer, sandbox.books);

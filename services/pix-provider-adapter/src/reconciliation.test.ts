@@ -5,6 +5,7 @@ import type { PixEntry } from './api-pix/wire';
 import type { PixProvider, ReceivedPixPage } from './providers/provider';
 import { MAX_WINDOW_MS, nextWindow, Reconciliation, type ReconciliationSettings } from './reconciliation';
 import type { ReconciliationCursor, ReconciliationState } from './reconciliation-cursor';
+import { ToldFacts } from './told-facts';
 
 const SETTINGS: ReconciliationSettings = { intervalMs: 60_000, overlapMs: 120_000 };
 const PAGE = 100;
@@ -60,11 +61,13 @@ function setup(pix: PixEntry[]) {
   const psp = new ListingPsp(pix);
   const cursor = new MemoryCursor();
   const { js, published } = capturePublished();
+  const told = new ToldFacts(10 * 60_000);
   /** One run of a replica, as its Periodic starts it. */
   const run = async () => {
     const reconciliation = new Reconciliation(
       psp as unknown as PixProvider,
       js,
+      told,
       cursor as unknown as ReconciliationCursor,
       SETTINGS,
       metrics,

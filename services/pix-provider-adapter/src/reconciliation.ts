@@ -4,6 +4,7 @@ import { Periodic } from '@pix/runtime';
 import { receivePix } from './callbacks';
 import type { PixProvider } from './providers/provider';
 import type { ReconciliationCursor } from './reconciliation-cursor';
+import type { ToldFacts } from './told-facts';
 
 export interface ReconciliationSettings {
   /** How often a replica reconciles (RECONCILE_INTERVAL). */
@@ -51,8 +52,9 @@ export function doneRecently(completedAt: Date | undefined, now: Date, settings:
  * interval, the Pix the PSP received in a window that overlaps the last one (GET /pix, every page)
  * go through the same path as its callbacks (receivePix). A Pix already told makes no new fact
  * (its message id, the endToEndId, within JetStream's two-hour duplicate window; payments ignores
- * a Pix it applied in any case), so the cost is the PSP's pages and the publishes of what it
- * received in the window, whatever the database holds.
+ * a Pix it applied in any case), and one this replica told lately is not even published again
+ * (ToldFacts), so the cost is the PSP's pages and the publishes of what the replica had not heard
+ * of, whatever the database holds.
  *
  * The cursor (reconciliation-cursor.ts) moves only once every page of a window was fed: a run cut
  * off (a crash, the PSP away) leaves it, and the next run, on any replica, reads that window again.
@@ -63,6 +65,7 @@ export class Reconciliation extends Periodic {
   constructor(
     private readonly provider: PixProvider,
     private readonly js: JetStreamClient,
+    private readonly told: ToldFacts,
     private readonly cursor: ReconciliationCursor,
     private readonly settings: ReconciliationSettings,
     private readonly metrics: ReconciliationMetrics,
@@ -94,7 +97,7 @@ export class Reconciliation extends Periodic {
       const listed = await this.provider.listReceivedPix(window, page);
       pages = listed.pages;
       received += listed.pix.length;
-      found += await receivePix(this.js, listed.pix, this.logger);
+      found += await receivePix(this.js, this.told, listed.pix, this.logger);
     }
     const completedAt = new Date();
     await this.cursor.advance(window.to, completedAt);

@@ -11,6 +11,7 @@ import { SandboxPsp } from '../sandbox-psp/psp';
 import { SandboxSettlements } from '../sandbox-psp/settlements';
 import { SandboxPayer, type NotifyReceiver } from '../sandbox-psp/simulator';
 import { readPem, type ServerMutualTls } from '../tls';
+import type { ToldFacts } from '../told-facts';
 import type { OnPspRequest, PixProvider } from './provider';
 
 export interface SelectedProvider {
@@ -42,6 +43,7 @@ function file(value: string | undefined): string {
 export async function selectProvider(
   config: Config,
   js: JetStreamClient,
+  told: ToldFacts,
   logger: Logger,
   onRequest: OnPspRequest,
 ): Promise<SelectedProvider> {
@@ -79,7 +81,7 @@ export async function selectProvider(
   const books = await SandboxBooks.open(logger);
   const callbacks = new OwedCallbacks(logger);
   const notify: NotifyReceiver = async (pix) => {
-    await receivePix(js, [pix], logger);
+    await receivePix(js, told, [pix], logger);
   };
   const settlements = new SandboxSettlements(books, notify, callbacks);
   const psp = new SandboxPsp(
