@@ -37,13 +37,14 @@ describe('the expiry of a charge', () => {
     expect(flows.adapter.reads).toEqual([doc.txid]);
   });
 
-  it('leaves a payment whose charge received a Pix to that Pix (its callback was lost)', async () => {
+  it('leaves a payment whose charge received a Pix to that Pix (its callback was lost), and looks again later', async () => {
     const flows = flowDeps();
     const doc = await given(flows);
     flows.adapter.pixAtPsp.set(doc.txid, 1);
     expect(await onDue(flows.deps, due(doc, 'expiry', doc.expiresAt))).toEqual({ ack: true });
     expect(await flows.store.byId(doc._id)).toEqual(doc);
-    expect(flows.published).toEqual([]);
+    expect(eventsIn(flows.published)).toEqual([]);
+    expect(dueIn(flows.published).map((d) => d.body)).toMatchObject([{ kind: 'expiry', attempt: 2 }]);
   });
 
   it('waits for a PSP it cannot read: the expiry is tried again later, nothing else changes', async () => {

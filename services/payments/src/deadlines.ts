@@ -80,7 +80,8 @@ export async function onDue(deps: DueDeps, raw: unknown): Promise<HandlerOutcome
  * A pending payment whose charge falls due expires, unless the PSP says its charge received a Pix:
  * the charge is read once first (the adapter tells each Pix it finds on the PIX stream, as a
  * callback would), so a payment whose callback was lost is approved rather than expired. A PSP that
- * cannot be read delays the expiry (tried again later); it never expires a charge it could not ask about.
+ * cannot be read delays the expiry (tried again later); it never expires a charge it could not ask
+ * about, nor one it says was paid.
  */
 async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<HandlerOutcome> {
   if (doc.status !== 'pending' || doc.expiresAt.toISOString() !== due.at) return ACK;
@@ -95,6 +96,8 @@ async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<
         { paymentId: doc._id, pixReceived: charge.pixReceived },
         'charge paid at the PSP when it fell due: its Pix decides, not the expiry',
       );
+      // Looked at again later: a payment its Pix moved on is left alone then, one still pending is read again.
+      await retryLater(deps, due);
       return ACK;
     }
   }

@@ -89,9 +89,12 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     expect(result).toMatchObject({ written: true, doc: { status: 'approved', chargeCreated: true, rev: 3 } });
     expect(await store.byId(doc._id)).toMatchObject({ status: 'approved', chargeCreated: true, rev: 3 });
     expect(published.map((m) => m.msgId)).toContain(`evt_${doc._id}-approved`);
-    expect(published.filter((m) => m.increment !== undefined).map((m) => m.msgId)).toEqual([
-      `count:${doc._id}:3:pending`,
-      `count:${doc._id}:3:approved`,
+    // What this write owes: the counts of revision 3. The relay or an earlier write may publish its
+    // own again meanwhile (JetStream keeps one per id); those are not this write's to assert.
+    const owed = `count:${doc._id}:3:`;
+    expect(published.filter((m) => m.increment !== undefined && m.msgId.startsWith(owed)).map((m) => m.msgId)).toEqual([
+      `${owed}pending`,
+      `${owed}approved`,
     ]);
   });
 
