@@ -29,9 +29,22 @@ function installInfra(dir: string): void {
   if (fs.existsSync(script)) execFileSync('bash', [script], { cwd: dir, stdio: 'inherit' });
 }
 
+/** A lockfile's packages, by their path under the checkout. */
+function lockedPackages(dir: string): Record<string, { version?: string; link?: boolean }> {
+  return (
+    JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; link?: boolean }>;
+    }
+  ).packages;
+}
+
+/** A workspace's own copy of a package (another version than the root's): `[workspace, package]`. */
+const WORKSPACE_PACKAGE = /^((?!node_modules\/).+?)\/node_modules\/((?:@[^/]+\/)?[^/]+)$/;
+
 /**
  * Borrows this checkout's third-party packages. The workspace links (node_modules/@pix/*) are
- * relative, so they are recreated inside the baseline to point at the baseline's own sources.
+ * relative, so they are recreated inside the baseline to point at the baseline's own sources; a
+ * workspace's own copies (services/gateway/node_modules/lru-cache) are linked where it has them.
  */
 function linkDependencies(dir: string): void {
   const modules = path.join(dir, 'node_modules');
@@ -44,16 +57,20 @@ function linkDependencies(dir: string): void {
     const target = fs.readlinkSync(path.join(ROOT, 'node_modules', '@pix', entry));
     if (fs.existsSync(path.resolve(modules, '@pix', target))) fs.symlinkSync(target, path.join(modules, '@pix', entry));
   }
+  for (const key of Object.keys(lockedPackages(ROOT))) {
+    const [, workspace, name] = WORKSPACE_PACKAGE.exec(key) ?? [];
+    if (!workspace || !name || !fs.existsSync(path.join(dir, workspace))) continue;
+    const link = path.join(dir, workspace, 'node_modules', name);
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    if (!fs.existsSync(link)) fs.symlinkSync(path.join(ROOT, workspace, 'node_modules', name), link);
+  }
 }
 
 /** The third-party packages a lockfile installs, as `path@version`, leaving out the workspaces' own entries. */
 function thirdPartyPackages(dir: string): Set<string> {
-  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { version?: string; link?: boolean }>;
-  };
   return new Set(
-    Object.entries(lock.packages)
-      .filter(([key, entry]) => key.startsWith('node_modules/') && !entry.link)
+    Object.entries(lockedPackages(dir))
+      .filter(([key, entry]) => key.includes('node_modules/') && !entry.link)
       .map(([key, entry]) => `${key}@${entry.version}`),
   );
 }
