@@ -1,17 +1,9 @@
 import { admin } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
-import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
+import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
-import type { Started } from '@pix/devstack';
-
-function exited(proc: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
-    else proc.child?.once('exit', (code) => resolve(code));
-  });
-}
 
 /**
  * The outbox under a crash: payments dies between storing a status change and publishing its event

@@ -1,20 +1,12 @@
-import type { Started } from '@pix/devstack';
 import { createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
-import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
+import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** "Approved within 90 s with the default settings" (RECONCILE_INTERVAL 60 s), with a margin for a busy CI machine. */
 const WITHIN_MS = 90_000;
-
-function exited(proc: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
-    else proc.child?.once('exit', (code) => resolve(code));
-  });
-}
 
 /**
  * No Pix is ever missed: a Pix whose callback the PSP lost (sandbox pay with `dropCallback`) is

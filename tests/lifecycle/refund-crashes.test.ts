@@ -2,19 +2,12 @@ import { Streams, Subjects } from '@pix/contracts';
 import type { Started } from '@pix/devstack';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
-import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
+import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { streamMessages } from '../support/streams';
 
 const SANDBOX = '/public-api/v1/sandbox/payments';
-
-function exited(proc: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
-    else proc.child?.once('exit', (code) => resolve(code));
-  });
-}
 
 /** The sandbox PSP's devoluções of a Pix, as its books hold them. */
 function atPsp(mongoUrl: string, endToEndId: string) {

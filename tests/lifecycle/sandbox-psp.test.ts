@@ -1,19 +1,11 @@
-import type { Started } from '@pix/devstack';
 import { SandboxMessages } from '@pix/contracts';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
-import { FAIL_POINT_EXIT_CODE, failPointEnv } from '../support/fail-points';
+import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 
 const SANDBOX = '/public-api/v1/sandbox/payments';
-
-function exited(proc: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
-    else proc.child?.once('exit', (code) => resolve(code));
-  });
-}
 
 /** The sandbox PSP's charge of a payment, with the Pix it received and its analysis, as the PSP's books hold it. */
 async function chargeOf(mongoUrl: string, paymentId: string) {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Started } from '@pix/devstack';
 import type { PaymentEvent } from '@pix/contracts';
 
 /** How a service stopped at its fail point exits. */
@@ -25,4 +26,12 @@ export function failPointEnv(point: FailPoint): NodeJS.ProcessEnv {
     FAIL_POINT: point,
     FAIL_POINT_EXIT_CODE: String(FAIL_POINT_EXIT_CODE),
   };
+}
+
+/** How a started process ended: its exit code, once it has exited (at once if it has). */
+export function exited(proc: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (proc.child?.exitCode !== null && proc.child?.exitCode !== undefined) resolve(proc.child.exitCode);
+    else proc.child?.once('exit', (code) => resolve(code));
+  });
 }
