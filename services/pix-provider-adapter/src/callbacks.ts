@@ -5,7 +5,7 @@ import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
-import { PixCallbackSchema, type PixEntry } from './api-pix/wire';
+import { PixCallbackSchema, type PixEntry, type ReceivedPix } from './api-pix/wire';
 import type { ToldFacts } from './told-facts';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
@@ -60,7 +60,7 @@ export function callbackRouter(options: {
 export async function receivePix(
   js: JetStreamClient,
   told: ToldFacts,
-  pixes: PixEntry[],
+  pixes: ReceivedPix[],
   logger: Logger,
 ): Promise<number> {
   /** Stores a fact unless this process stored it lately; whether JetStream had not stored it before. */
@@ -71,7 +71,7 @@ export async function receivePix(
     return !duplicate;
   };
   let added = 0;
-  for (const pix of pixes) {
+  for (const pix of pixes.filter(ofACharge)) {
     const amountCents = brlToCents(Number(pix.valor));
     if (amountCents === null) continue;
     for (const fact of factsFromPix(pix, amountCents)) {
@@ -87,4 +87,9 @@ export async function receivePix(
     }
   }
   return added;
+}
+
+/** A Pix paid to a charge (it has a txid): the only kind the platform asks for. */
+function ofACharge(pix: ReceivedPix): pix is PixEntry {
+  return pix.txid !== undefined;
 }

@@ -1,7 +1,7 @@
 import { Subjects } from '@pix/contracts';
 import { createLogger, Counter, Gauge, Registry } from '@pix/observability';
 import { capturePublished } from '../../../libs/messaging/src/testing/published';
-import type { PixEntry } from './api-pix/wire';
+import type { PixEntry, ReceivedPix } from './api-pix/wire';
 import type { PixProvider, ReceivedPixPage } from './providers/provider';
 import { MAX_WINDOW_MS, nextWindow, Reconciliation, type ReconciliationSettings } from './reconciliation';
 import type { ReconciliationCursor, ReconciliationState } from './reconciliation-cursor';
@@ -14,7 +14,7 @@ const PAGE = 100;
 class ListingPsp {
   readonly asked: { from: Date; to: Date; page: number }[] = [];
   failOnPage: number | null = null;
-  constructor(readonly pix: PixEntry[]) {}
+  constructor(readonly pix: ReceivedPix[]) {}
 
   listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {
     this.asked.push({ ...window, page });
@@ -50,7 +50,7 @@ function pixAt(n: number, at: Date): PixEntry {
   return { endToEndId: `E${String(n).padStart(31, '0')}`, txid: `t${n}`, valor: '10.00', horario: at.toISOString() };
 }
 
-function setup(pix: PixEntry[]) {
+function setup(pix: ReceivedPix[]) {
   const registry = new Registry();
   const metrics = {
     found: new Counter({ name: 'found', help: 'h', labelNames: ['source'] as const, registers: [registry] }),
@@ -117,6 +117,15 @@ describe('a reconciliation with the PSP', () => {
     expect(await count('found', { source: 'listing' })).toBe(250);
     expect(await count('listed', {})).toBe(250);
     expect(await count('runs', { outcome: 'completed' })).toBe(1);
+  });
+
+  it("passes over a listed Pix of no charge (paid to the key, no txid): the window's others are fed", async () => {
+    const recent = new Date(Date.now() - 30_000);
+    const { txid: _none, ...toTheKey } = pixAt(1, recent);
+    const { published, cursor, run } = setup([toTheKey, pixAt(2, recent)]);
+    await run();
+    expect(published.map((p) => p.id)).toEqual([pixAt(2, recent).endToEndId]);
+    expect(cursor.state).not.toBeNull();
   });
 
   it('skips its turn when another replica just completed one', async () => {

@@ -89,8 +89,16 @@ export const PixEntrySchema = z.object({
 });
 export type PixEntry = z.infer<typeof PixEntrySchema>;
 
+/**
+ * A Pix as the PSP's callback and GET /pix tell it: one paid without a charge (to the key itself,
+ * or a static QR) has no txid. It is none of the platform's, but it must not make the whole
+ * callback or listing unreadable.
+ */
+export const ReceivedPixSchema = PixEntrySchema.extend({ txid: z.string().min(1).max(35).optional() });
+export type ReceivedPix = z.infer<typeof ReceivedPixSchema>;
+
 /** The PSP's webhook: POST {webhookUrl}/pix with the Pix received. */
-export const PixCallbackSchema = z.object({ pix: z.array(PixEntrySchema) });
+export const PixCallbackSchema = z.object({ pix: z.array(ReceivedPixSchema) });
 export type PixCallback = z.infer<typeof PixCallbackSchema>;
 
 /**
@@ -108,6 +116,6 @@ export const PixListSchema = z.object({
       quantidadeTotalDeItens: z.number().int().min(0),
     }),
   }),
-  pix: z.array(PixEntrySchema),
+  pix: z.array(ReceivedPixSchema),
 });
 export type PixList = z.infer<typeof PixListSchema>;

@@ -1,5 +1,5 @@
 import type { CreateChargeReply } from '@pix/contracts';
-import type { PixEntry } from '../api-pix/wire';
+import type { PixEntry, ReceivedPix } from '../api-pix/wire';
 
 export interface CreateChargeInput {
   txid: string;
@@ -31,7 +31,7 @@ export interface RefundAtPsp {
 
 /** One page of the Pix a PSP received in a window, as it tells them (API Pix's own words). */
 export interface ReceivedPixPage {
-  pix: PixEntry[];
+  pix: ReceivedPix[];
   /** How many pages the window has (pages count from 0). */
   pages: number;
 }
