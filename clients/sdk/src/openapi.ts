@@ -672,6 +672,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        SandboxPayBody: {
+            /** @description BRL paid, at most two decimal places; absent or null: the amount due */
+            amount?: number | null;
+            /** @description A new Pix whatever the charge state (each call a new endToEndId) */
+            late?: boolean | null;
+            /** @description The PSP loses the Pix's callback: only reconciliation tells the platform of it */
+            dropCallback?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
         SandboxPayment: {
             paymentId: string;
             txid: string;
@@ -2138,14 +2148,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
-                    amount?: number | null;
-                    /** @description A new Pix whatever the charge state (each call a new endToEndId) */
-                    late?: boolean | null;
-                    /** @description The PSP loses the Pix's callback: only reconciliation tells the platform of it */
-                    dropCallback?: boolean | null;
-                };
+                "application/json": components["schemas"]["SandboxPayBody"];
             };
         };
         responses: {
@@ -2593,14 +2596,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description BRL paid, at most two decimal places; absent or null: the amount due */
-                    amount?: number | null;
-                    /** @description A new Pix whatever the charge state (each call a new endToEndId) */
-                    late?: boolean | null;
-                    /** @description The PSP loses the Pix's callback: only reconciliation tells the platform of it */
-                    dropCallback?: boolean | null;
-                };
+                "application/json": components["schemas"]["SandboxPayBody"];
             };
         };
         responses: {

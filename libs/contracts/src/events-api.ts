@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listPageSchema, PagingSchema } from './payment';
+import { listPageSchema } from './payment';
 import { EVENT_TYPES, WebhookBodySchema } from './events';
 import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks';
 
@@ -45,12 +45,6 @@ export type PublicEventDetail = z.infer<typeof EventDetailSchema>;
 
 export const EventListSchema = listPageSchema(EventSchema);
 export type PublicEventList = z.infer<typeof EventListSchema>;
-
-export const EventListQuerySchema = PagingSchema.extend({
-  type: z.enum(EVENT_TYPES).optional(),
-  paymentId: z.string().optional(),
-});
-export type EventListQuery = z.infer<typeof EventListQuerySchema>;
 
 /** What the redelivery started: a new run of the event's delivery, under the same webhook-id. */
 export const EventRedeliverySchema = z.object({

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AMOUNT_STEP_BRL, PIX_MAX_AMOUNT_CENTS } from './money';
 
 /**
  * Money going back (docs/design.md, "Money going back"): a refund (API Pix's devolução) returns
@@ -56,28 +55,6 @@ export type Refund = z.infer<typeof RefundSchema>;
 /** A payment's refunds, newest first. */
 export const RefundListSchema = z.object({ items: z.array(RefundSchema) });
 export type RefundList = z.infer<typeof RefundListSchema>;
-
-/** The refund body as a merchant sends it, for the OpenAPI document (the gateway validates in order). */
-export const CreateRefundBodySchema = z
-  .object({
-    amount: z
-      .number()
-      .gt(0)
-      .max(PIX_MAX_AMOUNT_CENTS / 100)
-      .multipleOf(AMOUNT_STEP_BRL)
-      .nullable()
-      .optional()
-      .meta({ description: 'BRL, at most two decimal places; absent: all that is left to refund', examples: [10] }),
-    reason: z.string().max(MAX_REFUND_REASON_CHARS).nullable().optional(),
-  })
-  .loose();
-
-/** A validated refund request, as the gateway hands it to payments (amount in centavos; null: all that is left). */
-export const CreateRefundInputSchema = z.object({
-  amountCents: z.number().int().positive().nullable(),
-  reason: z.string().max(MAX_REFUND_REASON_CHARS).nullable(),
-});
-export type CreateRefundInput = z.infer<typeof CreateRefundInputSchema>;
 
 /**
  * The devolução's descricao of the platform's own refunds, and their `reason`: the payer reads it

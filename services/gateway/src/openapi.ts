@@ -22,6 +22,7 @@ import {
   RefundWebhookSchema,
   SandboxAnalysisReplySchema,
   SandboxFailNextRefundReplySchema,
+  SandboxPayBodySchema,
   SandboxPayReplySchema,
   WebhookBodySchema,
   CreateRefundBodySchema,
@@ -39,15 +40,20 @@ import {
 
 type Json = Record<string, unknown>;
 
-/** JSON Schema 2020-12 of the contract's zod schemas, as OpenAPI 3.1 components. */
-const COMPONENTS: [z.ZodType, { id: string; description?: string }][] = [
+/**
+ * JSON Schema 2020-12 of the contract's zod schemas, as OpenAPI 3.1 components. A request body is
+ * documented as a merchant writes it, its schema's input (what its transform makes of it is the
+ * RPC's input, the gateway's own); everything else as the API answers or sends it, the output.
+ */
+const COMPONENTS: [z.ZodType, { id: string; description?: string; request?: true }][] = [
   [PaymentSchema, { id: 'Payment' }],
   [PaymentListSchema, { id: 'PaymentList' }],
   [ErrorBodySchema, { id: 'Error' }],
-  [CreatePaymentBodySchema, { id: 'CreatePaymentBody' }],
+  [CreatePaymentBodySchema, { id: 'CreatePaymentBody', request: true }],
   [RefundSchema, { id: 'Refund' }],
   [RefundListSchema, { id: 'RefundList' }],
-  [CreateRefundBodySchema, { id: 'CreateRefundBody' }],
+  [CreateRefundBodySchema, { id: 'CreateRefundBody', request: true }],
+  [SandboxPayBodySchema, { id: 'SandboxPayBody', request: true }],
   [SandboxPayReplySchema, { id: 'SandboxPayment' }],
   [SandboxAnalysisReplySchema, { id: 'SandboxAnalysis' }],
   [SandboxFailNextRefundReplySchema, { id: 'SandboxRefundFailure' }],
@@ -65,14 +71,30 @@ const COMPONENTS: [z.ZodType, { id: string; description?: string }][] = [
   [EventRedeliverySchema, { id: 'EventRedelivery' }],
 ];
 
+/** Every component, each in its direction, in COMPONENTS' order. */
 function componentSchemas(): Record<string, Json> {
-  const registry = z.registry<{ id: string; description?: string }>();
-  for (const [schema, meta] of COMPONENTS) registry.add(schema, meta);
-  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
-  // Components live inside the document: their own $schema/$id would make them separate resources.
-  return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as Json]),
-  );
+  const schemas: Record<string, Json> = {};
+  for (const io of ['input', 'output'] as const) {
+    const registry = z.registry<{ id: string; description?: string }>();
+    for (const [schema, { request, ...meta }] of COMPONENTS) {
+      if ((io === 'input') === (request === true)) registry.add(schema, meta);
+    }
+    const generated = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}` }).schemas;
+    // Components live inside the document: their own $schema/$id would make them separate resources.
+    for (const [id, { $schema: _schema, $id: _id, ...schema }] of Object.entries(generated)) schemas[id] = schema;
+  }
+  return Object.fromEntries(COMPONENTS.map(([, { id }]) => [id, schemas[id]!]));
+}
+
+/**
+ * A query schema's fields as OpenAPI query parameters: each field's output (the number a `page`
+ * becomes, its bounds and default), its description the parameter's.
+ */
+function queryParameters(query: z.ZodObject): Json[] {
+  return Object.entries(query.shape).map(([name, field]) => {
+    const { $schema: _schema, description, ...schema } = z.toJSONSchema(field as z.ZodType, { io: 'output' }) as Json;
+    return { name, in: 'query', ...(description ? { description } : {}), schema };
+  });
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -94,7 +116,8 @@ const RETRY_AFTER = {
 
 /** One table operation under one path form, with every answer it gives. */
 function operationDoc(group: OperationGroup, operation: Operation, form: (typeof PATH_FORMS)[number]): Json {
-  const { operationId, summary, parameters, description, body, rpc, ok, errors } = operation;
+  const { operationId, summary, description, body, query, rpc, ok, errors } = operation;
+  const parameters = [...(operation.parameters ?? []), ...(query ? queryParameters(query) : [])];
   const answers = Object.entries({ ...errors, ...COMMON_ERRORS }).map(([status, answer]) => [
     status,
     jsonResponse(answer, 'Error', status === '429' ? RETRY_AFTER : undefined),
@@ -103,16 +126,14 @@ function operationDoc(group: OperationGroup, operation: Operation, form: (typeof
     tags: [(operation.tag ?? group.tag ?? form.tag).name],
     operationId: `${operationId}${form.operationSuffix}`,
     summary,
-    ...(parameters ? { parameters } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(description ? { description } : {}),
     ...(body
       ? {
           requestBody: {
             required: body.required,
             content: {
-              'application/json': {
-                schema: body.schema instanceof z.ZodType ? ref(componentId(body.schema)) : body.schema,
-              },
+              'application/json': { schema: ref(componentId(body.schema)) },
             },
           },
         }

@@ -2,21 +2,21 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
-  AMOUNT_STEP_BRL,
+  checkRequest,
   CreatePaymentBodySchema,
   CreateRefundBodySchema,
   DispatcherRpc,
   DomainError,
   ErrorMessages,
-  EVENT_TYPES,
+  EventListQueryParamsSchema,
   isEventId,
-  LIST_BOUNDS,
+  isPaymentId,
+  ListQueryParamsSchema,
   PaymentsRpc,
-  PIX_MAX_AMOUNT_CENTS,
-  PUBLIC_STATUSES,
   SandboxMessages,
+  SandboxPayBodySchema,
   SandboxRpc,
   type Payment,
   type RpcDefinition,
@@ -26,15 +26,8 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
-import { payWith, sandboxAct, validateSandboxPayBody } from './sandbox-actions';
+import { payWith, sandboxAct } from './sandbox-actions';
 import { isValidIdempotencyKey, type IdempotencyKeys, type IdempotentRequest } from './storage';
-import {
-  isPaymentId,
-  validateCreateBody,
-  validateEventsQuery,
-  validateListQuery,
-  validateRefundBody,
-} from './validation';
 
 /**
  * The public API (spec 4), each operation declared once: the routers (groupRouter below) and the
@@ -73,17 +66,29 @@ export interface Backends {
   idempotencyKeys: Pick<IdempotencyKeys, 'claim'>;
 }
 
-/** What an operation's answer gets: the request, the token's store, and its RPC bound to them. */
-interface Call<D extends RpcDefinition> {
+/**
+ * What an operation's answer gets: the request, the token's store, its RPC bound to them, and its
+ * declared body and query checked by their schemas (libs/contracts requests.ts). The answer asks
+ * for them when its order of checks says (a path id is looked at before the body).
+ */
+interface Call<D extends RpcDefinition, B extends z.ZodType, Q extends z.ZodType> {
   req: Request;
   storeId: string;
   idempotencyKeys: Backends['idempotencyKeys'];
   call: (request: RpcRequest<D>) => Promise<RpcReply<D>>;
   /** The RPC as a sandbox action on the store's payment `id` (sandboxAct: the store must own it). */
   act: (id: string, request: (payment: Payment) => RpcRequest<D>) => Promise<RpcReply<D>>;
+  /** The body as its schema makes it, or the 400 of its first bad field. */
+  body: () => z.output<B> | Refusal;
+  /** The query as its schema makes it, or the 400 of its first bad parameter. */
+  query: () => z.output<Q> | Refusal;
 }
 
-interface Declaration<D extends RpcDefinition> {
+interface Declaration<
+  D extends RpcDefinition,
+  B extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodObject = z.ZodObject,
+> {
   method: 'get' | 'post';
   /** Under its group's path, in express's form (`/:id`); the document writes `{id}`. */
   path: string;
@@ -93,23 +98,25 @@ interface Declaration<D extends RpcDefinition> {
   tag?: { name: string; description: string };
   summary: string;
   description?: string;
-  /** OpenAPI parameter objects: path, query and header. */
+  /** OpenAPI parameter objects: path and header. */
   parameters?: Json[];
+  /** The query string's parameters, each documented from its field of the schema. */
+  query?: Q;
   /**
-   * A JSON body: a required one must say it is JSON, an optional one only when it is there. The
-   * schema is a component (zod) or written out; handlers validate by hand for the spec's messages.
+   * A JSON body: a required one must say it is JSON, an optional one only when it is there. Its
+   * schema is an OpenAPI component.
    */
-  body?: { required: boolean; schema: z.ZodType | Json };
+  body?: { required: boolean; schema: B };
   /** The RPC that answers: its reply schema is the 200's. */
   rpc: D;
   /** What the 200 is. */
   ok: string;
   /** The statuses it answers besides 200 and COMMON_ERRORS, each with its messages. */
   errors: Record<number, string>;
-  answer: (call: Call<D>) => Promise<RpcReply<D> | Refusal> | Refusal;
+  answer: (call: Call<D, B, Q>) => Promise<RpcReply<D> | Refusal> | Refusal;
 }
 
-export type Operation = Omit<Declaration<RpcDefinition>, 'answer'> & {
+export type Operation = Omit<Declaration<RpcDefinition, z.ZodType, z.ZodObject>, 'answer'> & {
   handler: (backends: Backends) => RequestHandler;
 };
 
@@ -123,7 +130,21 @@ export interface OperationGroup {
   operations: Operation[];
 }
 
-function operation<D extends RpcDefinition>({ answer, ...declared }: Declaration<D>): Operation {
+/** The value a request schema makes of `input`, or the 400 with the message of its first refusal. */
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> | Refusal {
+  const result = checkRequest(schema, input);
+  return result.ok ? result.value : new Refusal(400, result.message);
+}
+
+/** An answer asked for a body or query its operation does not declare (and so does not document). */
+function undeclared(operationId: string, what: 'body' | 'query'): never {
+  throw new Error(`${operationId} declares no ${what}`);
+}
+
+function operation<D extends RpcDefinition, B extends z.ZodType = z.ZodUndefined, Q extends z.ZodObject = z.ZodObject>({
+  answer,
+  ...declared
+}: Declaration<D, B, Q>): Operation {
   return {
     ...declared,
     handler:
@@ -136,6 +157,8 @@ function operation<D extends RpcDefinition>({ answer, ...declared }: Declaration
           idempotencyKeys,
           call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
           act: (id, request) => sandboxAct(nc, rpcTimeoutMs, storeId, id, declared.rpc, request),
+          body: () => checked(declared.body?.schema ?? undeclared(declared.operationId, 'body'), req.body),
+          query: () => checked(declared.query ?? undeclared(declared.operationId, 'query'), req.query),
         });
         if (answered instanceof Refusal) return sendError(res, answered.status, answered.message);
         res.status(200).json(answered);
@@ -152,15 +175,6 @@ export const COMMON_ERRORS: Record<number, string> = {
   500: 'Unexpected error; retry later',
 };
 
-/** `page` and `limit` of every paged list, with the bounds the service enforces. */
-const PAGING_PARAMETERS = [
-  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 } },
-  {
-    name: 'limit',
-    in: 'query',
-    schema: { type: 'integer', minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: LIST_BOUNDS.defaultLimit },
-  },
-];
 const QUERY_INVALID = 'A query parameter out of range or malformed (class-validator style message)';
 const PAYMENT_NOT_FOUND = `\`${ErrorMessages.paymentNotFound}\` (unknown id, or another store's payment)`;
 const paymentNotFound = new Refusal(404, ErrorMessages.paymentNotFound);
@@ -196,21 +210,32 @@ async function claimedId(
 }
 
 /** Create: the first invalid field refused, then the Idempotency-Key's payment id claimed, if one is given. */
-async function createPayment({ req, storeId, idempotencyKeys, call }: Call<typeof PaymentsRpc.create>) {
-  const validated = validateCreateBody(req.body ?? {});
-  if (!validated.ok) return new Refusal(400, validated.message);
-  const paymentId = await claimedId(req, storeId, idempotencyKeys, { operation: 'create', input: validated.value });
+async function createPayment({
+  req,
+  storeId,
+  idempotencyKeys,
+  call,
+  body,
+}: Call<typeof PaymentsRpc.create, typeof CreatePaymentBodySchema, z.ZodObject>) {
+  const input = body();
+  if (input instanceof Refusal) return input;
+  const paymentId = await claimedId(req, storeId, idempotencyKeys, { operation: 'create', input });
   if (paymentId instanceof Refusal) return paymentId;
-  return call({ storeId, input: validated.value, isPublic: true, paymentId });
+  return call({ storeId, input, isPublic: true, paymentId });
 }
 
 /** Refund: the payment id, then the body, then the Idempotency-Key's refund id (a new one without a key). */
-async function createRefund({ req, storeId, idempotencyKeys, call }: Call<typeof PaymentsRpc.refundsCreate>) {
+async function createRefund({
+  req,
+  storeId,
+  idempotencyKeys,
+  call,
+  body,
+}: Call<typeof PaymentsRpc.refundsCreate, typeof CreateRefundBodySchema, z.ZodObject>) {
   const { id } = req.params;
   if (!isPaymentId(id)) return paymentNotFound;
-  const validated = validateRefundBody(req.body);
-  if (!validated.ok) return new Refusal(400, validated.message);
-  const input = validated.value;
+  const input = body();
+  if (input instanceof Refusal) return input;
   const claimed = await claimedId(req, storeId, idempotencyKeys, { operation: 'refund', paymentId: id, input });
   if (claimed instanceof Refusal) return claimed;
   return call({ storeId, paymentId: id, refundId: claimed ?? randomUUID(), input });
@@ -224,16 +249,13 @@ const payments: OperationGroup = {
       path: '',
       operationId: 'listPayments',
       summary: 'List the payments of the store, newest first',
-      parameters: [
-        ...PAGING_PARAMETERS,
-        { name: 'status', in: 'query', schema: { type: 'string', enum: [...PUBLIC_STATUSES] } },
-      ],
+      query: ListQueryParamsSchema,
       rpc: PaymentsRpc.list,
       ok: 'A page of payments (createdAt descending, then id descending)',
       errors: { 400: QUERY_INVALID },
-      answer: ({ req, storeId, call }) => {
-        const validated = validateListQuery(req.query as Record<string, unknown>);
-        return validated.ok ? call({ storeId, query: validated.value }) : new Refusal(400, validated.message);
+      answer: ({ storeId, call, query }) => {
+        const checkedQuery = query();
+        return checkedQuery instanceof Refusal ? checkedQuery : call({ storeId, query: checkedQuery });
       },
     }),
     operation({
@@ -422,30 +444,7 @@ const sandbox: OperationGroup = {
         'platform returns such a Pix to its payer (a `platform` refund). With `dropCallback` the PSP receives the ' +
         'Pix but never calls the platform back: the payment changes only when the platform reconciles with the PSP ' +
         '(within about a minute, RECONCILE_INTERVAL), or reads the charge before it expires.',
-      body: {
-        required: false,
-        schema: {
-          type: 'object',
-          properties: {
-            amount: {
-              type: ['number', 'null'],
-              exclusiveMinimum: 0,
-              // What API Pix can carry (its valor: ten digits, a point and two).
-              maximum: PIX_MAX_AMOUNT_CENTS / 100,
-              multipleOf: AMOUNT_STEP_BRL,
-              description: 'BRL paid, at most two decimal places; absent or null: the amount due',
-            },
-            late: {
-              type: ['boolean', 'null'],
-              description: 'A new Pix whatever the charge state (each call a new endToEndId)',
-            },
-            dropCallback: {
-              type: ['boolean', 'null'],
-              description: "The PSP loses the Pix's callback: only reconciliation tells the platform of it",
-            },
-          },
-        },
-      },
+      body: { required: false, schema: SandboxPayBodySchema },
       rpc: SandboxRpc.pay,
       ok: SANDBOX_DID,
       errors: {
@@ -458,11 +457,11 @@ const sandbox: OperationGroup = {
           `The charge cannot be paid so: \`${SandboxMessages.chargeExpired}\`, \`${SandboxMessages.chargeRemoved}\`, ` +
           `\`${SandboxMessages.chargePaidOtherwise}\` or \`${SandboxMessages.chargeMissing}\``,
       },
-      answer: ({ req, act }) => {
+      answer: ({ req, act, body }) => {
         const { id } = req.params;
         if (!isPaymentId(id)) return paymentNotFound;
-        const options = validateSandboxPayBody(req.body);
-        return options.ok ? act(id, payWith(options.value)) : new Refusal(400, options.message);
+        const options = body();
+        return options instanceof Refusal ? options : act(id, payWith(options));
       },
     }),
     analysis(
@@ -533,22 +532,13 @@ const events: OperationGroup = {
       path: '',
       operationId: 'listEvents',
       summary: "The store's webhook events, newest first, with their delivery state",
-      parameters: [
-        ...PAGING_PARAMETERS,
-        { name: 'type', in: 'query', schema: { type: 'string', enum: [...EVENT_TYPES] } },
-        {
-          name: 'paymentId',
-          in: 'query',
-          description: 'Only the events of this payment',
-          schema: { type: 'string', format: 'uuid' },
-        },
-      ],
+      query: EventListQueryParamsSchema,
       rpc: DispatcherRpc.eventsList,
       ok: 'A page of events (recorded descending, then id descending)',
       errors: { 400: QUERY_INVALID },
-      answer: ({ req, storeId, call }) => {
-        const validated = validateEventsQuery(req.query as Record<string, unknown>);
-        return validated.ok ? call({ storeId, query: validated.value }) : new Refusal(400, validated.message);
+      answer: ({ storeId, call, query }) => {
+        const checkedQuery = query();
+        return checkedQuery instanceof Refusal ? checkedQuery : call({ storeId, query: checkedQuery });
       },
     }),
     operation({

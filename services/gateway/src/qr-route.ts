@@ -1,10 +1,9 @@
 import express, { type Router } from 'express';
 import QRCode from 'qrcode';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ErrorMessages, PaymentsRpc } from '@pix/contracts';
+import { ErrorMessages, isPaymentId, PaymentsRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import { methodNotAllowed, sendError } from './http-errors';
-import { isPaymentId } from './validation';
 
 /**
  * The QR code image behind a payment's qrCodeUrl. It is public (the customer's phone or the

@@ -2,53 +2,15 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
   DomainError,
-  ErrorMessages,
   PaymentsRpc,
-  PIX_MAX_AMOUNT_CENTS,
-  SandboxMessages,
   SandboxRpc,
   type Payment,
   type RpcDefinition,
   type RpcReply,
   type RpcRequest,
+  type SandboxPayOptions,
 } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
-import type { Validated } from './validation';
-
-/** What a pay asks: another amount than the payment's (it goes to review), a late Pix, a lost callback. */
-export interface SandboxPayOptions {
-  amountCents: number | undefined;
-  late: boolean;
-  dropCallback: boolean;
-}
-
-/**
- * The optional body of pay: `{"amount": <brl>, "late": true, "dropCallback": true}`. `late`: a new
- * Pix even when the charge can no longer be paid (paid, expired, cancelled), which goes back to its
- * payer. `dropCallback`: the PSP receives the Pix but never calls back; reconciliation finds it.
- */
-export function validateSandboxPayBody(body: unknown): Validated<SandboxPayOptions> {
-  if (body === undefined) return { ok: true, value: { amountCents: undefined, late: false, dropCallback: false } };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, message: ErrorMessages.bodyNotObject };
-  }
-  const { amount, late, dropCallback } = body as { amount?: unknown; late?: unknown; dropCallback?: unknown };
-  let amountCents: number | undefined;
-  if (amount !== undefined && amount !== null) {
-    const cents = typeof amount === 'number' ? brlToCents(amount) : null;
-    if (cents === null || cents <= 0 || cents > PIX_MAX_AMOUNT_CENTS) {
-      return { ok: false, message: SandboxMessages.amountInvalid };
-    }
-    amountCents = cents;
-  }
-  if (late !== undefined && late !== null && typeof late !== 'boolean') {
-    return { ok: false, message: SandboxMessages.lateInvalid };
-  }
-  if (dropCallback !== undefined && dropCallback !== null && typeof dropCallback !== 'boolean') {
-    return { ok: false, message: SandboxMessages.dropCallbackInvalid };
-  }
-  return { ok: true, value: { amountCents, late: late === true, dropCallback: dropCallback === true } };
-}
 
 /**
  * One sandbox action on a store's payment, as the public routes and the dashboard's buttons take

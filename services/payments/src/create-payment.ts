@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AdapterRpc, txidFor, type CreateChargeReply, type CreatePaymentInput, type Payment } from '@pix/contracts';
+import {
+  AdapterRpc,
+  DomainError,
+  txidFor,
+  type CreateChargeReply,
+  type CreatePaymentRequest,
+  type Payment,
+} from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { Config } from './config';
@@ -55,15 +62,16 @@ export async function requestCharge(
  * event carry the QR data; a PSP that does not answer never fails the create: the payment is stored
  * with null QR fields and a scheduled retry completes the charge. The expiry (the merchant's
  * expiresIn, or PIX_CHARGE_TTL) is scheduled with it.
- * Returns null when a payment with this id exists already (a repeated create).
+ *
+ * A create may be repeated: with a caller-chosen paymentId (the gateway's Idempotency-Key), a
+ * repeat (a retry after a crash, or a concurrent duplicate) returns the payment the first one made.
+ * The insert of the unique id decides which create wins, so there is one payment and one
+ * payment.created event; a losing create finds the winner's payment, already stored. The PSP charge
+ * is idempotent by txid, so a losing attempt's charge request is harmless.
  */
-export async function createPayment(
-  deps: CreateDeps,
-  storeId: string,
-  input: CreatePaymentInput,
-  isPublic: boolean,
-  id: string = randomUUID(),
-): Promise<Payment | null> {
+export async function createPayment(deps: CreateDeps, request: CreatePaymentRequest): Promise<Payment> {
+  const { storeId, input, isPublic } = request;
+  const id = request.paymentId ?? randomUUID();
   const createdAt = new Date();
   const base = {
     _id: id,
@@ -110,7 +118,16 @@ export async function createPayment(
           }),
         ]),
   ];
-  if ((await deps.store.insert(doc, messages)) === 'exists') return null;
+  if ((await deps.store.insert(doc, messages)) === 'exists') return theFirstCreate(deps, request);
   paymentsCreated.inc({ is_public: String(isPublic) });
   return toPayment(doc);
+}
+
+/** The payment a repeated create's first one made, which the insert found in its place. */
+async function theFirstCreate(deps: CreateDeps, { storeId, paymentId }: CreatePaymentRequest): Promise<Payment> {
+  if (paymentId === undefined) throw new Error('a new random payment id was taken');
+  const existing = await deps.store.byId(paymentId);
+  if (!existing) throw new Error(`payment ${paymentId} was refused as a duplicate but cannot be read`);
+  if (existing.storeId !== storeId) throw new DomainError('payment_not_found');
+  return toPayment(existing);
 }

@@ -5,7 +5,7 @@ import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { cancelPayment } from './cancel';
 import { config } from './config';
-import { createPaymentOnce } from './create-once';
+import { createPayment } from './create-payment';
 import { onDue } from './deadlines';
 import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay, publisher } from './outbox';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
 
   const rpc = { queue: QueueGroups.payments, logger };
   const subscriptions = [
-    serveRpc(nc, PaymentsRpc.create, (req) => createPaymentOnce(deps, req), rpc),
+    serveRpc(nc, PaymentsRpc.create, (req) => createPayment(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
     serveRpc(nc, PaymentsRpc.list, (req) => listPayments(store, req.storeId, req.query), rpc),
     serveRpc(nc, PaymentsRpc.cancel, (req) => cancelPayment(deps, req.storeId, req.id), rpc),

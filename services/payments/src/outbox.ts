@@ -137,7 +137,7 @@ const RELAY_BATCH = 100;
  */
 export class OutboxRelay extends Periodic {
   constructor(
-    private readonly store: Pick<PaymentStorage, 'leftovers' | 'relay'>,
+    private readonly store: Pick<PaymentStorage, 'leftovers' | 'publishOutbox'>,
     private readonly logger: Logger,
     intervalMs: number,
   ) {
@@ -153,7 +153,7 @@ export class OutboxRelay extends Periodic {
     const leftovers = await this.store.leftovers(new Date(Date.now() - RELAY_MIN_AGE_MS), RELAY_BATCH);
     outboxLeftovers.set(leftovers.length);
     for (const doc of leftovers) {
-      await this.store.relay(doc);
+      await this.store.publishOutbox(doc);
       this.logger.info({ paymentId: doc._id, messages: doc.outbox.length }, 'outbox leftovers published');
     }
   }

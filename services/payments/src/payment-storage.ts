@@ -34,8 +34,11 @@ export interface PaymentStorage {
   ): Promise<WriteResult<R>>;
   /** Payments with messages stored before `before` and still unpublished. */
   leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]>;
-  /** Publishes a leftover outbox (the relay), as a writer does after its write. */
-  relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void>;
+  /**
+   * Publishes a payment's outbox and removes what was published, as a writer does after its write
+   * and the relay does with a leftover one. False when it failed: the messages stay.
+   */
+  publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean>;
   /** Finishes what is under way (shutdown). */
   flush(): Promise<void>;
 }

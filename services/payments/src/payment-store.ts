@@ -148,9 +148,10 @@ export class PaymentStore implements PaymentStorage {
    * Publishes everything in a payment's outbox as of a write (its own messages and any an earlier
    * writer left), then has them removed. The write has happened, so a failure here is not the
    * caller's: the messages stay, and are published again as soon as JetStream takes them
-   * (PublishRetry), or by the relay should this process die first. False when it failed.
+   * (PublishRetry), or by the relay should this process die first. False when it failed. The relay
+   * publishes a leftover outbox with it too.
    */
-  private async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
+  async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
     if (doc.outbox.length === 0) return true;
     try {
       await this.publish(doc.outbox);
@@ -175,11 +176,6 @@ export class PaymentStore implements PaymentStorage {
       .select({ outbox: 1 })
       .limit(limit)
       .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
-  }
-
-  /** Publishes a leftover outbox (the relay); the same as a writer's publish after its write. */
-  async relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
-    await this.publishOutbox(doc);
   }
 
   /** Removes what is still waiting to be removed (shutdown); what waits to be published again is the relay's. */

@@ -231,6 +231,35 @@ class CreateRefundBody(BaseModel):
     reason: Reason | None = None
 
 
+class Amount1(RootModel[float]):
+    root: Annotated[float, Field(gt=0.0, le=9999999999.99, multiple_of=0.01)]
+    """
+    BRL paid, at most two decimal places; absent or null: the amount due
+    """
+
+
+class SandboxPayBody(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, Any],
+    }
+    amount: Amount1 | None = None
+    """
+    BRL paid, at most two decimal places; absent or null: the amount due
+    """
+    late: bool | None = None
+    """
+    A new Pix whatever the charge state (each call a new endToEndId)
+    """
+    drop_callback: Annotated[bool | None, Field(alias="dropCallback")] = None
+    """
+    The PSP loses the Pix's callback: only reconciliation tells the platform of it
+    """
+
+
 class SandboxPayment(BaseModel):
     model_config = ConfigDict(
         extra="ignore",

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EventDetailSchema, EventListQuerySchema, EventListSchema, EventRedeliverySchema } from '../events-api';
+import { EventDetailSchema, EventListSchema, EventRedeliverySchema } from '../events-api';
+import { EventListQuerySchema } from '../requests';
 import { PAYMENT_WEBHOOK_STATES } from '../dashboard';
 import { WebhookDeliverySchema } from '../webhooks';
 import { defineRpc } from './define-rpc';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { CreatePaymentInputSchema, ListQuerySchema, PaymentListSchema, PaymentSchema } from '../payment';
+import { PaymentListSchema, PaymentSchema } from '../payment';
 import { PaymentPublicViewSchema } from '../payment-page';
-import { CreateRefundInputSchema, RefundListSchema, RefundSchema } from '../refund';
+import { RefundListSchema, RefundSchema } from '../refund';
+import { CreatePaymentInputSchema, CreateRefundInputSchema, ListQuerySchema } from '../requests';
 import { PAYMENT_STATUSES } from '../statuses';
 import { defineRpc } from './define-rpc';
 

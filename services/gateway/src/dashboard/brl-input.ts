@@ -1,7 +1,7 @@
 /**
  * An amount as a Brazilian merchant types it in the sandbox's "another amount" field (`40,00`,
  * `1.234,50`, `R$ 40`, or `40.5` as JavaScript writes it) as a number; null when it is not one.
- * Range and centavos are the sandbox route's own validation (validateSandboxPayBody).
+ * Range and centavos are the sandbox route's own validation (SandboxPayBodySchema, libs/contracts).
  */
 export function parseBrlInput(text: string): number | null {
   const trimmed = text.trim().replace(/^R\$\s*/, '');

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { sameSecret } from './session';
+import { sameSecret } from '@pix/runtime';
 
 /**
  * Where a state-changing request came from, as the browser says: its Origin header, or when a

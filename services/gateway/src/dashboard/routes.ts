@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  checkRequest,
+  CreateRefundBodySchema,
   DashboardTexts as T,
   DispatcherRpc,
   DomainError,
   ErrorMessages,
   formatBrl,
   isEventId,
+  isPaymentId,
   PaymentsRpc,
   PUBLIC_STATUSES,
+  SandboxPayBodySchema,
   SandboxRpc,
   type ErrorBody,
   type Payment,
@@ -24,10 +28,9 @@ import { throughTheDoor, type TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
 import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
-import { payWith, sandboxAct, validateSandboxPayBody } from '../sandbox-actions';
+import { payWith, sandboxAct } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
 import { hashToken, type Stores } from '../storage';
-import { isPaymentId, validateRefundBody } from '../validation';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
@@ -365,7 +368,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const amount = typed === '' ? null : parseBrlInput(typed);
     if (amount === null && typed !== '') throw new RpcFailure(400, ErrorMessages.refundAmountInvalid);
     const reason = typeof body.reason === 'string' ? body.reason.trim() : null;
-    const validated = validateRefundBody({ amount, reason });
+    const validated = checkRequest(CreateRefundBodySchema, { amount, reason });
     if (!validated.ok) throw new RpcFailure(400, validated.message);
     const refund = await callRpc(
       nc,
@@ -403,7 +406,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
         if (name === 'pay-amount') {
           const typed = (req.body as { amount?: unknown } | undefined)?.amount;
           const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
-          const validated = validateSandboxPayBody({ amount: amount ?? -1 });
+          const validated = checkRequest(SandboxPayBodySchema, { amount: amount ?? -1 });
           if (!validated.ok) throw new RpcFailure(400, validated.message);
           amountCents = validated.value.amountCents;
         }

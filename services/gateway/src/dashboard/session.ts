@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { sameSecret } from '@pix/runtime';
 import { z } from 'zod';
 
 /**
@@ -28,13 +29,6 @@ const VERSION = 'v1';
 
 function b64url(data: Buffer | string): string {
   return Buffer.from(data).toString('base64url');
-}
-
-/** Equal strings in time that does not depend on where they differ. */
-export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**

@@ -2,6 +2,7 @@ import express, { type Response, type Router } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   DomainError,
+  isPaymentId,
   pagePhase,
   PaymentPageTexts as T,
   PaymentsRpc,
@@ -13,7 +14,6 @@ import { methodNotAllowed } from '../http-errors';
 import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
 import type { Stores } from '../storage';
-import { isPaymentId } from '../validation';
 import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
 import { errorPage, PAGE_CSP, paymentPage } from './html';
 import type { PaymentStatusFeed } from './status-feed';

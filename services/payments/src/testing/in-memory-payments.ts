@@ -64,7 +64,7 @@ export class InMemoryPayments implements PaymentStorage {
       outbox: outboxEntries([...messages, ...countsOfInsert(doc)], new Date()),
     };
     this.docs.set(doc._id, stored);
-    await this.publishOutbox(doc._id);
+    await this.publishOutbox(stored);
     return 'created';
   }
 
@@ -87,7 +87,7 @@ export class InMemoryPayments implements PaymentStorage {
         const next: PaymentDoc = { ...current, ...structuredClone(set), outbox: [...current.outbox, ...owed] };
         this.docs.set(id, next);
         const written = structuredClone(next);
-        await this.publishOutbox(id);
+        await this.publishOutbox(next);
         return written;
       },
     );
@@ -100,22 +100,19 @@ export class InMemoryPayments implements PaymentStorage {
       .map((d) => ({ _id: d._id, outbox: structuredClone(d.outbox) }));
   }
 
-  async relay(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<void> {
-    await this.publishOutbox(doc._id);
-  }
-
   async flush(): Promise<void> {}
 
   /** Publishes what the payment's outbox holds and removes it; on a failure it stays, for the relay. */
-  private async publishOutbox(id: string): Promise<void> {
+  async publishOutbox({ _id: id }: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
     const owed = this.docs.get(id)?.outbox ?? [];
-    if (owed.length === 0) return;
+    if (owed.length === 0) return true;
     try {
       await this.publish(owed);
     } catch {
-      return;
+      return false;
     }
     const doc = this.docs.get(id);
     if (doc) this.docs.set(id, { ...doc, outbox: doc.outbox.filter((entry) => !owed.includes(entry)) });
+    return true;
   }
 }

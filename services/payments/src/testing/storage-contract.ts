@@ -128,7 +128,7 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     ]);
     expect((await store.leftovers(new Date(Date.now() - 60_000), 1000)).map((d) => d._id)).not.toContain(doc._id);
     failing = false;
-    await store.relay(left!);
+    await store.publishOutbox(left!);
     await store.flush();
     expect(published.map((m) => m.msgId)).toContain(`evt_${doc._id}`);
     expect((await store.leftovers(later, 1000)).map((d) => d._id)).not.toContain(doc._id);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '@pix/contracts';
-import { createPaymentOnce } from './create-once';
-import { FIRST_CHARGE_RETRY_MS } from './create-payment';
+import { createPayment, FIRST_CHARGE_RETRY_MS } from './create-payment';
 import { dueIn, eventsIn, flowDeps, testConfig } from './testing/flows';
 
 const input = {
@@ -16,7 +15,7 @@ describe('a create', () => {
   it('stores a pending payment with its charge, and owes payment.created and the expiry', async () => {
     const flows = flowDeps();
     const before = Date.now();
-    const payment = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    const payment = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true });
     expect(payment).toMatchObject({
       status: 'pending',
       amount: 42.5,
@@ -35,7 +34,7 @@ describe('a create', () => {
   it("gives the charge the merchant's expiresIn: its expiry, the PSP's expiracao and expiresAt", async () => {
     const flows = flowDeps();
     const before = Date.now();
-    const payment = await createPaymentOnce(flows.deps, {
+    const payment = await createPayment(flows.deps, {
       storeId: 'store-1',
       input: { ...input, expiresInSeconds: 600 },
       isPublic: true,
@@ -52,7 +51,7 @@ describe('a create', () => {
   it('stores the payment without QR data when the PSP cannot be reached, a retry of the charge owed', async () => {
     const flows = flowDeps();
     flows.adapter.reachable = false;
-    const payment = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    const payment = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true });
     expect(payment).toMatchObject({ status: 'pending', qrCopyPaste: null, qrCodeUrl: null });
     expect(await flows.store.byId(payment.id)).toMatchObject({ chargeCreated: false });
     const retry = dueIn(flows.published).find((d) => d.body.kind === 'charge');
@@ -65,8 +64,8 @@ describe('a create that may be repeated (a caller-chosen id)', () => {
   it('returns the first payment for a repeated id, with one payment.created', async () => {
     const flows = flowDeps();
     const paymentId = randomUUID();
-    const first = await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
-    const again = await createPaymentOnce(flows.deps, {
+    const first = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
+    const again = await createPayment(flows.deps, {
       storeId: 'store-1',
       input: { ...input, amountCents: 1 },
       isPublic: false,
@@ -80,8 +79,8 @@ describe('a create that may be repeated (a caller-chosen id)', () => {
   it("refuses an id another store's payment has, as if there were none", async () => {
     const flows = flowDeps();
     const paymentId = randomUUID();
-    await createPaymentOnce(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
-    const other = createPaymentOnce(flows.deps, { storeId: 'store-2', input, isPublic: true, paymentId });
+    await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
+    const other = createPayment(flows.deps, { storeId: 'store-2', input, isPublic: true, paymentId });
     await expect(other).rejects.toThrow(DomainError);
     await expect(other).rejects.toMatchObject({ code: 'payment_not_found' });
     expect(await flows.store.byId(paymentId)).toMatchObject({ storeId: 'store-1', amountCents: 4250 });
