@@ -570,6 +570,8 @@ describe('merchant dashboard in a real browser', () => {
     await dialog.getByRole('button', { name: C.confirm }).click();
     await page.locator('#status[data-status="not_approved"]').waitFor({ timeout: 5000 });
     expect(await page.locator('#status').textContent()).toBe(StatusLabels.not_approved);
+    // The live status can arrive before the cancel's own answer: the answer is waited for, not raced.
+    await page.locator('#payment-answer').filter({ hasText: C.done }).waitFor({ timeout: 5000 });
     expect(await page.locator('#payment-answer').textContent()).toBe(C.done);
     expect(await open.isVisible()).toBe(false);
     expect(await page.locator('#refund-section').isVisible()).toBe(false);
