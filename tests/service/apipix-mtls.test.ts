@@ -16,6 +16,7 @@ import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { apiPixPspApp, callbackOverHttp } from './api-pix-psp';
+import { metric } from '../webhooks/helpers';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 const CLIENT = { id: 'merchant-client', secret: 'merchant-client-secret' };
@@ -284,12 +285,7 @@ describe('apipix provider over mutual TLS', () => {
   });
 
   /** pix_refunds_awaiting_psp, as the adapter's metrics tell it when scraped. */
-  async function refundsAwaitingPsp(): Promise<number> {
-    const text = await (await fetch(`${stack.opsUrls['pix-provider-adapter']}/metrics`)).text();
-    const sample = /^pix_refunds_awaiting_psp(?:\{[^}]*\})? (\d+)$/m.exec(text);
-    if (!sample) throw new Error('no pix_refunds_awaiting_psp sample');
-    return Number(sample[1]);
-  }
+  const refundsAwaitingPsp = () => metric(stack.opsUrls['pix-provider-adapter'], 'pix_refunds_awaiting_psp');
 
   it('settles a refund whose callback never comes by reading it back, counted as awaiting the PSP meanwhile', async () => {
     const client = await paymentsClient(stack);

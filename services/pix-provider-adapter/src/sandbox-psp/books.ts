@@ -306,7 +306,7 @@ export class SandboxBooks {
       (await ChargeModel.findOne({ 'pix.endToEndId': { $eq: endToEndId } })
         .lean<SandboxCharge>()
         .exec());
-    const pix = [charge?.pix, ...(charge?.latePix ?? [])].find((p) => p?.endToEndId === endToEndId);
+    const pix = charge && receivedBy(charge).find((p) => p.endToEndId === endToEndId);
     return charge && pix ? { charge, pix } : null;
   }
 
@@ -374,4 +374,9 @@ export class SandboxBooks {
   refundsOwingCallbacks(): Promise<SandboxRefund[]> {
     return RefundModel.find({ notified: false }).lean<SandboxRefund[]>().exec();
   }
+}
+
+/** Every Pix a charge received: the one that paid it, and any that came after it could not be paid. */
+export function receivedBy(charge: SandboxCharge): SandboxPix[] {
+  return [...(charge.pix ? [charge.pix] : []), ...(charge.latePix ?? [])];
 }

@@ -4,7 +4,7 @@ import { valorFrom } from '../api-pix/transformers';
 import type { Cob, CobRequest, Devolucao, PixEntry, PixList } from '../api-pix/wire';
 import { dynamicBrCode } from '../br-code';
 import { newEndToEndId } from './ids';
-import type { SandboxBooks, SandboxCharge, SandboxPix } from './books';
+import { receivedBy, type SandboxBooks } from './books';
 import type { SandboxSettlements } from './settlements';
 import { listedPix } from './simulator';
 
@@ -68,7 +68,7 @@ export class SandboxPsp {
   async getCob(txid: string): Promise<Cob | null> {
     const charge = await this.books.findCharge(txid);
     if (!charge) return null;
-    const pix = pixOfCharge(charge).map((p) => listedPix(charge, p));
+    const pix = receivedBy(charge).map((p) => listedPix(charge, p));
     return pix.length ? { ...charge.cob, pix } : charge.cob;
   }
 
@@ -83,7 +83,7 @@ export class SandboxPsp {
     const pix: PixEntry[] = [];
     for (const line of lines) {
       const charge = chargeOf.get(line.txid);
-      const received = charge && pixOfCharge(charge).find((p) => p.endToEndId === line._id);
+      const received = charge && receivedBy(charge).find((p) => p.endToEndId === line._id);
       if (!charge || !received) continue;
       const devolucoes = refunds.filter((r) => r.endToEndId === line._id).map((r) => r.devolucao);
       pix.push({ ...listedPix(charge, received), ...(devolucoes.length && { devolucoes }) });
@@ -158,9 +158,4 @@ export class SandboxPsp {
   async getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
     return (await this.books.findRefund(`${endToEndId}/${id}`))?.devolucao ?? null;
   }
-}
-
-/** Every Pix a charge received: the one that paid it, and any that came after it could not be paid. */
-function pixOfCharge(charge: SandboxCharge): SandboxPix[] {
-  return [...(charge.pix ? [charge.pix] : []), ...(charge.latePix ?? [])];
 }
