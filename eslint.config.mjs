@@ -20,7 +20,13 @@ export default tseslint.config(
   prettier,
   {
     languageOptions: {
-      globals: { process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' },
+      globals: {
+        process: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        fetch: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

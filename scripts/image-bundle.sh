@@ -23,5 +23,8 @@ for link in node_modules/@pix/*; do
   ws="$(realpath --relative-to=. "$link")"
   mkdir -p "$out/$ws"
   cp -a "$ws/package.json" "$ws/dist" "$out/$ws/"
+  # A dependency whose version differs from the hoisted one is installed beside the workspace.
+  if [ -d "$ws/node_modules" ]; then cp -a "$ws/node_modules" "$out/$ws/"; fi
 done
 printf "require('./%s/dist/main.js');\n" "$dir" > "$out/main.js"
+cp scripts/image-healthcheck.js "$out/healthcheck.js"
