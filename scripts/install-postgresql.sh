@@ -29,6 +29,11 @@ BUILD_DIR="$CACHE/documentdb-$BUILD_ID"
 STAGE="$BUILD_DIR/stage"
 STAMP_NAME=pix-documentdb.stamp
 
+# `install-postgresql.sh --stage-dir` prints where the build's staged tree is (scripts/images.sh
+# copies it into the local engine's image), after making sure it is built and installed.
+PRINT_STAGE=false
+[ "${1:-}" = --stage-dir ] && PRINT_STAGE=true
+
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 say() { printf 'install-postgresql: %s\n' "$*"; }
@@ -54,11 +59,14 @@ ensure_os_user() {
   fi
 }
 
-if [ "$(installed_build || true)" = "$BUILD_ID" ]; then
+# (The staged tree is asked for only when the cache still holds it.)
+if [ "$(installed_build || true)" = "$BUILD_ID" ] && { ! $PRINT_STAGE || [ -f "$BUILD_DIR/built" ]; }; then
   ensure_os_user
-  say "DocumentDB ($BUILD_ID) present"
+  if $PRINT_STAGE; then echo "$STAGE"; else say "DocumentDB ($BUILD_ID) present"; fi
   exit 0
 fi
+# What follows reports on stderr when only the staged tree's path is asked for.
+$PRINT_STAGE && exec 3>&1 1>&2
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -148,3 +156,4 @@ fi
 $sudo cp -a "$STAGE/." /
 ensure_os_user
 say "DocumentDB ($BUILD_ID) installed into PostgreSQL $PG_MAJOR"
+$PRINT_STAGE && echo "$STAGE" >&3

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { RUN_DIR, STACK_FILE } from './layout';
 import { isAlive } from './processes';
+import { engineConf } from './postgres';
 import { defaultPorts, startStack, stopProcesses, type StackInfo } from './stack';
 
 /**
@@ -83,10 +84,20 @@ function status(): void {
   }
 }
 
-const commands: Record<string, () => Promise<void> | void> = { up, down, status };
+/** The engine's PostgreSQL settings for the local engine's image (scripts/images.sh). */
+function engineSettings(): void {
+  process.stdout.write(engineConf());
+}
+
+const commands: Record<string, () => Promise<void> | void> = {
+  up,
+  down,
+  status,
+  'engine-settings': engineSettings,
+};
 const command = commands[process.argv[2] ?? ''];
 if (!command) {
-  process.stderr.write('usage: stack up|down|status\n');
+  process.stderr.write('usage: stack up|down|status|engine-settings\n');
   process.exit(2);
 }
 Promise.resolve(command()).catch((err: unknown) => {

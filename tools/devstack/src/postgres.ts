@@ -40,7 +40,8 @@ export const ENGINE_DATABASE = 'postgres';
  *
  * DocumentDB (the engine under FerretDB 2) loads at start with pg_cron, which runs its background
  * jobs (TTL deletes every minute, index builds) in the engine's database, connecting over loopback.
- * The documentdb.* settings are those FerretDB's own packaging sets.
+ * The documentdb.* settings are those FerretDB's own packaging sets. The local engine's container
+ * image (scripts/images.sh) runs with the same settings, as a configuration file (`engineConf`).
  */
 const SERVER_SETTINGS = [
   'listen_addresses=127.0.0.1',
@@ -69,6 +70,14 @@ const SERVER_SETTINGS = [
   // Several FerretDB processes (one per test stack) share the server, each with its own pool.
   'max_connections=500',
 ];
+
+/** SERVER_SETTINGS as a postgresql.conf fragment. */
+export function engineConf(): string {
+  return SERVER_SETTINGS.map((setting) => {
+    const [name, ...value] = setting.split('=');
+    return `${name} = '${value.join('=').replace(/'/g, "''")}'\n`;
+  }).join('');
+}
 
 /** Where initdb and postgres are: beside an initdb on PATH, or Debian's /usr/lib/postgresql/<v>/bin. */
 export function postgresBinDir(): string {
