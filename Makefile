@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 STACK := node tools/devstack/dist/main.js
 
-.PHONY: help install infra build up down status logs test test-unit chaos lint format bench k8s
+.PHONY: help install infra build up down status logs test test-unit chaos lint format bench k8s images compose-test
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -56,9 +56,16 @@ lint: build ## Commit messages since 28b827e, formatter check, linter, type chec
 format: install ## Format every file
 	npx prettier --write .
 
-test: build lint ## Every test in its three layers (unit, service, system; starts and stops what it needs), then the chaos test alone
+test: build lint ## Every test in its three layers (unit, service, system; starts and stops what it needs), the chaos test alone, then the compose stack
 	npx jest --ci --selectProjects unit service system
 	npx jest --ci --selectProjects chaos
+	$(MAKE) compose-test
+
+images: build ## Every image with podman, from Debian's archive and this checkout, no registry (docs/deploy.md)
+	bash scripts/images.sh
+
+compose-test: images ## The compose stack from those images: the walkthrough, a service killed and restarted
+	bash scripts/compose-test.sh
 
 chaos: build ## The chaos test alone at issue 19's 50 creates a second (make test runs it at 20); give it the machine to itself
 	CHAOS_RATE=$${CHAOS_RATE:-50} npx jest --ci --selectProjects chaos

@@ -53,6 +53,7 @@ const sharedStack = {
 };
 
 const CHAOS = '<rootDir>/tests/e2e/chaos.test.ts';
+const COMPOSE = '<rootDir>/tests/compose/';
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -76,7 +77,7 @@ module.exports = {
       displayName: 'system',
       roots: ['<rootDir>/tests'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/', CHAOS],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/', CHAOS, COMPOSE],
     },
     {
       // The chaos test, run by itself after the others (make test), so that it measures recovery
@@ -86,6 +87,14 @@ module.exports = {
       displayName: 'chaos',
       roots: ['<rootDir>/tests/e2e'],
       testMatch: [CHAOS],
+    },
+    {
+      // The compose stack in containers (make compose-test, through scripts/compose-test.sh): it
+      // starts its own stack, so no shared one.
+      ...common,
+      displayName: 'compose',
+      roots: ['<rootDir>/tests/compose'],
+      testMatch: ['**/*.test.ts'],
     },
   ],
   testTimeout: 60_000,

@@ -1,0 +1,212 @@
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { api, eventually } from '../support/api';
+
+/**
+ * `make compose-test`: the compose stack as a developer starts it, from the images `make images`
+ * built (the local engine and nats-server in place of the registry's mongo and nats), run as the
+ * manifests run them (user 1000, read-only root, no capabilities). The README's walkthrough against
+ * it, then the webhook dispatcher killed with kill -9 while it owes webhooks, brought back by its
+ * restart policy, with nothing lost or sent twice.
+ * scripts/compose-test.sh runs podman's Docker API for docker-compose and the health checks
+ * podman does not run by itself, then this file; it takes the stack down however this ends.
+ */
+const root = path.join(__dirname, '..', '..');
+const PROJECT = 'pix-compose-test';
+const FILES = ['docker-compose.yml', 'docker-compose.local.yml', 'tests/compose/docker-compose.test.yml'];
+const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const;
+const WEBHOOK_URL = 'http://webhook-receiver:9999/hooks';
+/** From `up` to every service healthy; a cold start here took about 20 s. */
+const HEALTHY_WITHIN_MS = 120_000;
+
+interface Delivery {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
+interface Hook extends Delivery {
+  json: { event: string; id: string; status: string };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): string {
+  const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: timeoutMs });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+describe('the compose stack from the local images', () => {
+  let env: NodeJS.ProcessEnv;
+  let gatewayUrl: string;
+  let receiverUrl: string;
+  const compose = (args: string[], timeoutMs?: number) =>
+    run(
+      'docker-compose',
+      ['--project-directory', root, '-p', PROJECT, ...FILES.flatMap((f) => ['-f', f]), ...args],
+      env,
+      timeoutMs,
+    );
+  const container = (service: string) => `${PROJECT}_${service}_1`;
+  const inspect = (service: string, format: string) =>
+    run('podman', ['inspect', '-f', format, container(service)], env).trim();
+
+  async function allHealthy(): Promise<void> {
+    await eventually(
+      async () => APP_SERVICES.map((s) => `${s}: ${inspect(s, '{{.State.Health.Status}}')}`),
+      (states) => states.every((s) => s.endsWith(': healthy')),
+      HEALTHY_WITHIN_MS,
+      1_000,
+    );
+  }
+
+  async function deliveries(paymentId: string): Promise<Hook[]> {
+    const res = await fetch(`${receiverUrl}/deliveries`);
+    const all = (await res.json()) as Delivery[];
+    return all.map((d) => ({ ...d, json: JSON.parse(d.body) as Hook['json'] })).filter((d) => d.json.id === paymentId);
+  }
+
+  async function createStore(name: string): Promise<{ token: string; webhookSecret: string }> {
+    const out = compose(['run', '--rm', '-T', 'admin', 'store', 'create', '--name', name]);
+    return JSON.parse(out) as { token: string; webhookSecret: string };
+  }
+
+  beforeAll(async () => {
+    const [gatewayPort, receiverPort] = [await freePort(), await freePort()];
+    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    receiverUrl = `http://127.0.0.1:${receiverPort}`;
+    env = {
+      ...process.env,
+      GATEWAY_PORT: String(gatewayPort),
+      PUBLIC_BASE_URL: gatewayUrl,
+      RECEIVER_PORT: String(receiverPort),
+      NODE_BASE_IMAGE: 'localhost/pix/node-base:current',
+    };
+    compose(['down', '-v', '--remove-orphans']);
+    compose(['up', '-d', '--no-build'], 300_000);
+    await allHealthy();
+  }, 420_000);
+
+  afterAll(() => {
+    if (!env) return;
+    // What the containers said, for a failure's diagnosis (jest prints it with the test's output).
+    process.stdout.write(compose(['logs', '--no-color', '--tail=30']).slice(-20_000));
+    compose(['down', '-v', '--remove-orphans'], 180_000);
+  }, 240_000);
+
+  it('runs every service as the manifests run it', () => {
+    for (const service of APP_SERVICES) {
+      expect(inspect(service, '{{.Config.User}} {{.HostConfig.ReadonlyRootfs}}')).toBe('1000:1000 true');
+      expect(inspect(service, '{{.HostConfig.CapDrop}}')).toMatch(/ALL|CAP_CHOWN/);
+      expect(inspect(service, '{{.HostConfig.RestartPolicy.Name}}')).toBe('unless-stopped');
+    }
+  });
+
+  it('walks the README through: store, payment, page, sandbox pay, approved, both webhooks, events', async () => {
+    const store = await createStore('Compose store');
+    const created = await api<Record<string, unknown>>(gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 25.5, email: 'cliente@example.com', webhookUrl: WEBHOOK_URL },
+    });
+    expect(created.status).toBe(200);
+    const id = String(created.body.id);
+    expect(created.body).toMatchObject({ status: 'pending', amount: 25.5, webhookUrl: WEBHOOK_URL });
+    expect(created.body.qrCodeUrl).toBe(`${gatewayUrl}/public-api/v1/qrcodes/${id}.png`);
+
+    const qr = await fetch(String(created.body.qrCodeUrl));
+    expect(qr.headers.get('content-type')).toBe('image/png');
+    const page = await fetch(`${gatewayUrl}/pay/${id}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Compose store');
+
+    const paid = await api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token });
+    expect(paid.status).toBe(200);
+    const approved = await eventually(
+      () => api<Record<string, unknown>>(gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
+      (res) => res.body.status === 'approved',
+      30_000,
+    );
+    expect(approved.body).toEqual({ ...created.body, status: 'approved' });
+
+    const hooks = await eventually(
+      () => deliveries(id),
+      (list) => list.length >= 2,
+      30_000,
+    );
+    expect(hooks.map((h) => h.json.event)).toEqual(['payment.created', 'payment.status_changed']);
+    const verifier = new Webhook(store.webhookSecret);
+    for (const hook of hooks) {
+      expect(() =>
+        verifier.verify(hook.body, {
+          'webhook-id': hook.headers['webhook-id']!,
+          'webhook-timestamp': hook.headers['webhook-timestamp']!,
+          'webhook-signature': hook.headers['webhook-signature']!,
+        }),
+      ).not.toThrow();
+    }
+
+    const events = await eventually(
+      () =>
+        api<{ items: { type: string; status: string }[] }>(gatewayUrl, 'GET', `/public-api/v1/events?paymentId=${id}`, {
+          token: store.token,
+        }),
+      (res) => res.body.items?.length === 2 && res.body.items.every((e) => e.status === 'delivered'),
+      30_000,
+    );
+    expect(events.body.items.map((e) => e.type).sort()).toEqual(['payment.created', 'payment.status_changed']);
+  }, 180_000);
+
+  it('brings the dispatcher back after kill -9, and delivers what it owed once each', async () => {
+    const store = await createStore('Restart store');
+    const created = await api<Record<string, unknown>>(gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 10, webhookUrl: WEBHOOK_URL },
+    });
+    expect(created.status).toBe(200);
+    const id = String(created.body.id);
+    const paid = await api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token });
+    expect(paid.status).toBe(200);
+
+    // A crash, not a stop, while both webhooks are owed: the process is killed from outside, so the
+    // restart policy applies.
+    const restartsBefore = Number(inspect('webhook-dispatcher', '{{.RestartCount}}'));
+    process.kill(Number(inspect('webhook-dispatcher', '{{.State.Pid}}')), 'SIGKILL');
+    await eventually(
+      async () => Number(inspect('webhook-dispatcher', '{{.RestartCount}}')),
+      (n) => n > restartsBefore,
+      30_000,
+      500,
+    );
+    await allHealthy();
+
+    const approved = await eventually(
+      () => api<Record<string, unknown>>(gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
+      (res) => res.body.status === 'approved',
+      30_000,
+    );
+    expect(approved.status).toBe(200);
+    await eventually(
+      () => deliveries(id),
+      (list) => list.length >= 2,
+      60_000,
+    );
+    // A retry of a delivery the kill cut off would come within seconds: wait them out, then count.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const hooks = await deliveries(id);
+    // Once each, in order: nothing lost to the kill, nothing delivered twice after it.
+    expect(hooks.map((h) => h.json.event)).toEqual(['payment.created', 'payment.status_changed']);
+  }, 240_000);
+});
