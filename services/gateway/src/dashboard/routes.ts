@@ -30,6 +30,7 @@ import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
+import { html } from '../pages/html';
 import { hashToken, type Stores } from '../storage';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
@@ -319,9 +320,9 @@ export function dashboardRouter(options: DashboardOptions): Router {
     sendHtml(
       res,
       200,
-      `${timeline(payment, events)}
+      html`${timeline(payment, events)}
 <template id="status-now">${statusBadge(payment.status, 'status')}</template>
-<template id="parts-now">${livePaymentParts(payment, refunds)}</template>`,
+<template id="parts-now">${livePaymentParts(payment, refunds)}</template>`.text,
     );
   });
 
@@ -378,7 +379,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     );
     return {
       refund,
-      row: refundRow(refund),
+      row: refundRow(refund).text,
       nextRefundId: randomUUID(),
       message: T.payment.refund.requested(formatBrl(refund.amount)),
     };

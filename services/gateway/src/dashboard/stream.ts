@@ -21,7 +21,7 @@ function liveUpdate(event: PaymentEvent & { body: { event: 'payment.created' | '
     event: body.event,
     status: body.status,
     sequence,
-    badge: statusBadge(body.status, 'status'),
+    badge: statusBadge(body.status, 'status').text,
     row: paymentRow({
       id: body.id,
       status: body.status,
@@ -30,7 +30,7 @@ function liveUpdate(event: PaymentEvent & { body: { event: 'payment.created' | '
       email: body.email,
       // Its first delivery is on its way as the row appears; the list shows the log's word on reload.
       webhook: body.webhookUrl ? 'pending' : null,
-    }),
+    }).text,
   };
 }
 

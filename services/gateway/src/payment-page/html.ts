@@ -1,4 +1,5 @@
 import { formatBrl, PaymentPageTexts as T, type PagePhase } from '@pix/contracts';
+import { html, type SafeHtml } from '../pages/html';
 
 /** Where the page's own script and styles live (same origin: the page loads nothing from elsewhere). */
 export const ASSET_PATHS = { script: '/pay/assets/payment-page.js', style: '/pay/assets/payment-page.css' } as const;
@@ -11,12 +12,6 @@ export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
-
 /** What the page shows of a payment: nothing else reaches it. */
 export interface PageModel {
   id: string;
@@ -28,14 +23,14 @@ export interface PageModel {
   sequence: number;
 }
 
-function document(title: string, body: string): string {
-  return `<!doctype html>
+function document(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
+<title>${title}</title>
 <link rel="stylesheet" href="${ASSET_PATHS.style}">
 <script src="${ASSET_PATHS.script}" defer></script>
 </head>
@@ -43,7 +38,7 @@ function document(title: string, body: string): string {
 ${body}
 </body>
 </html>
-`;
+`.text;
 }
 
 /** H:MM:SS left until `expiresAt`, as the script keeps it up to date. */
@@ -53,18 +48,18 @@ export function timeLeft(expiresAt: string, now = Date.now()): string {
   return `${Math.floor(seconds / 3600)}:${two(Math.floor((seconds % 3600) / 60))}:${two(seconds % 60)}`;
 }
 
-function paySection(model: PageModel): string {
-  const hidden = model.phase === 'pending' ? '' : ' hidden';
+function paySection(model: PageModel): SafeHtml {
+  const hidden = model.phase !== 'pending' && html` hidden`;
   if (model.qrCopyPaste === null) {
-    return `<section id="pay" class="pay"${hidden}><p>${T.codePending}</p></section>`;
+    return html`<section id="pay" class="pay"${hidden}><p>${T.codePending}</p></section>`;
   }
   const left = timeLeft(model.expiresAt);
-  return `<section id="pay" class="pay" aria-labelledby="pay-title"${hidden}>
+  return html`<section id="pay" class="pay" aria-labelledby="pay-title"${hidden}>
 <h2 id="pay-title" class="visually-hidden">${T.title}</h2>
 <p class="time-left">${T.timeLeft}: <time id="time-left">${left}</time></p>
 <img id="qr" class="qr" src="/public-api/v1/qrcodes/${model.id}.png" alt="${T.qrAlt}" width="280" height="280">
 <label for="code">${T.code}</label>
-<textarea id="code" class="code" readonly rows="5" spellcheck="false">${escapeHtml(model.qrCopyPaste)}</textarea>
+<textarea id="code" class="code" readonly rows="5" spellcheck="false">${model.qrCopyPaste}</textarea>
 <button type="button" id="copy" class="copy">${T.copy}</button>
 <p id="copy-result" class="copy-result" role="status"></p>
 </section>`;
@@ -72,10 +67,10 @@ function paySection(model: PageModel): string {
 
 /** The hosted payment page of one payment, in its current phase; the script keeps it live. */
 export function paymentPage(model: PageModel): string {
-  const body = `<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${escapeHtml(model.expiresAt)}" data-sequence="${model.sequence}">
+  const body = html`<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${model.expiresAt}" data-sequence="${model.sequence}">
 <h1>${T.title}</h1>
 <dl class="summary">
-<div><dt>${T.payee}</dt><dd id="store">${escapeHtml(model.storeName)}</dd></div>
+<div><dt>${T.payee}</dt><dd id="store">${model.storeName}</dd></div>
 <div><dt>${T.amount}</dt><dd id="amount" class="amount">${formatBrl(model.amount)}</dd></div>
 </dl>
 <section class="status" aria-labelledby="status-title">
@@ -93,5 +88,5 @@ ${paySection(model)}
 
 /** The page for an address that is no payment (or a payment that cannot be read now). */
 export function errorPage(title: string, detail: string): string {
-  return document(title, `<main class="page">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>\n</main>`);
+  return document(title, html`<main class="page">\n<h1>${title}</h1>\n<p>${detail}</p>\n</main>`);
 }
