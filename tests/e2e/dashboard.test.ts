@@ -108,6 +108,11 @@ describe('merchant dashboard in a real browser', () => {
     await page.getByText(DashboardTexts.login.invalid).waitFor();
     expect((await context.cookies()).map((c) => c.name)).not.toContain('pix_dashboard');
 
+    // The sign-in page opened in another tab meanwhile leaves this one's form able to sign in.
+    const otherTab = await context.newPage();
+    expect((await otherTab.goto(url('/dashboard/entrar')))?.status()).toBe(200);
+    await otherTab.close();
+
     let focused = '';
     for (let i = 0; i < 10 && focused !== 'token'; i++) {
       await page.keyboard.press('Tab');

@@ -137,8 +137,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
     return { ok: true, session };
   }
 
-  function showLogin(res: Response, status: number, notice?: string, error?: string): void {
-    const { nonce, csrf } = signer.loginNonce();
+  function showLogin(req: Request, res: Response, status: number, notice?: string, error?: string): void {
+    const { nonce, csrf } = signer.loginNonce(parseCookies(req.get('cookie')).get(LOGIN_COOKIE));
     res.cookie(LOGIN_COOKIE, nonce, { ...cookieOptions, maxAge: LOGIN_NONCE_MS });
     sendHtml(res, status, loginPage({ csrf, notice, error }));
   }
@@ -148,33 +148,32 @@ export function dashboardRouter(options: DashboardOptions): Router {
   router.get('/entrar', async (req, res) => {
     if ((await currentSession(req)).ok) return res.redirect(303, '/dashboard/pagamentos');
     const reason = typeof req.query.motivo === 'string' ? NOTICES[req.query.motivo] : undefined;
-    showLogin(res, 200, reason);
+    showLogin(req, res, 200, reason);
   });
 
   router.post('/entrar', form, async (req, res) => {
     const nonce = parseCookies(req.get('cookie')).get(LOGIN_COOKIE) ?? '';
     if (nonce === '' || !csrfAccepted(req, origin, signer.loginCsrf(nonce))) {
-      return showLogin(res, 403, undefined, T.errors.forbidden);
+      return showLogin(req, res, 403, undefined, T.errors.forbidden);
     }
     const body = req.body as Record<string, unknown>;
     const token = typeof body.token === 'string' ? body.token.trim() : '';
     const auth = token === '' ? null : await throughTheDoor(authCache, authFailures, req, token);
     if (auth?.ok === false && auth.reason === 'throttled') {
       res.set('Retry-After', String(auth.retryAfterSeconds));
-      return showLogin(res, 429, undefined, ErrorMessages.authThrottled);
+      return showLogin(req, res, 429, undefined, ErrorMessages.authThrottled);
     }
     if (!auth?.ok) {
       const inactive = auth?.reason === 'store_inactive';
-      return showLogin(res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);
+      return showLogin(req, res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);
     }
     const tokenHash = hashToken(token);
     const allowed = await rateLimiter.consume(tokenHash);
     if (!allowed.ok) {
       res.set('Retry-After', String(allowed.retryAfterSeconds));
-      return showLogin(res, 429, undefined, ErrorMessages.rateLimited);
+      return showLogin(req, res, 429, undefined, ErrorMessages.rateLimited);
     }
     const { session, value } = signer.issue(auth.storeId, tokenHash);
-    res.clearCookie(LOGIN_COOKIE, cookieOptions);
     res.cookie(SESSION_COOKIE, value, { ...cookieOptions, maxAge: session.expiresAt - Date.now() });
     res.redirect(303, '/dashboard/pagamentos');
   });
