@@ -101,6 +101,11 @@ describe('merchant dashboard in a real browser', () => {
     expect(res?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe('/dashboard/entrar');
     expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+    // Its one script has a name that carries its content's hash: a page never runs another deploy's.
+    expect(await page.locator('script').count()).toBe(1);
+    expect(await page.locator('head script').getAttribute('src')).toMatch(
+      /^\/dashboard\/assets\/dashboard\.[A-Z0-9]{8}\.js$/,
+    );
 
     // A wrong token is refused with the message, and no session.
     await page.getByLabel(DashboardTexts.login.tokenLabel).fill('pxt_not-a-token');

@@ -30,9 +30,10 @@ import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
+import { browserScript, serveScript } from '../pages/browser-scripts';
 import { html } from '../pages/html';
 import { hashToken, type Stores } from '../storage';
-import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
+import { DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
 import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
@@ -116,9 +117,9 @@ export function dashboardRouter(options: DashboardOptions): Router {
     return name;
   }
 
-  router.get('/assets/dashboard.js', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(DASHBOARD_SCRIPT);
-  });
+  const dashboardScript = browserScript('dashboard');
+  const script = `/dashboard/assets/${dashboardScript.name}`;
+  router.get(`/assets/${dashboardScript.name}`, serveScript(dashboardScript));
   router.get('/assets/dashboard.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(DASHBOARD_STYLE);
   });
@@ -140,7 +141,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   function showLogin(req: Request, res: Response, status: number, notice?: string, error?: string): void {
     const { nonce, csrf } = signer.loginNonce(parseCookies(req.get('cookie')).get(LOGIN_COOKIE));
     res.cookie(LOGIN_COOKIE, nonce, { ...cookieOptions, maxAge: LOGIN_NONCE_MS });
-    sendHtml(res, status, loginPage({ csrf, notice, error }));
+    sendHtml(res, status, loginPage({ script, csrf, notice, error }));
   }
 
   router.get('/', (_req, res) => res.redirect(303, '/dashboard/pagamentos'));
@@ -198,7 +199,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     if (!allowed.ok) {
       res.set('Retry-After', String(allowed.retryAfterSeconds));
       return wantsHtml(req)
-        ? sendHtml(res, 429, messagePage(T.errors.rateLimitedTitle, ErrorMessages.rateLimited))
+        ? sendHtml(res, 429, messagePage(T.errors.rateLimitedTitle, ErrorMessages.rateLimited, script))
         : sendJson(res, 429, { statusCode: 429, message: ErrorMessages.rateLimited });
     }
     const locals = res.locals as SessionLocals;
@@ -224,7 +225,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   router.post('/sair', form, async (req, res) => {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
-      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, null)));
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, null)));
     }
     // Ended for every replica, so a copy of the cookie is refused too, not only this browser's.
     const { session } = res.locals as SessionLocals;
@@ -269,7 +270,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     sendHtml(
       res,
       200,
-      paymentsPage({ store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
+      paymentsPage({ script, store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
     );
   });
 
@@ -301,6 +302,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
       res,
       200,
       paymentPage({
+        script,
         store: navOf(res, 'payments'),
         payment,
         refunds,
@@ -446,7 +448,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   async function showWebhooks(res: Response, secrets: string[] | null): Promise<void> {
     const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();
     const stats = await callRpc(nc, DispatcherRpc.endpointStats, { storeId: storeOf(res), since }, rpcTimeoutMs);
-    sendHtml(res, 200, webhooksPage({ store: navOf(res, 'webhooks'), stats, secrets }));
+    sendHtml(res, 200, webhooksPage({ script, store: navOf(res, 'webhooks'), stats, secrets }));
   }
 
   router.get('/webhooks', (_req, res) => showWebhooks(res, null));
@@ -454,7 +456,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   // The secret is shown only on this explicit request (a POST, so no link, prefetch or cache holds it).
   router.post('/webhooks/segredo', form, async (req, res) => {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
-      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, 'webhooks')));
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, 'webhooks')));
     }
     await showWebhooks(res, await stores.webhookSecrets(storeOf(res)));
   });
@@ -475,7 +477,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   );
 
   router.use((_req: Request, res: Response) => {
-    sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, navOf(res, null)));
+    sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, script, navOf(res, null)));
   });
 
   // Pages answer errors as pages; the JSON actions answered theirs already.
@@ -485,7 +487,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const title =
       status === 404 ? T.errors.notFoundTitle : status === 429 ? T.errors.rateLimitedTitle : T.errors.unavailableTitle;
     const locals = res.locals as Partial<SessionLocals>;
-    sendHtml(res, status, messagePage(title, message, locals.session ? navOf(res, null) : undefined));
+    sendHtml(res, status, messagePage(title, message, script, locals.session ? navOf(res, null) : undefined));
   });
 
   return router;

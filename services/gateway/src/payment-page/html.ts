@@ -1,8 +1,9 @@
 import { formatBrl, PaymentPageTexts as T, type PagePhase } from '@pix/contracts';
 import { html, type SafeHtml } from '../pages/html';
+import { SCRIPT_TEXTS } from './script-texts';
 
-/** Where the page's own script and styles live (same origin: the page loads nothing from elsewhere). */
-export const ASSET_PATHS = { script: '/pay/assets/payment-page.js', style: '/pay/assets/payment-page.css' } as const;
+/** Where the page's own styles live (same origin: the page loads nothing from elsewhere). */
+export const STYLE_PATH = '/pay/assets/payment-page.css';
 
 /**
  * Everything the page may load comes from the gateway itself; no inline script or style, no
@@ -23,7 +24,8 @@ export interface PageModel {
   sequence: number;
 }
 
-function document(title: string, body: SafeHtml): string {
+/** A page; `script` is the address of its script, whose name carries its content's hash. */
+function document(title: string, body: SafeHtml, script: string): string {
   return html`<!doctype html>
 <html lang="pt-BR">
 <head>
@@ -31,8 +33,8 @@ function document(title: string, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${title}</title>
-<link rel="stylesheet" href="${ASSET_PATHS.style}">
-<script src="${ASSET_PATHS.script}" defer></script>
+<link rel="stylesheet" href="${STYLE_PATH}">
+<script src="${script}" defer></script>
 </head>
 <body>
 ${body}
@@ -66,8 +68,8 @@ function paySection(model: PageModel): SafeHtml {
 }
 
 /** The hosted payment page of one payment, in its current phase; the script keeps it live. */
-export function paymentPage(model: PageModel): string {
-  const body = html`<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${model.expiresAt}" data-sequence="${model.sequence}">
+export function paymentPage(model: PageModel, script: string): string {
+  const body = html`<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${model.expiresAt}" data-sequence="${model.sequence}" data-texts="${JSON.stringify(SCRIPT_TEXTS)}">
 <h1>${T.title}</h1>
 <dl class="summary">
 <div><dt>${T.payee}</dt><dd id="store">${model.storeName}</dd></div>
@@ -83,10 +85,10 @@ export function paymentPage(model: PageModel): string {
 ${paySection(model)}
 <p class="live">${T.live}</p>
 </main>`;
-  return document(`${T.title} · ${model.storeName}`, body);
+  return document(`${T.title} · ${model.storeName}`, body, script);
 }
 
 /** The page for an address that is no payment (or a payment that cannot be read now). */
-export function errorPage(title: string, detail: string): string {
-  return document(title, html`<main class="page">\n<h1>${title}</h1>\n<p>${detail}</p>\n</main>`);
+export function errorPage(title: string, detail: string, script: string): string {
+  return document(title, html`<main class="page">\n<h1>${title}</h1>\n<p>${detail}</p>\n</main>`, script);
 }

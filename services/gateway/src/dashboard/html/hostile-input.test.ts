@@ -13,6 +13,7 @@ const ESCAPED = html`${HOSTILE}`.text;
 const URL_HOSTILE = `javascript:alert(1)//"><script>alert(1)</script>\u202E`;
 const URL_ESCAPED = html`${URL_HOSTILE}`.text;
 const store = { name: HOSTILE, csrf: 'csrf', active: 'payments' as const };
+const script = '/dashboard/assets/dashboard.0123ABCD.js';
 
 /** Nothing of the hostile text is live: no element, attribute or script URL comes out of it. */
 function expectInert(page: string): void {
@@ -87,6 +88,7 @@ const event = {
 describe('dashboard pages given hostile merchant text', () => {
   it('the payments list shows the store name and customer e-mail as text', () => {
     const page = paymentsPage({
+      script,
       store,
       rows: [
         {
@@ -107,10 +109,15 @@ describe('dashboard pages given hostile merchant text', () => {
     expect(page).toContain(`<span class="store" id="store-name">${ESCAPED}</span>`);
     expect(page).toContain(`<td data-label="E-mail" class="email">${ESCAPED}</td>`);
     expect(page).toContain(`<title>Pagamentos · Painel Pix</title>`);
+    // One script, the built one, by the name given; its texts are data, escaped like the rest.
+    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page).toContain(`<script src="${script}" defer></script>`);
+    expect(page).toMatch(/ data-texts="\{&quot;live&quot;:/);
   });
 
   it("a payment's page shows its description, e-mail, webhookUrl, refunds and answers as text", () => {
     const page = paymentPage({
+      script,
       store,
       payment,
       pageUrl: 'http://127.0.0.1/pay/1',
@@ -131,6 +138,7 @@ describe('dashboard pages given hostile merchant text', () => {
 
   it('the webhooks page shows endpoint URLs and secrets as text', () => {
     const page = webhooksPage({
+      script,
       store: { ...store, active: 'webhooks' },
       stats: {
         since: '2026-11-25T10:00:00.000Z',
@@ -148,11 +156,11 @@ describe('dashboard pages given hostile merchant text', () => {
   });
 
   it('the sign-in page and a message page show what they are given as text', () => {
-    const login = loginPage({ csrf: HOSTILE, notice: HOSTILE, error: HOSTILE });
+    const login = loginPage({ script, csrf: HOSTILE, notice: HOSTILE, error: HOSTILE });
     expectInert(login);
     expect(login).toContain(`<input type="hidden" name="csrf" value="${ESCAPED}">`);
     expect(login).toContain(`<p class="notice" role="status">${ESCAPED}</p>`);
-    const message = messagePage(HOSTILE, HOSTILE, store);
+    const message = messagePage(HOSTILE, HOSTILE, script, store);
     expectInert(message);
     expect(message).toContain(`<title>${ESCAPED} · Painel Pix</title>`);
   });

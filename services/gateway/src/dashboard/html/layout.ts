@@ -1,13 +1,24 @@
 import { DashboardTexts as T, formatBrl, StatusLabels, type PaymentStatus } from '@pix/contracts';
 import { html, type SafeHtml } from '../../pages/html';
+import type { DashboardScriptTexts } from '../live-messages';
 
 export { formatBrl };
 
-/** Where the dashboard's own script and styles live: the same origin, nothing from elsewhere. */
-export const DASHBOARD_ASSETS = {
-  script: '/dashboard/assets/dashboard.js',
-  style: '/dashboard/assets/dashboard.css',
-} as const;
+/** Where the dashboard's own styles live: the same origin, nothing from elsewhere. */
+export const DASHBOARD_STYLE_PATH = '/dashboard/assets/dashboard.css';
+
+/** What a screen reader says of the webhook cell of a payment without webhookUrl. */
+export const NO_WEBHOOK = 'sem webhook';
+
+/** The texts the dashboard's script shows, which every page carries in its body's data-texts. */
+const SCRIPT_TEXTS: DashboardScriptTexts = {
+  live: T.live,
+  networkError: T.payment.networkError,
+  sending: T.payment.sending,
+  total: { one: T.payments.total(1), many: T.payments.total(2).replace('2', '{n}') },
+  columns: T.payments.columns,
+  noWebhook: NO_WEBHOOK,
+};
 
 /**
  * As the payment page's: only the gateway's own script, styles, images and event stream; no inline
@@ -52,6 +63,8 @@ export function statusBadge(status: PaymentStatus, id?: string): SafeHtml {
 
 export interface LayoutOptions {
   title: string;
+  /** The address of the dashboard's script, whose name carries its content's hash (pages/browser-scripts.ts). */
+  script: string;
   /** The signed-in store, when there is one: the navigation and the logout form. */
   store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null };
   /** The page follows the store's events live: it shows whether the stream is connected. */
@@ -75,7 +88,9 @@ ${live && html`<p class="live" id="live" role="status" data-live="off">${T.live.
 
 /** A whole dashboard page: its shell, the navigation when signed in, and the content. */
 export function layout(options: LayoutOptions, content: SafeHtml): string {
-  const data = Object.entries(options.data ?? {}).map(([key, value]) => html` data-${key}="${value}"`);
+  const data = Object.entries({ ...options.data, texts: JSON.stringify(SCRIPT_TEXTS) }).map(
+    ([key, value]) => html` data-${key}="${value}"`,
+  );
   const csrf = options.store && html`<meta name="csrf-token" content="${options.store.csrf}">\n`;
   return html`<!doctype html>
 <html lang="pt-BR">
@@ -84,8 +99,8 @@ export function layout(options: LayoutOptions, content: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 ${csrf}<title>${options.title} · ${T.product}</title>
-<link rel="stylesheet" href="${DASHBOARD_ASSETS.style}">
-<script src="${DASHBOARD_ASSETS.script}" defer></script>
+<link rel="stylesheet" href="${DASHBOARD_STYLE_PATH}">
+<script src="${options.script}" defer></script>
 </head>
 <body${data}>
 ${options.store && nav(options.store, options.live === true)}
@@ -98,9 +113,9 @@ ${content}
 }
 
 /** A page that only says what went wrong (not found, unavailable, too many requests). */
-export function messagePage(title: string, detail: string, store?: LayoutOptions['store']): string {
+export function messagePage(title: string, detail: string, script: string, store?: LayoutOptions['store']): string {
   return layout(
-    { title, store },
+    { title, script, store },
     html`<h1>${title}</h1>\n<p>${detail}</p>\n<p><a href="/dashboard/pagamentos">${T.payment.back}</a></p>`,
   );
 }

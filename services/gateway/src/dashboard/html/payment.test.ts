@@ -63,6 +63,7 @@ describe('the payment page of the dashboard', () => {
 
   it('offers Cancelar to a pending payment and Reembolsar to an approved one', () => {
     const view = {
+      script: '/dashboard/assets/dashboard.0123ABCD.js',
       store: { name: 'Loja', csrf: 'x', active: 'payments' as const },
       pageUrl: 'http://127.0.0.1/pay/1',
       events: [],

@@ -14,6 +14,7 @@ import { formatBrl, layout, statusBadge, timeTag } from './layout';
 const P = T.payment;
 
 export interface PaymentView {
+  script: string;
   store: NonNullable<LayoutOptions['store']>;
   payment: Payment;
   /** The payment's hosted page, for the customer. */
@@ -262,6 +263,7 @@ export function paymentPage(view: PaymentView): string {
   return layout(
     {
       title: `${P.title} ${formatBrl(p.amount)}`,
+      script: view.script,
       store: view.store,
       live: true,
       data: { page: 'payment', 'payment-id': p.id },

@@ -8,9 +8,9 @@ import {
 } from '@pix/contracts';
 import { html, joinHtml, type SafeHtml } from '../../pages/html';
 import type { LayoutOptions } from './layout';
-import { formatBrl, layout, statusBadge, timeTag } from './layout';
+import { formatBrl, layout, NO_WEBHOOK, statusBadge, timeTag } from './layout';
 
-/** One row's cells, as the page renders them and as the live stream sends them. */
+/** One row's cells, as the page renders them. */
 export interface PaymentRow {
   id: string;
   status: Payment['status'];
@@ -22,12 +22,12 @@ export interface PaymentRow {
 }
 
 function webhookCell(state: PaymentWebhookState | null): SafeHtml {
-  if (state === null) return html`<span class="muted" aria-label="sem webhook">${T.webhookStates.none}</span>`;
+  if (state === null) return html`<span class="muted" aria-label="${NO_WEBHOOK}">${T.webhookStates.none}</span>`;
   return html`<span class="hook hook-${state}">${T.webhookStates[state]}</span>`;
 }
 
-/** One row of the table; the script inserts rows the stream announces in the same markup. */
-export function paymentRow(row: PaymentRow): SafeHtml {
+/** One row of the table; the script builds the rows the stream announces in the same shape (browser/payments-list.ts). */
+function paymentRow(row: PaymentRow): SafeHtml {
   return html`<tr id="p-${row.id}" data-id="${row.id}" data-status="${row.status}">
 <td data-label="${T.payments.columns.amount}" class="num"><a href="/dashboard/pagamentos/${row.id}">${formatBrl(row.amount)}</a></td>
 <td data-label="${T.payments.columns.status}" class="status-cell">${statusBadge(row.status)}</td>
@@ -38,6 +38,7 @@ export function paymentRow(row: PaymentRow): SafeHtml {
 }
 
 export interface PaymentsView {
+  script: string;
   store: NonNullable<LayoutOptions['store']>;
   rows: PaymentRow[];
   status: PublicStatus | null;
@@ -74,6 +75,7 @@ ${view.page < pages ? html`<a href="${pageLink(view, view.page + 1)}" rel="next"
   return layout(
     {
       title: T.payments.title,
+      script: view.script,
       store: view.store,
       live: true,
       data: { page: 'payments', filter: view.status ?? '', 'first-page': String(view.page === 1) },

@@ -6,6 +6,7 @@ const W = DashboardTexts.webhooks;
 
 describe('the webhooks page of the dashboard', () => {
   const page = webhooksPage({
+    script: '/dashboard/assets/dashboard.0123ABCD.js',
     store: { name: 'Loja', csrf: 'csrf-token', active: 'webhooks' },
     stats: { since: '2026-11-25T10:00:00.000Z', endpoints: [], truncated: false, read: 0 },
     secrets: null,

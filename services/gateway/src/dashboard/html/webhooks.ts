@@ -6,6 +6,7 @@ import { layout, timeTag } from './layout';
 const W = T.webhooks;
 
 export interface WebhooksView {
+  script: string;
   store: NonNullable<LayoutOptions['store']>;
   stats: EndpointStatsReply;
   /** The store's current signing secrets, only after the merchant asked to see them. */
@@ -77,7 +78,7 @@ export function webhooksPage(view: WebhooksView): string {
           '\n',
         );
   return layout(
-    { title: W.title, store: view.store, data: { page: 'webhooks' } },
+    { title: W.title, script: view.script, store: view.store, data: { page: 'webhooks' } },
     html`<h1>${W.title}</h1>
 <section class="card" aria-labelledby="rates-title">
 <h2 id="rates-title">${W.ratesTitle}</h2>
