@@ -1,6 +1,7 @@
 /**
- * Markup the pages may send as it is: what `html` makes, never a string from outside. Holding the
- * text in a class (not a branded string) means a plain string can only ever reach a page escaped.
+ * Markup the pages may send as it is: what `html` makes, or text explicitly marked as markup with
+ * `new SafeHtml` (nothing does today). Holding it in a class, not a branded string, means a plain
+ * string can only ever reach a page escaped.
  */
 export class SafeHtml {
   constructor(readonly text: string) {}
@@ -16,7 +17,7 @@ export type HtmlValue = SafeHtml | string | number | null | undefined | false | 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text as HTML text or a quoted attribute's value: the five characters that could end either. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
