@@ -28,8 +28,8 @@ infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB
 	@bash scripts/install-schemathesis.sh
 	@bash scripts/install-python-sdk-tools.sh
 
-build: install ## Compile every package
-	npx tsc -b
+build: install ## Compile every package, and bundle the gateway's browser scripts
+	npm run -s build
 
 up: build ## Start NATS, PostgreSQL, FerretDB and the four services on loopback, in the background
 	@$(STACK) up

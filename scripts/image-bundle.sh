@@ -13,6 +13,8 @@ else echo "unknown SERVICE: $service" >&2; exit 1
 fi
 
 npx tsc -b "$dir"
+# The gateway's browser scripts, bundled into its dist (needs esbuild: before the dev dependencies go).
+npm run -s --if-present --workspace "$dir" build:browser
 # Replaces node_modules with the production dependencies of this workspace and the ones it uses.
 npm ci --omit=dev --no-audit --no-fund --ignore-scripts --workspace "$dir"
 

@@ -101,12 +101,22 @@ describe('merchant dashboard in a real browser', () => {
     expect(res?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe('/dashboard/entrar');
     expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+    // Its one script has a name that carries its content's hash: a page never runs another deploy's.
+    expect(await page.locator('script').count()).toBe(1);
+    expect(await page.locator('head script').getAttribute('src')).toMatch(
+      /^\/dashboard\/assets\/dashboard\.[A-Z0-9]{8}\.js$/,
+    );
 
     // A wrong token is refused with the message, and no session.
     await page.getByLabel(DashboardTexts.login.tokenLabel).fill('pxt_not-a-token');
     await page.getByRole('button', { name: DashboardTexts.login.submit }).click();
     await page.getByText(DashboardTexts.login.invalid).waitFor();
     expect((await context.cookies()).map((c) => c.name)).not.toContain('pix_dashboard');
+
+    // The sign-in page opened in another tab meanwhile leaves this one's form able to sign in.
+    const otherTab = await context.newPage();
+    expect((await otherTab.goto(url('/dashboard/entrar')))?.status()).toBe(200);
+    await otherTab.close();
 
     let focused = '';
     for (let i = 0; i < 10 && focused !== 'token'; i++) {

@@ -199,6 +199,37 @@ describe('hosted payment page in a real browser', () => {
     await context.close();
   }, 60_000);
 
+  it("shows a hostile store name as text, runs none of it, and loads its script by the content's hash", async () => {
+    const hostile = `<img src=x onerror="window.__injected=1"><script>window.__injected=1</script>"' javascript:alert(1) \u202Eodnuf`;
+    const owner = await createStore(stack, hostile);
+    const res = await api<Payment>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: owner.token,
+      body: { amount: 9.99 },
+    });
+    expect(res.status).toBe(200);
+    const { context, page, requests } = await open(res.body.id);
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    expect(await page.locator('#store').textContent()).toBe(hostile);
+    expect(await page.title()).toBe(`${PaymentPageTexts.title} · ${hostile}`);
+    expect(await page.locator('main img[src="x"], main script').count()).toBe(0);
+    expect(await page.evaluate('window.__injected')).toBeUndefined();
+    expect(dialogs).toEqual([]);
+
+    // One script, under a name that carries its content's hash, cached for good.
+    const src = await page.locator('head script').getAttribute('src');
+    expect(src).toMatch(/^\/pay\/assets\/payment-page\.[A-Z0-9]{8}\.js$/);
+    expect(await page.locator('script').count()).toBe(1);
+    expect(requests).toContain(`${stack.gatewayUrl}${src}`);
+    const script = await fetch(`${stack.gatewayUrl}${src}`);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(script.headers.get('content-type')).toMatch(/^application\/javascript/);
+    await context.close();
+  }, 30_000);
+
   it('answers an unknown payment with a 404 page', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -78,7 +78,7 @@ function thirdPartyPackages(dir: string): Set<string> {
 /**
  * A built checkout of the baseline in .run/bench/baseline. node_modules is shared with this
  * checkout when it installs every third-party package the baseline needs at the same version (the
- * usual case: an older baseline lacks only what was added since), so only TypeScript is compiled.
+ * usual case: an older baseline lacks only what was added since), so only the build runs.
  */
 export function prepareBaseline(ref: string): { dir: string; commit: string } {
   const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
@@ -90,7 +90,7 @@ export function prepareBaseline(ref: string): { dir: string; commit: string } {
   const installed = thirdPartyPackages(ROOT);
   if ([...thirdPartyPackages(dir)].every((entry) => installed.has(entry))) linkDependencies(dir);
   else execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'inherit' });
-  execFileSync('npx', ['tsc', '-b'], { cwd: dir, stdio: 'inherit' });
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: dir, stdio: 'inherit' });
   return { dir, commit };
 }
 

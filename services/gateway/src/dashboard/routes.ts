@@ -30,8 +30,10 @@ import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { payWith, sandboxAct } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
+import { browserScript, serveScript } from '../pages/browser-scripts';
+import { html } from '../pages/html';
 import { hashToken, type Stores } from '../storage';
-import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './assets';
+import { DASHBOARD_STYLE } from './assets';
 import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
 import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
@@ -115,9 +117,9 @@ export function dashboardRouter(options: DashboardOptions): Router {
     return name;
   }
 
-  router.get('/assets/dashboard.js', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(DASHBOARD_SCRIPT);
-  });
+  const dashboardScript = browserScript('dashboard');
+  const script = `/dashboard/assets/${dashboardScript.name}`;
+  router.get(`/assets/${dashboardScript.name}`, serveScript(dashboardScript));
   router.get('/assets/dashboard.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(DASHBOARD_STYLE);
   });
@@ -136,10 +138,10 @@ export function dashboardRouter(options: DashboardOptions): Router {
     return { ok: true, session };
   }
 
-  function showLogin(res: Response, status: number, notice?: string, error?: string): void {
-    const { nonce, csrf } = signer.loginNonce();
+  function showLogin(req: Request, res: Response, status: number, notice?: string, error?: string): void {
+    const { nonce, csrf } = signer.loginNonce(parseCookies(req.get('cookie')).get(LOGIN_COOKIE));
     res.cookie(LOGIN_COOKIE, nonce, { ...cookieOptions, maxAge: LOGIN_NONCE_MS });
-    sendHtml(res, status, loginPage({ csrf, notice, error }));
+    sendHtml(res, status, loginPage({ script, csrf, notice, error }));
   }
 
   router.get('/', (_req, res) => res.redirect(303, '/dashboard/pagamentos'));
@@ -147,33 +149,32 @@ export function dashboardRouter(options: DashboardOptions): Router {
   router.get('/entrar', async (req, res) => {
     if ((await currentSession(req)).ok) return res.redirect(303, '/dashboard/pagamentos');
     const reason = typeof req.query.motivo === 'string' ? NOTICES[req.query.motivo] : undefined;
-    showLogin(res, 200, reason);
+    showLogin(req, res, 200, reason);
   });
 
   router.post('/entrar', form, async (req, res) => {
     const nonce = parseCookies(req.get('cookie')).get(LOGIN_COOKIE) ?? '';
     if (nonce === '' || !csrfAccepted(req, origin, signer.loginCsrf(nonce))) {
-      return showLogin(res, 403, undefined, T.errors.forbidden);
+      return showLogin(req, res, 403, undefined, T.errors.forbidden);
     }
     const body = req.body as Record<string, unknown>;
     const token = typeof body.token === 'string' ? body.token.trim() : '';
     const auth = token === '' ? null : await throughTheDoor(authCache, authFailures, req, token);
     if (auth?.ok === false && auth.reason === 'throttled') {
       res.set('Retry-After', String(auth.retryAfterSeconds));
-      return showLogin(res, 429, undefined, ErrorMessages.authThrottled);
+      return showLogin(req, res, 429, undefined, ErrorMessages.authThrottled);
     }
     if (!auth?.ok) {
       const inactive = auth?.reason === 'store_inactive';
-      return showLogin(res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);
+      return showLogin(req, res, inactive ? 403 : 401, undefined, inactive ? T.login.storeInactive : T.login.invalid);
     }
     const tokenHash = hashToken(token);
     const allowed = await rateLimiter.consume(tokenHash);
     if (!allowed.ok) {
       res.set('Retry-After', String(allowed.retryAfterSeconds));
-      return showLogin(res, 429, undefined, ErrorMessages.rateLimited);
+      return showLogin(req, res, 429, undefined, ErrorMessages.rateLimited);
     }
     const { session, value } = signer.issue(auth.storeId, tokenHash);
-    res.clearCookie(LOGIN_COOKIE, cookieOptions);
     res.cookie(SESSION_COOKIE, value, { ...cookieOptions, maxAge: session.expiresAt - Date.now() });
     res.redirect(303, '/dashboard/pagamentos');
   });
@@ -198,7 +199,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     if (!allowed.ok) {
       res.set('Retry-After', String(allowed.retryAfterSeconds));
       return wantsHtml(req)
-        ? sendHtml(res, 429, messagePage(T.errors.rateLimitedTitle, ErrorMessages.rateLimited))
+        ? sendHtml(res, 429, messagePage(T.errors.rateLimitedTitle, ErrorMessages.rateLimited, script))
         : sendJson(res, 429, { statusCode: 429, message: ErrorMessages.rateLimited });
     }
     const locals = res.locals as SessionLocals;
@@ -224,7 +225,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   router.post('/sair', form, async (req, res) => {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
-      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, null)));
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, null)));
     }
     // Ended for every replica, so a copy of the cookie is refused too, not only this browser's.
     const { session } = res.locals as SessionLocals;
@@ -269,7 +270,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     sendHtml(
       res,
       200,
-      paymentsPage({ store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
+      paymentsPage({ script, store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
     );
   });
 
@@ -301,6 +302,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
       res,
       200,
       paymentPage({
+        script,
         store: navOf(res, 'payments'),
         payment,
         refunds,
@@ -319,9 +321,9 @@ export function dashboardRouter(options: DashboardOptions): Router {
     sendHtml(
       res,
       200,
-      `${timeline(payment, events)}
+      html`${timeline(payment, events)}
 <template id="status-now">${statusBadge(payment.status, 'status')}</template>
-<template id="parts-now">${livePaymentParts(payment, refunds)}</template>`,
+<template id="parts-now">${livePaymentParts(payment, refunds)}</template>`.text,
     );
   });
 
@@ -378,7 +380,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     );
     return {
       refund,
-      row: refundRow(refund),
+      row: refundRow(refund).text,
       nextRefundId: randomUUID(),
       message: T.payment.refund.requested(formatBrl(refund.amount)),
     };
@@ -446,7 +448,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   async function showWebhooks(res: Response, secrets: string[] | null): Promise<void> {
     const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();
     const stats = await callRpc(nc, DispatcherRpc.endpointStats, { storeId: storeOf(res), since }, rpcTimeoutMs);
-    sendHtml(res, 200, webhooksPage({ store: navOf(res, 'webhooks'), stats, secrets }));
+    sendHtml(res, 200, webhooksPage({ script, store: navOf(res, 'webhooks'), stats, secrets }));
   }
 
   router.get('/webhooks', (_req, res) => showWebhooks(res, null));
@@ -454,7 +456,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   // The secret is shown only on this explicit request (a POST, so no link, prefetch or cache holds it).
   router.post('/webhooks/segredo', form, async (req, res) => {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
-      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, navOf(res, 'webhooks')));
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, 'webhooks')));
     }
     await showWebhooks(res, await stores.webhookSecrets(storeOf(res)));
   });
@@ -475,7 +477,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   );
 
   router.use((_req: Request, res: Response) => {
-    sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, navOf(res, null)));
+    sendHtml(res, 404, messagePage(T.errors.notFoundTitle, ErrorMessages.routeNotFound, script, navOf(res, null)));
   });
 
   // Pages answer errors as pages; the JSON actions answered theirs already.
@@ -485,7 +487,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const title =
       status === 404 ? T.errors.notFoundTitle : status === 429 ? T.errors.rateLimitedTitle : T.errors.unavailableTitle;
     const locals = res.locals as Partial<SessionLocals>;
-    sendHtml(res, status, messagePage(title, message, locals.session ? navOf(res, null) : undefined));
+    sendHtml(res, status, messagePage(title, message, script, locals.session ? navOf(res, null) : undefined));
   });
 
   return router;

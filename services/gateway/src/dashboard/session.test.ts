@@ -86,4 +86,14 @@ describe('SessionSigner', () => {
     // A session's CSRF token is never the one of a login nonce equal to its id.
     expect(signer.loginCsrf(a.id)).not.toBe(signer.csrfToken(a));
   });
+
+  it("keeps a browser's login nonce, so each sign-in page it has open can sign in", () => {
+    const first = signer.loginNonce();
+    const second = signer.loginNonce(first.nonce);
+    expect(second).toEqual(first);
+    // A cookie that holds no nonce of ours is replaced by a new one.
+    for (const cookie of ['', 'short', `${first.nonce}x`, 'a'.repeat(21) + '!']) {
+      expect(signer.loginNonce(cookie).nonce).not.toBe(cookie);
+    }
+  });
 });

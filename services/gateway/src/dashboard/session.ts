@@ -18,11 +18,14 @@ export interface Session {
   id: string;
 }
 
+/** 16 random bytes in base64url: a session id or a login nonce. */
+const NONCE = /^[A-Za-z0-9_-]{22}$/;
+
 const PayloadSchema = z.object({
   s: z.string().min(1).max(64),
   t: z.string().regex(/^[0-9a-f]{64}$/),
   e: z.number().int().positive(),
-  n: z.string().regex(/^[A-Za-z0-9_-]{22}$/),
+  n: z.string().regex(NONCE),
 });
 
 const VERSION = 'v1';
@@ -81,9 +84,13 @@ export class SessionSigner {
     return this.mac(`session:${session.id}`);
   }
 
-  /** A nonce for the login form (set as a cookie) and the CSRF token the form carries with it. */
-  loginNonce(): { nonce: string; csrf: string } {
-    const nonce = b64url(randomBytes(16));
+  /**
+   * The browser's login nonce (set as a cookie) and the CSRF token the sign-in form carries with it.
+   * A browser that has one keeps it: every sign-in page it has open carries a token of the same
+   * nonce, so a second tab does not void the first one's form.
+   */
+  loginNonce(current?: string): { nonce: string; csrf: string } {
+    const nonce = current !== undefined && NONCE.test(current) ? current : b64url(randomBytes(16));
     return { nonce, csrf: this.loginCsrf(nonce) };
   }
 

@@ -1,11 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { PaymentEvent } from '@pix/contracts';
-import { DashboardTexts as T } from '@pix/contracts';
+import { DashboardTexts as T, formatBrl, StatusLabels } from '@pix/contracts';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
-import { statusBadge } from './html/layout';
-import { paymentRow } from './html/payments';
+import { saoPauloTime, utcTime } from './html/layout';
+import type { LivePayment, LiveRefund } from './live-messages';
 import { sendJson } from './respond';
 
 /** How often an open stream checks that its session still stands (revoked token, inactive store). */
@@ -14,36 +14,40 @@ const SESSION_CHECK_MS = 1000;
 const RECONNECT_MS = 2000;
 
 /** What the list and the payment page need of a payment event to follow it without a reload. */
-function liveUpdate(event: PaymentEvent & { body: { event: 'payment.created' | 'payment.status_changed' } }) {
+function livePayment(
+  event: PaymentEvent & { body: { event: 'payment.created' | 'payment.status_changed' } },
+): LivePayment {
   const { body, sequence } = event;
+  // Its first delivery is on its way as the row appears; the list shows the log's word on reload.
+  const webhook = body.webhookUrl ? 'pending' : null;
   return {
     id: body.id,
     event: body.event,
     status: body.status,
     sequence,
-    badge: statusBadge(body.status, 'status'),
-    row: paymentRow({
-      id: body.id,
-      status: body.status,
-      amount: body.amount,
+    statusLabel: StatusLabels[body.status],
+    row: {
+      amount: formatBrl(body.amount),
       createdAt: body.createdAt,
+      createdAtText: saoPauloTime(body.createdAt),
+      createdAtUtc: utcTime(body.createdAt),
       email: body.email,
-      // Its first delivery is on its way as the row appears; the list shows the log's word on reload.
-      webhook: body.webhookUrl ? 'pending' : null,
-    }),
+      webhook,
+      webhookLabel: T.webhookStates[webhook ?? 'none'],
+    },
   };
 }
 
 /**
- * One event as the page's script takes it: a payment's change (`payment`, with its row and badge),
- * or a refund's (`refund`: the payment page refreshes its refunds and timeline).
+ * One event as the page's script takes it, as JSON: a payment's change (`payment`), or a refund's
+ * (`refund`: the payment page refreshes its refunds and timeline).
  */
 function streamMessage(event: PaymentEvent): string {
   const { body } = event;
   if (body.event === 'payment.created' || body.event === 'payment.status_changed') {
-    return `event: payment\ndata: ${JSON.stringify(liveUpdate({ ...event, body }))}\n\n`;
+    return `event: payment\ndata: ${JSON.stringify(livePayment({ ...event, body }))}\n\n`;
   }
-  const refund = {
+  const refund: LiveRefund = {
     id: event.paymentId,
     event: body.event,
     refundId: body.id,
@@ -55,9 +59,9 @@ function streamMessage(event: PaymentEvent): string {
 
 /**
  * The store's payments, live (`GET /dashboard/stream`): every PAYMENTS event of the store as this
- * replica's feed follows the stream (no database read), each with the row and badge the pages
- * show. It takes a slot of the replica's and the store's stream caps, and ends (telling the page)
- * when the session does: checked every second, as each request checks it.
+ * replica's feed follows the stream (no database read), as data: what the pages show of it. It
+ * takes a slot of the replica's and the store's stream caps, and ends (telling the page) when the
+ * session does: checked every second, as each request checks it.
  */
 export function storeStream(options: {
   feed: PaymentStatusFeed;

@@ -1,7 +1,9 @@
 import { formatBrl, PaymentPageTexts as T, type PagePhase } from '@pix/contracts';
+import { html, type SafeHtml } from '../pages/html';
+import { SCRIPT_TEXTS } from './script-texts';
 
-/** Where the page's own script and styles live (same origin: the page loads nothing from elsewhere). */
-export const ASSET_PATHS = { script: '/pay/assets/payment-page.js', style: '/pay/assets/payment-page.css' } as const;
+/** Where the page's own styles live (same origin: the page loads nothing from elsewhere). */
+export const STYLE_PATH = '/pay/assets/payment-page.css';
 
 /**
  * Everything the page may load comes from the gateway itself; no inline script or style, no
@@ -10,12 +12,6 @@ export const ASSET_PATHS = { script: '/pay/assets/payment-page.js', style: '/pay
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 /** What the page shows of a payment: nothing else reaches it. */
 export interface PageModel {
@@ -28,22 +24,23 @@ export interface PageModel {
   sequence: number;
 }
 
-function document(title: string, body: string): string {
-  return `<!doctype html>
+/** A page; `script` is the address of its script, whose name carries its content's hash. */
+function document(title: string, body: SafeHtml, script: string): string {
+  return html`<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${ASSET_PATHS.style}">
-<script src="${ASSET_PATHS.script}" defer></script>
+<title>${title}</title>
+<link rel="stylesheet" href="${STYLE_PATH}">
+<script src="${script}" defer></script>
 </head>
 <body>
 ${body}
 </body>
 </html>
-`;
+`.text;
 }
 
 /** H:MM:SS left until `expiresAt`, as the script keeps it up to date. */
@@ -53,29 +50,29 @@ export function timeLeft(expiresAt: string, now = Date.now()): string {
   return `${Math.floor(seconds / 3600)}:${two(Math.floor((seconds % 3600) / 60))}:${two(seconds % 60)}`;
 }
 
-function paySection(model: PageModel): string {
-  const hidden = model.phase === 'pending' ? '' : ' hidden';
+function paySection(model: PageModel): SafeHtml {
+  const hidden = model.phase !== 'pending' && html` hidden`;
   if (model.qrCopyPaste === null) {
-    return `<section id="pay" class="pay"${hidden}><p>${T.codePending}</p></section>`;
+    return html`<section id="pay" class="pay"${hidden}><p>${T.codePending}</p></section>`;
   }
   const left = timeLeft(model.expiresAt);
-  return `<section id="pay" class="pay" aria-labelledby="pay-title"${hidden}>
+  return html`<section id="pay" class="pay" aria-labelledby="pay-title"${hidden}>
 <h2 id="pay-title" class="visually-hidden">${T.title}</h2>
 <p class="time-left">${T.timeLeft}: <time id="time-left">${left}</time></p>
 <img id="qr" class="qr" src="/public-api/v1/qrcodes/${model.id}.png" alt="${T.qrAlt}" width="280" height="280">
 <label for="code">${T.code}</label>
-<textarea id="code" class="code" readonly rows="5" spellcheck="false">${escapeHtml(model.qrCopyPaste)}</textarea>
+<textarea id="code" class="code" readonly rows="5" spellcheck="false">${model.qrCopyPaste}</textarea>
 <button type="button" id="copy" class="copy">${T.copy}</button>
 <p id="copy-result" class="copy-result" role="status"></p>
 </section>`;
 }
 
 /** The hosted payment page of one payment, in its current phase; the script keeps it live. */
-export function paymentPage(model: PageModel): string {
-  const body = `<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${escapeHtml(model.expiresAt)}" data-sequence="${model.sequence}">
+export function paymentPage(model: PageModel, script: string): string {
+  const body = html`<main id="payment" class="page" data-payment-id="${model.id}" data-phase="${model.phase}" data-expires-at="${model.expiresAt}" data-sequence="${model.sequence}" data-texts="${JSON.stringify(SCRIPT_TEXTS)}">
 <h1>${T.title}</h1>
 <dl class="summary">
-<div><dt>${T.payee}</dt><dd id="store">${escapeHtml(model.storeName)}</dd></div>
+<div><dt>${T.payee}</dt><dd id="store">${model.storeName}</dd></div>
 <div><dt>${T.amount}</dt><dd id="amount" class="amount">${formatBrl(model.amount)}</dd></div>
 </dl>
 <section class="status" aria-labelledby="status-title">
@@ -88,10 +85,10 @@ export function paymentPage(model: PageModel): string {
 ${paySection(model)}
 <p class="live">${T.live}</p>
 </main>`;
-  return document(`${T.title} · ${model.storeName}`, body);
+  return document(`${T.title} · ${model.storeName}`, body, script);
 }
 
 /** The page for an address that is no payment (or a payment that cannot be read now). */
-export function errorPage(title: string, detail: string): string {
-  return document(title, `<main class="page">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>\n</main>`);
+export function errorPage(title: string, detail: string, script: string): string {
+  return document(title, html`<main class="page">\n<h1>${title}</h1>\n<p>${detail}</p>\n</main>`, script);
 }

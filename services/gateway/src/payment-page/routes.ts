@@ -14,7 +14,8 @@ import { methodNotAllowed } from '../http-errors';
 import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
 import type { Stores } from '../storage';
-import { PAGE_SCRIPT, PAGE_STYLE } from './assets';
+import { browserScript, serveScript } from '../pages/browser-scripts';
+import { PAGE_STYLE } from './assets';
 import { errorPage, PAGE_CSP, paymentPage } from './html';
 import type { PaymentStatusFeed } from './status-feed';
 
@@ -64,9 +65,10 @@ export function paymentPageRouter(options: {
     }
   }
 
-  router.get('/assets/payment-page.js', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(PAGE_SCRIPT);
-  });
+  const pageScript = browserScript('payment-page');
+  const scriptPath = `/assets/${pageScript.name}`;
+  const script = `/pay${scriptPath}`;
+  router.get(scriptPath, serveScript(pageScript));
   router.get('/assets/payment-page.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(PAGE_STYLE);
   });
@@ -76,22 +78,25 @@ export function paymentPageRouter(options: {
     try {
       view = await readView(req.params.id);
     } catch {
-      return sendPage(res, 503, errorPage(T.unavailableTitle, T.unavailableDetail));
+      return sendPage(res, 503, errorPage(T.unavailableTitle, T.unavailableDetail, script));
     }
-    if (!view) return sendPage(res, 404, errorPage(T.notFoundTitle, T.notFoundDetail));
+    if (!view) return sendPage(res, 404, errorPage(T.notFoundTitle, T.notFoundDetail, script));
     const storeName = await stores.name(view.storeId);
     sendPage(
       res,
       200,
-      paymentPage({
-        id: view.id,
-        storeName: storeName ?? '',
-        amount: view.amount,
-        phase: pagePhase(view.status, view.pixReceived, view.cancelled),
-        qrCopyPaste: view.qrCopyPaste,
-        expiresAt: view.expiresAt,
-        sequence: view.sequence,
-      }),
+      paymentPage(
+        {
+          id: view.id,
+          storeName: storeName ?? '',
+          amount: view.amount,
+          phase: pagePhase(view.status, view.pixReceived, view.cancelled),
+          qrCopyPaste: view.qrCopyPaste,
+          expiresAt: view.expiresAt,
+          sequence: view.sequence,
+        },
+        script,
+      ),
     );
   });
 
@@ -145,7 +150,7 @@ export function paymentPageRouter(options: {
     for (const update of early) send(update);
   });
 
-  for (const served of ['/assets/payment-page.js', '/assets/payment-page.css', '/:id', '/:id/events']) {
+  for (const served of [scriptPath, '/assets/payment-page.css', '/:id', '/:id/events']) {
     router.all(served, methodNotAllowed('GET'));
   }
   return router;

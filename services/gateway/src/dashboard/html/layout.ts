@@ -1,13 +1,24 @@
 import { DashboardTexts as T, formatBrl, StatusLabels, type PaymentStatus } from '@pix/contracts';
-import { escapeHtml } from '../../payment-page/html';
+import { html, type SafeHtml } from '../../pages/html';
+import type { DashboardScriptTexts } from '../live-messages';
 
-export { escapeHtml, formatBrl };
+export { formatBrl };
 
-/** Where the dashboard's own script and styles live: the same origin, nothing from elsewhere. */
-export const DASHBOARD_ASSETS = {
-  script: '/dashboard/assets/dashboard.js',
-  style: '/dashboard/assets/dashboard.css',
-} as const;
+/** Where the dashboard's own styles live: the same origin, nothing from elsewhere. */
+export const DASHBOARD_STYLE_PATH = '/dashboard/assets/dashboard.css';
+
+/** What a screen reader says of the webhook cell of a payment without webhookUrl. */
+export const NO_WEBHOOK = 'sem webhook';
+
+/** The texts the dashboard's script shows, which every page carries in its body's data-texts. */
+const SCRIPT_TEXTS: DashboardScriptTexts = {
+  live: T.live,
+  networkError: T.payment.networkError,
+  sending: T.payment.sending,
+  total: { one: T.payments.total(1), many: T.payments.total(2).replace('2', '{n}') },
+  columns: T.payments.columns,
+  noWebhook: NO_WEBHOOK,
+};
 
 /**
  * As the payment page's: only the gateway's own script, styles, images and event stream; no inline
@@ -41,17 +52,19 @@ export function utcTime(iso: string): string {
 }
 
 /** A `<time>` in São Paulo's time with the UTC one as its title. */
-export function timeTag(iso: string): string {
-  return `<time datetime="${escapeHtml(iso)}" title="${utcTime(iso)}">${saoPauloTime(iso)}</time>`;
+export function timeTag(iso: string): SafeHtml {
+  return html`<time datetime="${iso}" title="${utcTime(iso)}">${saoPauloTime(iso)}</time>`;
 }
 
-export function statusBadge(status: PaymentStatus, id?: string): string {
-  const idAttr = id ? ` id="${id}"` : '';
-  return `<span${idAttr} class="badge badge-${status}" data-status="${status}">${StatusLabels[status]}</span>`;
+export function statusBadge(status: PaymentStatus, id?: string): SafeHtml {
+  const idAttr = id && html` id="${id}"`;
+  return html`<span${idAttr} class="badge badge-${status}" data-status="${status}">${StatusLabels[status]}</span>`;
 }
 
 export interface LayoutOptions {
   title: string;
+  /** The address of the dashboard's script, whose name carries its content's hash (pages/browser-scripts.ts). */
+  script: string;
   /** The signed-in store, when there is one: the navigation and the logout form. */
   store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null };
   /** The page follows the store's events live: it shows whether the stream is connected. */
@@ -60,49 +73,49 @@ export interface LayoutOptions {
   data?: Record<string, string>;
 }
 
-function nav(store: NonNullable<LayoutOptions['store']>, live: boolean): string {
+function nav(store: NonNullable<LayoutOptions['store']>, live: boolean): SafeHtml {
   const link = (href: string, text: string, key: 'payments' | 'webhooks') =>
-    `<a href="${href}"${store.active === key ? ' aria-current="page"' : ''}>${text}</a>`;
-  return `<header class="top">
-<div class="brand"><span class="product">${T.product}</span> <span class="store" id="store-name">${escapeHtml(store.name)}</span></div>
+    html`<a href="${href}"${store.active === key && html` aria-current="page"`}>${text}</a>`;
+  return html`<header class="top">
+<div class="brand"><span class="product">${T.product}</span> <span class="store" id="store-name">${store.name}</span></div>
 <nav aria-label="Painel">
 ${link('/dashboard/pagamentos', T.nav.payments, 'payments')}
 ${link('/dashboard/webhooks', T.nav.webhooks, 'webhooks')}
-<form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${escapeHtml(store.csrf)}"><button type="submit" id="logout">${T.nav.logout}</button></form>
+<form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${store.csrf}"><button type="submit" id="logout">${T.nav.logout}</button></form>
 </nav>
-${live ? `<p class="live" id="live" role="status" data-live="off">${T.live.off}</p>\n` : ''}</header>`;
+${live && html`<p class="live" id="live" role="status" data-live="off">${T.live.off}</p>\n`}</header>`;
 }
 
 /** A whole dashboard page: its shell, the navigation when signed in, and the content. */
-export function layout(options: LayoutOptions, content: string): string {
-  const data = Object.entries(options.data ?? {})
-    .map(([key, value]) => ` data-${key}="${escapeHtml(value)}"`)
-    .join('');
-  const csrf = options.store ? `<meta name="csrf-token" content="${escapeHtml(options.store.csrf)}">\n` : '';
-  return `<!doctype html>
+export function layout(options: LayoutOptions, content: SafeHtml): string {
+  const data = Object.entries({ ...options.data, texts: JSON.stringify(SCRIPT_TEXTS) }).map(
+    ([key, value]) => html` data-${key}="${value}"`,
+  );
+  const csrf = options.store && html`<meta name="csrf-token" content="${options.store.csrf}">\n`;
+  return html`<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-${csrf}<title>${escapeHtml(options.title)} · ${T.product}</title>
-<link rel="stylesheet" href="${DASHBOARD_ASSETS.style}">
-<script src="${DASHBOARD_ASSETS.script}" defer></script>
+${csrf}<title>${options.title} · ${T.product}</title>
+<link rel="stylesheet" href="${DASHBOARD_STYLE_PATH}">
+<script src="${options.script}" defer></script>
 </head>
 <body${data}>
-${options.store ? nav(options.store, options.live === true) : ''}
+${options.store && nav(options.store, options.live === true)}
 <main id="main" class="content">
 ${content}
 </main>
 </body>
 </html>
-`;
+`.text;
 }
 
 /** A page that only says what went wrong (not found, unavailable, too many requests). */
-export function messagePage(title: string, detail: string, store?: LayoutOptions['store']): string {
+export function messagePage(title: string, detail: string, script: string, store?: LayoutOptions['store']): string {
   return layout(
-    { title, store },
-    `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(detail)}</p>\n<p><a href="/dashboard/pagamentos">${T.payment.back}</a></p>`,
+    { title, script, store },
+    html`<h1>${title}</h1>\n<p>${detail}</p>\n<p><a href="/dashboard/pagamentos">${T.payment.back}</a></p>`,
   );
 }

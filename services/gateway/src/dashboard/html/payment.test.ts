@@ -47,14 +47,14 @@ describe('the payment page of the dashboard', () => {
     expect(refundableCents(PAYMENT, refunds)).toBe(7980);
     expect(refundableCents(PAYMENT, [refund({ amount: 89.9 })])).toBe(0);
     expect(refundableCents({ ...PAYMENT, status: 'pending' }, [])).toBe(0);
-    expect(livePaymentParts(PAYMENT, refunds)).toContain(
+    expect(livePaymentParts(PAYMENT, refunds).text).toContain(
       '<strong id="refund-available" data-cents="7980">R$ 79,80</strong>',
     );
   });
 
   it("shows a refund's reason and failure as text, isolated from the text around it", () => {
     const hostile = '<script>alert(1)</script>"\'\u202Eevil';
-    const row = refundRow(refund({ reason: hostile, status: 'failed', failureReason: '<b>no</b>' }));
+    const row = refundRow(refund({ reason: hostile, status: 'failed', failureReason: '<b>no</b>' })).text;
     expect(row).not.toContain('<script>');
     expect(row).not.toContain('<b>');
     expect(row).toContain('<bdi>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;\u202Eevil</bdi>');
@@ -63,6 +63,7 @@ describe('the payment page of the dashboard', () => {
 
   it('offers Cancelar to a pending payment and Reembolsar to an approved one', () => {
     const view = {
+      script: '/dashboard/assets/dashboard.0123ABCD.js',
       store: { name: 'Loja', csrf: 'x', active: 'payments' as const },
       pageUrl: 'http://127.0.0.1/pay/1',
       events: [],

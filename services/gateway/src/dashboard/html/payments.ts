@@ -6,10 +6,11 @@ import {
   type PaymentWebhookState,
   type PublicStatus,
 } from '@pix/contracts';
+import { html, joinHtml, type SafeHtml } from '../../pages/html';
 import type { LayoutOptions } from './layout';
-import { escapeHtml, formatBrl, layout, statusBadge, timeTag } from './layout';
+import { formatBrl, layout, NO_WEBHOOK, statusBadge, timeTag } from './layout';
 
-/** One row's cells, as the page renders them and as the live stream sends them. */
+/** One row's cells, as the page renders them. */
 export interface PaymentRow {
   id: string;
   status: Payment['status'];
@@ -20,23 +21,24 @@ export interface PaymentRow {
   webhook: PaymentWebhookState | null;
 }
 
-function webhookCell(state: PaymentWebhookState | null): string {
-  if (state === null) return `<span class="muted" aria-label="sem webhook">${T.webhookStates.none}</span>`;
-  return `<span class="hook hook-${state}">${T.webhookStates[state]}</span>`;
+function webhookCell(state: PaymentWebhookState | null): SafeHtml {
+  if (state === null) return html`<span class="muted" aria-label="${NO_WEBHOOK}">${T.webhookStates.none}</span>`;
+  return html`<span class="hook hook-${state}">${T.webhookStates[state]}</span>`;
 }
 
-/** One row of the table; the script inserts rows the stream announces in the same markup. */
-export function paymentRow(row: PaymentRow): string {
-  return `<tr id="p-${row.id}" data-id="${row.id}" data-status="${row.status}">
+/** One row of the table; the script builds the rows the stream announces in the same shape (browser/payments-list.ts). */
+function paymentRow(row: PaymentRow): SafeHtml {
+  return html`<tr id="p-${row.id}" data-id="${row.id}" data-status="${row.status}">
 <td data-label="${T.payments.columns.amount}" class="num"><a href="/dashboard/pagamentos/${row.id}">${formatBrl(row.amount)}</a></td>
 <td data-label="${T.payments.columns.status}" class="status-cell">${statusBadge(row.status)}</td>
 <td data-label="${T.payments.columns.createdAt}">${timeTag(row.createdAt)}</td>
-<td data-label="${T.payments.columns.email}" class="email">${row.email ? escapeHtml(row.email) : '<span class="muted">—</span>'}</td>
+<td data-label="${T.payments.columns.email}" class="email">${row.email || html`<span class="muted">—</span>`}</td>
 <td data-label="${T.payments.columns.webhook}" class="hook-cell">${webhookCell(row.webhook)}</td>
 </tr>`;
 }
 
 export interface PaymentsView {
+  script: string;
   store: NonNullable<LayoutOptions['store']>;
   rows: PaymentRow[];
   status: PublicStatus | null;
@@ -56,30 +58,29 @@ function pageLink(view: PaymentsView, page: number): string {
 /** The store's payments, newest first, one page, with the status filter and the total. */
 export function paymentsPage(view: PaymentsView): string {
   const pages = Math.max(1, Math.ceil(view.total / view.limit));
-  const options = [`<option value="">${T.payments.filterAll}</option>`]
-    .concat(
-      PUBLIC_STATUSES.map(
-        (s) => `<option value="${s}"${view.status === s ? ' selected' : ''}>${StatusLabels[s]}</option>`,
-      ),
-    )
-    .join('');
-  const body = view.rows.map(paymentRow).join('\n');
+  const options = [
+    html`<option value="">${T.payments.filterAll}</option>`,
+    ...PUBLIC_STATUSES.map(
+      (s) => html`<option value="${s}"${view.status === s && html` selected`}>${StatusLabels[s]}</option>`,
+    ),
+  ];
+  const body = joinHtml(view.rows.map(paymentRow), '\n');
   const pager =
-    pages > 1
-      ? `<nav class="pager" aria-label="Paginação">
-${view.page > 1 ? `<a href="${pageLink(view, view.page - 1)}" rel="prev">${T.payments.previous}</a>` : '<span></span>'}
+    pages > 1 &&
+    html`<nav class="pager" aria-label="Paginação">
+${view.page > 1 ? html`<a href="${pageLink(view, view.page - 1)}" rel="prev">${T.payments.previous}</a>` : html`<span></span>`}
 <span>${T.payments.page(view.page, pages)}</span>
-${view.page < pages ? `<a href="${pageLink(view, view.page + 1)}" rel="next">${T.payments.next}</a>` : '<span></span>'}
-</nav>`
-      : '';
+${view.page < pages ? html`<a href="${pageLink(view, view.page + 1)}" rel="next">${T.payments.next}</a>` : html`<span></span>`}
+</nav>`;
   return layout(
     {
       title: T.payments.title,
+      script: view.script,
       store: view.store,
       live: true,
       data: { page: 'payments', filter: view.status ?? '', 'first-page': String(view.page === 1) },
     },
-    `<div class="heading">
+    html`<div class="heading">
 <h1>${T.payments.title}</h1>
 <p class="total" id="total" data-total="${view.total}" aria-live="polite">${T.payments.total(view.total)}</p>
 </div>
@@ -96,7 +97,7 @@ ${view.page < pages ? `<a href="${pageLink(view, view.page + 1)}" rel="next">${T
 ${body}
 </tbody>
 </table>
-<p class="empty" id="empty"${view.rows.length > 0 ? ' hidden' : ''}>${T.payments.empty}</p>
+<p class="empty" id="empty"${view.rows.length > 0 && html` hidden`}>${T.payments.empty}</p>
 ${pager}`,
   );
 }
