@@ -3,10 +3,11 @@ import { WebhookAttemptMessageSchema, type PaymentEvent, type WebhookAttemptMess
 import { jetstream, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { advance, firstAttempt } from './attempt-messages';
+import { decide, retryAt } from './conclusion';
 import type { Config } from './config';
 import { publishDeadLetter } from './dead-letters';
 import { deliver } from './deliver';
-import type { AttemptResult, Claim, Conclusion, DeliveryLog, EarlierDeliveries } from './delivery-log';
+import type { AttemptResult, Conclusion, DeliveryLog, EarlierDeliveries } from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
@@ -46,13 +47,6 @@ export interface AttemptRunnerDeps {
 /** The backoff of the n-th wait (0-based), capped, with ±10 % jitter. */
 export function waitDelay(waits: number, maxMs: number, random: () => number = Math.random): number {
   return withJitter(Math.min(WAIT_FIRST_MS * 2 ** Math.min(waits, 16), maxMs), random);
-}
-
-/** What follows a result already recorded with a claim (a redo after a crash). */
-function conclusionOf(claim: Claim & { outcome: AttemptResult['outcome'] }): Conclusion {
-  if (claim.outcome === 'success') return { next: 'delivered' };
-  if (claim.outcome === 'refused') return { next: 'dead', reason: 'refused' };
-  return claim.nextAttemptAt ? { next: 'retry', at: claim.nextAttemptAt } : { next: 'dead', reason: 'exhausted' };
 }
 
 /**
@@ -114,7 +108,10 @@ export class AttemptRunner {
     if (!slot) return handOff('first');
     try {
       // Recorded already (the PAYMENTS message came again): the attempt consumer sorts out its claim.
-      if (!(await log.record(event, url, new Date(), true))) return await advance(this.js, 'first', msg);
+      if (!(await log.record(event, url, new Date(), true))) {
+        await advance(this.js, 'first', msg);
+        return;
+      }
       await this.make(msg, secrets, slot);
     } finally {
       slot.release();
@@ -131,13 +128,13 @@ export class AttemptRunner {
     const msg = parsed.data;
     const taken = await this.deps.limiter.take(originOf(msg.url));
     // Stopping: handed back at once, for another replica (or this one, restarted).
-    if ('stopped' in taken) return { ack: false, retryInMs: 0 };
+    if ('stopped' in taken) return this.handBack(msg, 0);
     // Its endpoint's line is full: the message goes back to the consumer, which hands it out again
     // a little later (backing off with its deliveries), rather than through a scheduled message,
     // which a stream's new leader may fire late. Only the attempts consumer's own pending messages
     // wait so: a backlog at one endpoint does not hold the others (see its max_ack_pending). This
     // comes before anything that reads the log, so a message handed back costs no command.
-    if ('busy' in taken) return { ack: false, retryInMs: waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS) };
+    if ('busy' in taken) return this.handBack(msg, waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS));
     try {
       // Order within a payment is decided before its first attempt is made (a read, with the slot
       // held); a message deferred for the secrets passed it already, and a woken one was published
@@ -202,14 +199,8 @@ export class AttemptRunner {
     }
     metrics.deliveries.inc({ outcome: result.outcome });
     metrics.duration.observe(result.latencyMs / 1000);
-    const delay = result.outcome === 'failure' ? this.deps.schedule[msg.attempt] : undefined;
-    const conclusion: Conclusion =
-      result.outcome === 'success'
-        ? { next: 'delivered' }
-        : delay !== undefined
-          ? { next: 'retry', at: new Date(Date.now() + withJitter(delay)) }
-          : { next: 'dead', reason: result.outcome === 'refused' ? 'refused' : 'exhausted' };
-    await this.conclude(msg, result, conclusion, false);
+    const next = result.outcome === 'failure' ? retryAt(this.deps.schedule, msg.attempt, Date.now()) : null;
+    await this.conclude(msg, result, decide(result.outcome, next), false);
   }
 
   /** The payment's deliveries before this one (null for its first event: none to wait for). */
@@ -248,31 +239,33 @@ export class AttemptRunner {
    * The attempt was claimed before: this message came again (its handler crashed, its replica
    * died, the database went away before the result was recorded) or twice (the stall check). With
    * a result recorded, the steps after it are taken again (each is idempotent); without one, the
-   * claimant may still be at it while its lease lasts, after which the attempt is made again under
-   * the next number: returned, for this same message to make, which stays unacked until it is
-   * recorded. (Publishing it as a new message instead was one more hop where, in a chaos run, it went
-   * missing.) A message of another run, or of a delivery no longer in the log, is dropped.
+   * claimant may still be at it while its lease lasts (the message is handed back until then),
+   * after which the attempt is made again under the next number, by this same message (`redo`),
+   * which stays unacked until it is recorded. A message of another run, or of a delivery no longer
+   * in the log, is dropped.
    */
   private async resume(msg: WebhookAttemptMessage): Promise<HandlerOutcome | WebhookAttemptMessage> {
     const found = await this.deps.log.findClaim(msg.eventId, msg.run, msg.attempt);
     if (!found?.claim || found.run !== msg.run) return { ack: true };
     const { claim } = found;
     if (claim.outcome) {
-      await this.conclude(
-        msg,
-        { ...claim, outcome: claim.outcome },
-        conclusionOf({ ...claim, outcome: claim.outcome }),
-        true,
-      );
+      const result = { ...claim, outcome: claim.outcome };
+      await this.conclude(msg, result, decide(claim.outcome, claim.nextAttemptAt), true);
       return { ack: true };
     }
     const lapsesIn = claim.leaseUntil.getTime() - Date.now();
-    if (lapsesIn > 0) return { ack: false, retryInMs: lapsesIn };
+    if (lapsesIn > 0) return this.handBack(msg, lapsesIn);
     this.deps.logger.warn(
       { eventId: msg.eventId, run: msg.run, attempt: msg.attempt },
       'a webhook attempt was claimed but never finished; making it again',
     );
-    return { ...msg, attempt: msg.attempt + 1, reason: 'attempt', waits: 0 };
+    return advance(this.js, 'redo', msg);
+  }
+
+  /** The message goes back to its consumer, which hands it out again in `inMs`. */
+  private async handBack(msg: WebhookAttemptMessage, inMs: number): Promise<HandlerOutcome> {
+    await advance(this.js, 'hand-back', msg);
+    return { ack: false, retryInMs: inMs };
   }
 
   /**
