@@ -153,6 +153,26 @@ describe('an endpoint with no room', () => {
     expect(sent.map((s) => s.eventId)).toEqual([inFlight.eventId, waiting.eventId]);
     expect(log.find(waiting.eventId)).toMatchObject({ status: 'delivered', claimed: 1 });
   });
+
+  it("waits in the replica for another endpoint's next freed slot while a backlog holds every slot", async () => {
+    const { runner, published, sent, holdAnswer } = harness({ limits: { perEndpoint: 1, total: 1 } });
+    const inFlight = paymentEvent(randomUUID(), 1);
+    const answerInFlight = holdAnswer(inFlight);
+    const takingInFlight = runner.takeIn(inFlight);
+    await until(() => sent.length === 1);
+    await runner.takeIn(paymentEvent(randomUUID(), 1));
+    const lone = { ...paymentEvent(randomUUID(), 1), webhookUrl: 'https://other.example/hooks' };
+    await runner.takeIn(lone);
+    const [backlogMsg, loneMsg] = published.map((p) => p.body as WebhookAttemptMessage);
+
+    // The busy endpoint, being served, has its next attempt handed back; the other one waits here.
+    expect(await runner.handle(delivered(backlogMsg!))).toMatchObject({ ack: false });
+    const handlingLone = runner.handle(delivered(loneMsg!));
+    answerInFlight(OK);
+    await takingInFlight;
+    expect(await handlingLone).toEqual({ ack: true });
+    expect(sent.map((s) => s.eventId)).toEqual([inFlight.eventId, lone.eventId]);
+  });
 });
 
 describe('a claimed attempt found again', () => {

@@ -111,9 +111,12 @@ export class AttemptRunner {
   }
 
   /**
-   * The admission pipeline, one for both ways in: a slot, the payment's order, the store's secrets,
-   * the claim, the request; then its result recorded and the next step taken. The endpoint's slot
-   * is given back in one place, as soon as the request is over, before the bookkeeping.
+   * The admission pipeline, one for both ways in, its gates in one order: an attempt message's
+   * slot, the payment's order, the store's secrets, an event taken in's slot, the claim, the
+   * request; then its result recorded and the next step taken. A message waits for its slot before
+   * anything reads the log; an event taken in only looks for one once it may go, and never waits
+   * for it (it is passed on to WEBHOOK_ATTEMPTS), so no PAYMENTS message waits for an endpoint. The
+   * slot is given back in one place, as soon as the request is over, before the bookkeeping.
    */
   private async admit(entry: Entry): Promise<HandlerOutcome> {
     const firstDelayMs = this.deps.schedule[0] ?? 0;
@@ -141,11 +144,13 @@ export class AttemptRunner {
     const { msg } = entry;
     const origin = originOf(msg.url);
     if (entry.from === 'attempts') {
-      // Before anything that reads the log, so a message handed back costs no command. Its
-      // endpoint's line is full: the message goes back to the consumer, which hands it out again a
-      // little later (backing off with its deliveries). Only the attempts consumer's own pending
-      // messages wait so: a backlog at one endpoint does not hold the others (see its
-      // max_ack_pending). Stopping: handed back at once, for another replica (or this one, restarted).
+      // Before anything that reads the log, so a message handed back costs no command. Busy (its
+      // endpoint's line is full, or its endpoint is served while every slot is taken): the message
+      // goes back to the consumer, which hands it out again a little later (backing off with its
+      // deliveries). Only the attempts consumer's own pending messages wait so: a backlog at one
+      // endpoint does not hold the others (see its max_ack_pending), and an endpoint with nothing
+      // in flight waits here for the next slot freed (endpoint-limiter.ts). Stopping: handed back
+      // at once, for another replica (or this one, restarted).
       const taken = await this.deps.limiter.take(origin);
       if ('stopped' in taken) return this.handBack(msg, 0);
       if ('busy' in taken) return this.handBack(msg, waitDelay(entry.deliveryCount - 1, DEFER_MAX_MS));
