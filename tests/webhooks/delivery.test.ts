@@ -271,7 +271,10 @@ describe('webhook delivery', () => {
 
     // The healthy endpoint's webhook goes ahead of that backlog, not after it: the failing
     // endpoint still gets attempts after it. Stated as an order, not a wall-clock bound, so a
-    // loaded machine cannot fail it (nor pass it by a slow backlog).
+    // loaded machine cannot fail it (nor pass it by a slow backlog). The hung endpoint of the test
+    // before still holds 4 slots of each replica (for as long as its 30 attempts of 10 s last), so
+    // with the failing one every slot of both replicas is taken: the healthy webhook waits for the
+    // next slot freed, rather than race the backlog for it (endpoint-limiter.ts).
     const id = await createPayment(stack, store.token, healthy.url);
     const [hook] = await eventually(
       async () => healthy.receiver.events(id),

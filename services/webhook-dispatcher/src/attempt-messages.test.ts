@@ -1,32 +1,12 @@
-import type { PaymentEvent, WebhookAttemptMessage } from '@pix/contracts';
+import type { WebhookAttemptMessage } from '@pix/contracts';
 import { capturePublished } from '../../../libs/messaging/src/testing/published';
 import { advance, firstAttempt, LIFECYCLE, type AttemptStep } from './attempt-messages';
+import { HOOK_URL, paymentEvent } from './testing/events';
 
-const event: PaymentEvent = {
-  eventId: 'evt_00000000000000000000000000000001',
-  occurredAt: '2026-11-25T10:00:00.000Z',
-  sequence: 2,
-  paymentId: '0b5a3c1e-0000-4000-8000-000000000001',
-  storeId: 'store-1',
-  webhookUrl: 'https://shop.example/hooks',
-  body: {
-    event: 'payment.status_changed',
-    id: '0b5a3c1e-0000-4000-8000-000000000001',
-    status: 'approved',
-    previousStatus: 'pending',
-    amount: 10,
-    storeId: 'store-1',
-    createdAt: '2026-11-25T09:59:00.000Z',
-    webhookUrl: 'https://shop.example/hooks',
-    observation: null,
-    email: null,
-    qrCodeUrl: null,
-    qrCopyPaste: null,
-  },
-} as PaymentEvent;
+const event = paymentEvent('0b5a3c1e-0000-4000-8000-000000000001', 2, 'evt_00000000000000000000000000000001');
 
 describe('the attempt lifecycle', () => {
-  const delivery = { event, paymentId: event.paymentId, storeId: event.storeId, url: 'https://shop.example/hooks' };
+  const delivery = { event, paymentId: event.paymentId, storeId: event.storeId, url: HOOK_URL };
   const base: WebhookAttemptMessage = { ...firstAttempt(delivery, 1), attempt: 3, waits: 2 };
 
   it('publishes now steps on the due subject under the attempt id', async () => {
@@ -58,9 +38,19 @@ describe('the attempt lifecycle', () => {
     ]);
   });
 
+  it('publishes nothing for a redo, made in place under the next number, nor for a hand-back', async () => {
+    const { js, published } = capturePublished<WebhookAttemptMessage>();
+    const deferred: WebhookAttemptMessage = { ...base, reason: 'deferred' };
+    const redo = await advance(js, 'redo', deferred);
+    const handedBack = await advance(js, 'hand-back', deferred);
+    expect(published).toEqual([]);
+    expect([redo.attempt, redo.reason, redo.waits]).toEqual([4, 'attempt', 0]);
+    expect(handedBack).toEqual(deferred);
+  });
+
   it('has a rule for every step', () => {
     expect(Object.keys(LIFECYCLE).sort()).toEqual(
-      ['first', 'first-later', 'held', 'no-secrets', 'retry', 'stall-check', 'wake'].sort(),
+      ['first', 'first-later', 'hand-back', 'held', 'no-secrets', 'redo', 'retry', 'stall-check', 'wake'].sort(),
     );
   });
 });

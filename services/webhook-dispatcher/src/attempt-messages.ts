@@ -16,6 +16,8 @@ import { attemptId } from './delivery-log';
  * | `held`        | an earlier event of the payment is not recorded yet               | same, held         | look again      |
  * | `wake`        | the earlier event it waits for finished                           | attempt 1, woken   | now             |
  * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
+ * | `redo`        | its claim lapsed without a result (its replica died mid-attempt)  | next, attempt      | in place        |
+ * | `hand-back`   | its endpoint has no room, the replica stops, a live claim is out  | same, unchanged    | back, later     |
  *
  * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
  * twice (a redelivered event, a replay retried) is one message; the stall check adds which look it
@@ -23,20 +25,24 @@ import { attemptId } from './delivery-log';
  * taken for the duplicate window. The rest are scheduled messages on the event's own subject, which
  * fire onto webhooks.attempts.due when due; a schedule replaces the one before it there, so an
  * event never has two next steps waiting. A wake does not go through the schedule: a stream's new
- * leader may fire schedules seconds late, and a woken event should not wait for that. An attempt
- * whose claim lapsed (its replica died mid-attempt) is made again by the message that found it,
- * not by a new one; one whose endpoint has no room is handed back to the consumer for a little
- * later (a nak with a delay), not published again.
+ * leader may fire schedules seconds late, and a woken event should not wait for that. The last two
+ * publish nothing: an attempt whose claim lapsed is made again by the message that found it (`in
+ * place`: one more hop was where, in a chaos run, a redo went missing), and a message whose
+ * endpoint has no room is handed back to its consumer for a little later (`back`: a nak with a
+ * delay; a scheduled message might fire late under a stream's new leader).
  */
-export type AttemptStep = 'first' | 'first-later' | 'stall-check' | 'no-secrets' | 'held' | 'wake' | 'retry';
+export type AttemptStep =
+  'first' | 'first-later' | 'stall-check' | 'no-secrets' | 'held' | 'wake' | 'retry' | 'redo' | 'hand-back';
 
 interface StepRule {
-  reason: WebhookAttemptMessage['reason'];
+  /** Why the message waited, or `kept` when the message goes on as it came. */
+  reason: WebhookAttemptMessage['reason'] | 'kept';
   /** Which attempt the message is for: the same one, or the one after (a retry, a lapsed claim). */
   attempt: 'same' | 'next';
   /** Its deferrals and holds so far, for their backoff: counted on, kept, or back to none. */
   waits: 'count' | 'keep' | 'reset';
-  publish: 'now' | 'scheduled';
+  /** Published at once or scheduled; made by the message in hand; or handed back to its consumer. */
+  publish: 'now' | 'scheduled' | 'in-place' | 'back';
 }
 
 export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
@@ -47,6 +53,8 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   held: { reason: 'held', attempt: 'same', waits: 'count', publish: 'scheduled' },
   wake: { reason: 'woken', attempt: 'same', waits: 'keep', publish: 'now' },
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
+  redo: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'in-place' },
+  'hand-back': { reason: 'kept', attempt: 'same', waits: 'keep', publish: 'back' },
 };
 
 /** An event's delivery: the event, its payment and store, and where it goes (a delivery log record has them). */
@@ -84,31 +92,36 @@ export interface Advance {
   stallLook?: number;
 }
 
-/** Publishes the message `step` makes of `msg` (see the table above). */
+/**
+ * Takes `step` from `msg` (see the table above): publishes the message it makes, now or scheduled,
+ * or, for the steps that publish nothing, answers the message the handler goes on with.
+ */
 export async function advance(
   js: JetStreamClient,
   step: AttemptStep,
   msg: WebhookAttemptMessage,
   options: Advance = {},
-): Promise<void> {
+): Promise<WebhookAttemptMessage> {
   const rule = LIFECYCLE[step];
   const next: WebhookAttemptMessage = {
     ...msg,
-    reason: rule.reason,
+    reason: rule.reason === 'kept' ? msg.reason : rule.reason,
     attempt: rule.attempt === 'next' ? msg.attempt + 1 : msg.attempt,
     waits: rule.waits === 'count' ? msg.waits + 1 : rule.waits === 'reset' ? 0 : msg.waits,
     missingSince: step === 'held' ? (options.missingSince ?? null) : rule.waits === 'reset' ? null : msg.missingSince,
-    // The scheduler keeps only the body, so the trace context goes in it.
-    trace: traceCarrier(),
   };
+  if (rule.publish === 'in-place' || rule.publish === 'back') return next;
+  // The scheduler keeps only the body, so the trace context goes in it.
+  const published = { ...next, trace: traceCarrier() };
   if (rule.publish === 'now') {
     const id = attemptId(next.eventId, next.run, next.attempt);
     const suffix =
       step === 'wake' ? ':wake' : options.stallLook === undefined ? '' : `:stall-check-${options.stallLook}`;
-    await publishEvent(js, Subjects.webhookAttemptDue, next, `${id}${suffix}`);
-    return;
+    await publishEvent(js, Subjects.webhookAttemptDue, published, `${id}${suffix}`);
+  } else {
+    await js.publish(Subjects.webhookAttemptScheduled(next.paymentId, next.sequence), JSON.stringify(published), {
+      schedule: { specification: options.at ?? new Date(), target: Subjects.webhookAttemptDue },
+    });
   }
-  await js.publish(Subjects.webhookAttemptScheduled(next.paymentId, next.sequence), JSON.stringify(next), {
-    schedule: { specification: options.at ?? new Date(), target: Subjects.webhookAttemptDue },
-  });
+  return published;
 }

@@ -1,12 +1,11 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import { WebhookAttemptMessageSchema, type PaymentEvent, type WebhookAttemptMessage } from '@pix/contracts';
-import { jetstream, type HandlerOutcome, type JetStreamClient, type JsMsg } from '@pix/messaging';
+import type { HandlerOutcome, JetStreamClient, JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { advance, firstAttempt } from './attempt-messages';
-import type { Config } from './config';
+import { advance, firstAttempt, type AttemptStep } from './attempt-messages';
+import { decide, retryAt } from './conclusion';
 import { publishDeadLetter } from './dead-letters';
-import { deliver } from './deliver';
-import type { AttemptResult, Claim, Conclusion, DeliveryLog, EarlierDeliveries } from './delivery-log';
+import type { AttemptResult as SentResult } from './deliver';
+import type { AttemptResult, Conclusion, DeliveryLogProtocol, EarlierDeliveries } from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
@@ -33,14 +32,15 @@ const DEFER_MAX_MS = 5_000;
 const MISSING_LOOK_MAX_MS = 2_000;
 
 export interface AttemptRunnerDeps {
-  nc: NatsConnection;
-  config: Config;
+  js: JetStreamClient;
   schedule: number[];
   logger: Logger;
   metrics: DispatcherMetrics;
-  secrets: SecretsCache;
-  log: DeliveryLog;
+  secrets: Pick<SecretsCache, 'secretsOf'>;
+  log: DeliveryLogProtocol;
   limiter: EndpointLimiter;
+  /** Makes one attempt: POSTs the signed event to its URL (deliver.ts, with the configured timeout and guard). */
+  send: (event: PaymentEvent, url: string, secrets: string[]) => Promise<SentResult>;
 }
 
 /** The backoff of the n-th wait (0-based), capped, with ±10 % jitter. */
@@ -48,20 +48,30 @@ export function waitDelay(waits: number, maxMs: number, random: () => number = M
   return withJitter(Math.min(WAIT_FIRST_MS * 2 ** Math.min(waits, 16), maxMs), random);
 }
 
-/** What follows a result already recorded with a claim (a redo after a crash). */
-function conclusionOf(claim: Claim & { outcome: AttemptResult['outcome'] }): Conclusion {
-  if (claim.outcome === 'success') return { next: 'delivered' };
-  if (claim.outcome === 'refused') return { next: 'dead', reason: 'refused' };
-  return claim.nextAttemptAt ? { next: 'retry', at: claim.nextAttemptAt } : { next: 'dead', reason: 'exhausted' };
+/**
+ * What goes through the admission pipeline: an event taken in from PAYMENTS, not recorded yet
+ * (`recorded` once it is), which never waits for a slot nor goes back to its consumer (it goes to
+ * WEBHOOK_ATTEMPTS instead); or an attempt message from WEBHOOK_ATTEMPTS, recorded, which waits in
+ * line for a slot or is handed back to its consumer for a little later.
+ */
+type Entry =
+  | { from: 'intake'; msg: WebhookAttemptMessage; event: PaymentEvent; recorded: boolean }
+  | { from: 'attempts'; msg: WebhookAttemptMessage; deliveryCount: number };
+
+/** An attempt made, up to its result: what is left is recording it and taking the next step. */
+interface Sent {
+  msg: WebhookAttemptMessage;
+  result: SentResult;
 }
 
 /**
  * The attempt protocol: makes webhook attempts, each exactly once across replicas, and takes the
- * step that follows each (attempt-messages.ts lists them). An event's first attempt is made as it
- * is taken in (`takeIn`, from the PAYMENTS consumer) when its endpoint has a free slot and no
- * earlier event of its payment is pending: one insert records the delivery and claims the attempt,
- * one update records the result. Everything else arrives on WEBHOOK_ATTEMPTS (`handle`): retries,
- * attempts deferred while their endpoint was busy, events held behind an earlier one, replays.
+ * step that follows each (attempt-messages.ts lists them). Both ways in go through one admission
+ * pipeline (`admit`): payment events taken in from the PAYMENTS consumer (`takeIn`), and attempt
+ * messages on WEBHOOK_ATTEMPTS (`handle`: retries, attempts deferred while their endpoint was busy,
+ * events held behind an earlier one, replays). An event's first attempt is made as it is taken in
+ * when its endpoint has a free slot and no earlier event of its payment is pending: one insert
+ * records the delivery and claims the attempt, one update records the result.
  *
  * An attempt is claimed in the log before it is sent, so any number of replicas send it once; its
  * message is acked only once its result is in the log and its next step is on the stream, so a
@@ -70,11 +80,7 @@ function conclusionOf(claim: Claim & { outcome: AttemptResult['outcome'] }): Con
  * whose lease ran out is made again under the next number.
  */
 export class AttemptRunner {
-  private readonly js: JetStreamClient;
-
-  constructor(private readonly deps: AttemptRunnerDeps) {
-    this.js = jetstream(deps.nc);
-  }
+  constructor(private readonly deps: AttemptRunnerDeps) {}
 
   /** The trace context a scheduled message carries in its body. */
   static traceOf(msg: JsMsg): Record<string, string> | undefined {
@@ -90,35 +96,8 @@ export class AttemptRunner {
   async takeIn(event: PaymentEvent): Promise<void> {
     const url = event.webhookUrl;
     if (!url) return;
-    const { log } = this.deps;
     const msg = firstAttempt({ event, paymentId: event.paymentId, storeId: event.storeId, url }, 1);
-    const firstDelayMs = this.deps.schedule[0] ?? 0;
-    const handOff = async (step: 'first' | 'first-later' | 'no-secrets', at?: Date) => {
-      await log.record(event, url, at ?? new Date(), false);
-      await advance(this.js, step, msg, { at });
-    };
-    if (firstDelayMs > 0) return handOff('first-later', new Date(Date.now() + firstDelayMs));
-    const earlier = await this.earlierOf(msg);
-    if (earlier && (earlier.pending > 0 || earlier.recorded < msg.sequence - 1)) {
-      // Recorded before it marks the earlier event it waits for, so that the earlier one, finishing,
-      // finds it to wake.
-      await log.record(event, url, new Date(), false);
-      if (!(await this.held(msg, earlier))) await advance(this.js, 'first', msg);
-      return;
-    }
-    const secrets = await this.secretsOf(msg);
-    if (!secrets) return handOff('no-secrets', new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS));
-    // A slot now, or the attempt waits on the stream: an event taken in never overtakes the
-    // endpoint's attempts already waiting (retries, events held behind another).
-    const slot = this.deps.limiter.tryTake(originOf(url));
-    if (!slot) return handOff('first');
-    try {
-      // Recorded already (the PAYMENTS message came again): the attempt consumer sorts out its claim.
-      if (!(await log.record(event, url, new Date(), true))) return await advance(this.js, 'first', msg);
-      await this.make(msg, secrets, slot);
-    } finally {
-      slot.release();
-    }
+    await this.admit({ from: 'intake', msg, event, recorded: false });
   }
 
   /** An attempt message from WEBHOOK_ATTEMPTS. */
@@ -128,45 +107,130 @@ export class AttemptRunner {
       this.deps.logger.error({ subject: raw.subject, seq: raw.seq }, 'malformed webhook attempt message; dropped');
       return { ack: true };
     }
-    const msg = parsed.data;
-    const taken = await this.deps.limiter.take(originOf(msg.url));
-    // Stopping: handed back at once, for another replica (or this one, restarted).
-    if ('stopped' in taken) return { ack: false, retryInMs: 0 };
-    // Its endpoint's line is full: the message goes back to the consumer, which hands it out again
-    // a little later (backing off with its deliveries), rather than through a scheduled message,
-    // which a stream's new leader may fire late. Only the attempts consumer's own pending messages
-    // wait so: a backlog at one endpoint does not hold the others (see its max_ack_pending). This
-    // comes before anything that reads the log, so a message handed back costs no command.
-    if ('busy' in taken) return { ack: false, retryInMs: waitDelay(raw.info.deliveryCount - 1, DEFER_MAX_MS) };
-    try {
-      // Order within a payment is decided before its first attempt is made (a read, with the slot
-      // held); a message deferred for the secrets passed it already, and a woken one was published
-      // by the earlier event it waited for, once that one finished. A replay is a new delivery of
-      // an old event and goes at once.
-      if (msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred' && msg.reason !== 'woken') {
-        const earlier = await this.earlierOf(msg);
-        if (earlier && (await this.held(msg, earlier))) return { ack: true };
-      }
-      return await this.attempt(msg, taken.slot);
-    } finally {
-      taken.slot.release();
-    }
+    return this.admit({ from: 'attempts', msg: parsed.data, deliveryCount: raw.info.deliveryCount });
   }
 
-  private async attempt(msg: WebhookAttemptMessage, slot: Slot): Promise<HandlerOutcome> {
-    const secrets = await this.secretsOf(msg);
-    if (!secrets) {
-      await advance(this.js, 'no-secrets', msg, { at: new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS) });
-      return { ack: true };
+  /**
+   * The admission pipeline, one for both ways in, its gates in one order: an attempt message's
+   * slot, the payment's order, the store's secrets, an event taken in's slot, the claim, the
+   * request; then its result recorded and the next step taken. A message waits for its slot before
+   * anything reads the log; an event taken in only looks for one once it may go, and never waits
+   * for it (it is passed on to WEBHOOK_ATTEMPTS), so no PAYMENTS message waits for an endpoint. The
+   * slot is given back in one place, as soon as the request is over, before the bookkeeping.
+   */
+  private async admit(entry: Entry): Promise<HandlerOutcome> {
+    const firstDelayMs = this.deps.schedule[0] ?? 0;
+    if (entry.from === 'intake' && firstDelayMs > 0) {
+      return this.passOn(entry, 'first-later', new Date(Date.now() + firstDelayMs));
     }
-    let current = msg;
-    while (!(await this.deps.log.claim(current))) {
+    const inUse: { slot?: Slot } = {};
+    let sent: Sent | HandlerOutcome;
+    try {
+      sent = await this.upToTheRequest(entry, inUse);
+    } finally {
+      inUse.slot?.release();
+    }
+    if ('ack' in sent) return sent;
+    const { metrics } = this.deps;
+    metrics.deliveries.inc({ outcome: sent.result.outcome });
+    metrics.duration.observe(sent.result.latencyMs / 1000);
+    const next = sent.result.outcome === 'failure' ? retryAt(this.deps.schedule, sent.msg.attempt, Date.now()) : null;
+    await this.conclude(sent.msg, sent.result, decide(sent.result.outcome, next), false);
+    return { ack: true };
+  }
+
+  /** The pipeline's gates up to the attempt's request; `inUse` gets the slot taken, for `admit` to give back. */
+  private async upToTheRequest(entry: Entry, inUse: { slot?: Slot }): Promise<Sent | HandlerOutcome> {
+    const { msg } = entry;
+    const origin = originOf(msg.url);
+    if (entry.from === 'attempts') {
+      // Before anything that reads the log, so a message handed back costs no command. Busy (its
+      // endpoint's line is full, or its endpoint is served while every slot is taken): the message
+      // goes back to the consumer, which hands it out again a little later (backing off with its
+      // deliveries). Only the attempts consumer's own pending messages wait so: a backlog at one
+      // endpoint does not hold the others (see its max_ack_pending), and an endpoint with nothing
+      // in flight waits here for the next slot freed (endpoint-limiter.ts). Stopping: handed back
+      // at once, for another replica (or this one, restarted).
+      const taken = await this.deps.limiter.take(origin);
+      if ('stopped' in taken) return this.handBack(msg, 0);
+      if ('busy' in taken) return this.handBack(msg, waitDelay(entry.deliveryCount - 1, DEFER_MAX_MS));
+      inUse.slot = taken.slot;
+    }
+    if (this.decidesOrder(entry)) {
+      const earlier = await this.earlierOf(msg);
+      if (earlier && (earlier.pending > 0 || earlier.recorded < msg.sequence - 1)) {
+        // Recorded before it marks the earlier event it waits for, so that the earlier one,
+        // finishing, finds it to wake.
+        await this.recordUnclaimed(entry);
+        if ((await this.holdBehind(msg, earlier)) === 'held') return { ack: true };
+      }
+    }
+    const secrets = await this.secretsOf(msg);
+    if (!secrets) return this.passOn(entry, 'no-secrets', new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS));
+    if (entry.from === 'intake') {
+      // A slot now, or the attempt waits on the stream: an event taken in never overtakes the
+      // endpoint's attempts already waiting (retries, events held behind another).
+      const slot = this.deps.limiter.tryTake(origin);
+      if (!slot) return this.passOn(entry, 'first');
+      inUse.slot = slot;
+    }
+    const claimed = await this.claim(entry);
+    if ('ack' in claimed) return claimed;
+    return { msg: claimed, result: await this.send(claimed, secrets) };
+  }
+
+  /**
+   * Whether the payment's order is decided here: before an event's first attempt is made (a read,
+   * with the attempts' slot held). A message deferred for the secrets passed it already, and a
+   * woken one was published by the earlier event it waited for, once that one finished. A replay is
+   * a new delivery of an old event and goes at once.
+   */
+  private decidesOrder({ msg }: Entry): boolean {
+    return msg.run === 1 && msg.attempt === 1 && msg.reason !== 'deferred' && msg.reason !== 'woken';
+  }
+
+  /** An event taken in is recorded, unclaimed, before it waits anywhere; a message's delivery is recorded already. */
+  private async recordUnclaimed(entry: Entry, firstAttemptAt = new Date()): Promise<void> {
+    if (entry.from !== 'intake' || entry.recorded) return;
+    await this.deps.log.record(entry.event, entry.msg.url, firstAttemptAt, false);
+    entry.recorded = true;
+  }
+
+  /** The attempt waits on WEBHOOK_ATTEMPTS: `step`'s message published (an event taken in, recorded first). */
+  private async passOn(entry: Entry, step: AttemptStep, at?: Date): Promise<HandlerOutcome> {
+    await this.recordUnclaimed(entry, at);
+    await advance(this.deps.js, step, entry.msg, { at });
+    return { ack: true };
+  }
+
+  /** The message goes back to its consumer, which hands it out again in `inMs`. */
+  private async handBack(msg: WebhookAttemptMessage, inMs: number): Promise<HandlerOutcome> {
+    await advance(this.deps.js, 'hand-back', msg);
+    return { ack: false, retryInMs: inMs };
+  }
+
+  /**
+   * Claims the attempt, or says what became of it. An event taken in and not recorded yet is
+   * recorded with its first attempt claimed (one insert); recorded already (the PAYMENTS message
+   * came again), the attempt consumer sorts out its claim. A message's attempt claimed before is
+   * resumed, and a lapsed claim made again in place under the next number.
+   */
+  private async claim(entry: Entry): Promise<WebhookAttemptMessage | HandlerOutcome> {
+    const { log } = this.deps;
+    if (entry.from === 'intake') {
+      const claimed = entry.recorded
+        ? await log.claim(entry.msg)
+        : await log.record(entry.event, entry.msg.url, new Date(), true);
+      entry.recorded = true;
+      return claimed ? entry.msg : this.passOn(entry, 'first');
+    }
+    let current = entry.msg;
+    while (!(await log.claim(current))) {
       const next = await this.resume(current);
       if ('ack' in next) return next;
       current = next;
     }
-    await this.make(current, secrets, slot);
-    return { ack: true };
+    return current;
   }
 
   /** The store's signing secrets; null when they cannot be read now (our outage, not the merchant's). */
@@ -179,37 +243,19 @@ export class AttemptRunner {
     }
   }
 
-  /**
-   * Makes a claimed attempt, keeping its claim's lease while the request lasts, and records how it
-   * ended. The endpoint's slot is given back as soon as the request is over, before the bookkeeping.
-   */
-  private async make(msg: WebhookAttemptMessage, secrets: string[], slot: Slot): Promise<void> {
-    const { config, metrics, log } = this.deps;
+  /** Makes a claimed attempt, keeping its claim's lease while the request lasts. */
+  private async send(msg: WebhookAttemptMessage, secrets: string[]): Promise<SentResult> {
+    const { log, logger } = this.deps;
     const lease = setInterval(() => {
       log
         .extendLease(msg.eventId, msg.run, msg.attempt, new Date(Date.now() + CLAIM_LEASE_MS))
-        .catch((err: unknown) => this.deps.logger.warn({ err, eventId: msg.eventId }, 'extending a claim failed'));
+        .catch((err: unknown) => logger.warn({ err, eventId: msg.eventId }, 'extending a claim failed'));
     }, CLAIM_LEASE_MS / 2);
-    let result: Awaited<ReturnType<typeof deliver>>;
     try {
-      result = await deliver(msg.event, msg.url, secrets, {
-        timeoutMs: config.WEBHOOK_TIMEOUT,
-        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      });
+      return await this.deps.send(msg.event, msg.url, secrets);
     } finally {
       clearInterval(lease);
-      slot.release();
     }
-    metrics.deliveries.inc({ outcome: result.outcome });
-    metrics.duration.observe(result.latencyMs / 1000);
-    const delay = result.outcome === 'failure' ? this.deps.schedule[msg.attempt] : undefined;
-    const conclusion: Conclusion =
-      result.outcome === 'success'
-        ? { next: 'delivered' }
-        : delay !== undefined
-          ? { next: 'retry', at: new Date(Date.now() + withJitter(delay)) }
-          : { next: 'dead', reason: result.outcome === 'refused' ? 'refused' : 'exhausted' };
-    await this.conclude(msg, result, conclusion, false);
   }
 
   /** The payment's deliveries before this one (null for its first event: none to wait for). */
@@ -218,61 +264,57 @@ export class AttemptRunner {
   }
 
   /**
-   * Holds this event behind an earlier one of its payment, if it must wait; false when it may go
+   * Holds this event behind an earlier one of its payment, if it must wait; `go` when it may go
    * now. Behind one still pending, the earlier one is marked (this one is recorded already) and
    * publishes this one's attempt when it ends (wakeSuccessor); if that message is lost, the stall
    * check publishes it again. Behind one not recorded yet nothing wakes it, so it looks again by a
    * scheduled message.
    */
-  private async held(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<boolean> {
+  private async holdBehind(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<'held' | 'go'> {
     const { log, logger } = this.deps;
-    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return true;
+    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'held';
     if (earlier.recorded < msg.sequence - 1) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
       const givesUpAt = Date.parse(missingSince) + MISSING_PREDECESSOR_GRACE_MS;
       if (now < givesUpAt) {
         const at = new Date(Math.min(now + waitDelay(msg.waits, MISSING_LOOK_MAX_MS), givesUpAt));
-        await advance(this.js, 'held', msg, { at, missingSince });
-        return true;
+        await advance(this.deps.js, 'held', msg, { at, missingSince });
+        return 'held';
       }
       logger.warn(
         { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence },
         'earlier events of the payment never arrived; delivering out of order',
       );
     }
-    return false;
+    return 'go';
   }
 
   /**
    * The attempt was claimed before: this message came again (its handler crashed, its replica
    * died, the database went away before the result was recorded) or twice (the stall check). With
    * a result recorded, the steps after it are taken again (each is idempotent); without one, the
-   * claimant may still be at it while its lease lasts, after which the attempt is made again under
-   * the next number: returned, for this same message to make, which stays unacked until it is
-   * recorded. (Publishing it as a new message instead was one more hop where, in a chaos run, it went
-   * missing.) A message of another run, or of a delivery no longer in the log, is dropped.
+   * claimant may still be at it while its lease lasts (the message is handed back until then),
+   * after which the attempt is made again under the next number, by this same message (`redo`),
+   * which stays unacked until it is recorded. A message of another run, or of a delivery no longer
+   * in the log, is dropped.
    */
   private async resume(msg: WebhookAttemptMessage): Promise<HandlerOutcome | WebhookAttemptMessage> {
     const found = await this.deps.log.findClaim(msg.eventId, msg.run, msg.attempt);
     if (!found?.claim || found.run !== msg.run) return { ack: true };
     const { claim } = found;
     if (claim.outcome) {
-      await this.conclude(
-        msg,
-        { ...claim, outcome: claim.outcome },
-        conclusionOf({ ...claim, outcome: claim.outcome }),
-        true,
-      );
+      const result = { ...claim, outcome: claim.outcome };
+      await this.conclude(msg, result, decide(claim.outcome, claim.nextAttemptAt), true);
       return { ack: true };
     }
     const lapsesIn = claim.leaseUntil.getTime() - Date.now();
-    if (lapsesIn > 0) return { ack: false, retryInMs: lapsesIn };
+    if (lapsesIn > 0) return this.handBack(msg, lapsesIn);
     this.deps.logger.warn(
       { eventId: msg.eventId, run: msg.run, attempt: msg.attempt },
       'a webhook attempt was claimed but never finished; making it again',
     );
-    return { ...msg, attempt: msg.attempt + 1, reason: 'attempt', waits: 0 };
+    return advance(this.deps.js, 'redo', msg);
   }
 
   /**
@@ -288,7 +330,7 @@ export class AttemptRunner {
     conclusion: Conclusion,
     again: boolean,
   ): Promise<void> {
-    const { logger, metrics, log } = this.deps;
+    const { logger, metrics, log, js } = this.deps;
     const { recorded, successorWaiting } = await log.conclude(msg, result, conclusion);
     if (!recorded) {
       logger.warn(
@@ -308,7 +350,7 @@ export class AttemptRunner {
       latencyMs: result.latencyMs,
     };
     if (conclusion.next === 'retry') {
-      await advance(this.js, 'retry', msg, { at: conclusion.at });
+      await advance(js, 'retry', msg, { at: conclusion.at });
       if (!again) {
         metrics.retries.inc();
         logger.warn(
@@ -319,7 +361,7 @@ export class AttemptRunner {
       return;
     }
     if (conclusion.next === 'dead') {
-      await publishDeadLetter(this.js, msg, conclusion.reason, result.error);
+      await publishDeadLetter(js, msg, conclusion.reason, result.error);
       if (!again) {
         metrics.deadLetters.inc();
         logger.error({ ...line, error: result.error, reason: conclusion.reason }, 'webhook delivery dead-lettered');
@@ -339,7 +381,7 @@ export class AttemptRunner {
   private async wakeSuccessor(msg: WebhookAttemptMessage): Promise<void> {
     const next = await this.deps.log.successorOf(msg.paymentId, msg.sequence);
     if (next?.status === 'pending' && next.claimed === 0) {
-      await advance(this.js, 'wake', firstAttempt(next, next.run));
+      await advance(this.deps.js, 'wake', firstAttempt(next, next.run));
     }
   }
 }

@@ -13,6 +13,7 @@ function limiter(perEndpoint: number, total: number) {
 
 const A = 'https://a.example';
 const B = 'https://b.example';
+const C = 'https://c.example';
 
 describe('EndpointLimiter', () => {
   it('gives each endpoint its slots, and no more than the total', () => {
@@ -55,10 +56,31 @@ describe('EndpointLimiter', () => {
     expect(order).toEqual(['first', 'second']);
   });
 
-  it('tells an endpoint with nothing in flight but no slot (the total reached) that it is busy', async () => {
-    const { limiter: l } = limiter(5, 1);
+  it('lets an endpoint with nothing in flight wait while every slot is taken, and serves it before a busier line', async () => {
+    const { limiter: l } = limiter(2, 3);
+    const [a1, a2] = [l.tryTake(A)!, l.tryTake(A)!];
+    const order: string[] = [];
+    const backlog = l.take(A).then((o) => (order.push(A), o));
+    l.tryTake(B);
+    // Every slot is taken: an endpoint with attempts in flight is being served and goes back to its
+    // consumer; one with none waits for the next slot freed.
+    expect(await l.take(A)).toEqual({ busy: true });
+    const lone = l.take(C).then((o) => (order.push(C), o));
+    a1.release();
+    // A has one in flight and C none: the freed slot goes to C, although A's attempt waited first.
+    expect('slot' in (await lone)).toBe(true);
+    a2.release();
+    expect('slot' in (await backlog)).toBe(true);
+    expect(order).toEqual([C, A]);
+  });
+
+  it('tells an endpoint with nothing in flight that it is busy once its line is full', async () => {
+    const { limiter: l } = limiter(1, 1);
     l.tryTake(A);
+    const waiting = Array.from({ length: 8 }, () => l.take(B));
     expect(await l.take(B)).toEqual({ busy: true });
+    l.stop();
+    await Promise.all(waiting);
   });
 
   it('wakes every waiter with stopped when the replica stops', async () => {

@@ -26,10 +26,13 @@ const WAITING_PER_SLOT = 8;
  * attempt message back to its consumer for a little later: attempts.ts), so a backlog never piles
  * up in its memory.
  *
- * Slots go to those waiting first, in the order they came: a freed slot passes straight to the
- * next in line, and `tryTake` (for a newcomer that will not wait) gets none while anyone waits. A
- * newcomer never overtakes an attempt that waited, so under a merchant's backlog its older webhooks
- * (a retry, an event held behind another) are not starved by the new ones.
+ * A freed slot goes to an attempt that waited, never to a newcomer: within an endpoint to the
+ * first in line, so under a merchant's backlog its older webhooks (a retry, an event held behind
+ * another) are not starved by the new ones; across endpoints to the one with the fewest attempts
+ * in flight. So while slow or failing endpoints hold every slot of the replica, an endpoint with
+ * nothing in flight waits here and gets the next slot one of them frees. (Handed back to its
+ * consumer instead, it raced their backlogs for each freed slot, and a lone webhook could wait
+ * behind them for their whole backlog.)
  */
 export class EndpointLimiter {
   private readonly inFlight = new Map<string, number>();
@@ -49,7 +52,7 @@ export class EndpointLimiter {
     return this.grant(origin);
   }
 
-  /** A slot, waiting in line for one while the endpoint has attempts in flight and the line is short. */
+  /** A slot, waiting in line for one when one will come free for this endpoint (`mayWait`). */
   async take(origin: string): Promise<SlotOutcome> {
     if (this.stopping) return { stopped: true };
     const slot = this.tryTake(origin);
@@ -68,12 +71,27 @@ export class EndpointLimiter {
     this.waiting.clear();
   }
 
+  /**
+   * Whether an attempt may wait here: its line is short, and a slot will come free for it. An
+   * endpoint with attempts in flight waits for one of its own to end, unless every slot is taken
+   * (it is being served, and its attempts go back to the consumer); one with none waits only while
+   * every slot is taken, for the next slot any endpoint frees (`nextServed`).
+   */
   private mayWait(origin: string): boolean {
-    return (
-      (this.inFlight.get(origin) ?? 0) > 0 &&
-      this.total < this.limits.total &&
-      (this.waiting.get(origin)?.length ?? 0) < this.limits.perEndpoint * WAITING_PER_SLOT
-    );
+    const lineShort = (this.waiting.get(origin)?.length ?? 0) < this.limits.perEndpoint * WAITING_PER_SLOT;
+    const full = this.total >= this.limits.total;
+    return lineShort && ((this.inFlight.get(origin) ?? 0) > 0 ? !full : full);
+  }
+
+  /** Of the endpoints with attempts waiting and room for one more, the one with the fewest in flight (the first in ties). */
+  private nextServed(): string | undefined {
+    let chosen: string | undefined;
+    let fewest = this.limits.perEndpoint;
+    for (const origin of this.waiting.keys()) {
+      const busy = this.inFlight.get(origin) ?? 0;
+      if (busy < fewest) [chosen, fewest] = [origin, busy];
+    }
+    return chosen;
   }
 
   private grant(origin: string): Slot | null {
@@ -103,10 +121,12 @@ export class EndpointLimiter {
       this.inFlight.delete(origin);
       this.gauge.remove({ endpoint: origin });
     }
-    const queue = this.waiting.get(origin);
-    const next = queue?.shift();
-    if (queue?.length === 0) this.waiting.delete(origin);
-    if (next) next(this.grant(origin));
+    const served = this.nextServed();
+    if (served === undefined) return;
+    const queue = this.waiting.get(served)!;
+    const next = queue.shift()!;
+    if (queue.length === 0) this.waiting.delete(served);
+    next(this.grant(served));
   }
 }
 

@@ -1,11 +1,12 @@
 import './tracing';
-import { Consumers, PaymentEventSchema } from '@pix/contracts';
+import { Consumers, PaymentEventSchema, type PaymentEvent } from '@pix/contracts';
 import { jetstream, startConsumer } from '@pix/messaging';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
 import { config } from './config';
 import { serveDashboardRpcs } from './dashboard-rpc';
+import { deliver } from './deliver';
 import { DeliveryLog } from './delivery-log';
 import { EndpointLimiter } from './endpoint-limiter';
 import { serveEventRpcs } from './events-rpc';
@@ -47,7 +48,12 @@ async function main(): Promise<void> {
   );
   // Registered before the PAYMENTS consumer, so it stops after it: a last event taken in still
   // finds its attempt made or handed back.
-  const runner = new AttemptRunner({ nc, config, schedule, logger, metrics, secrets, log, limiter });
+  const send = (event: PaymentEvent, url: string, signWith: string[]) =>
+    deliver(event, url, signWith, {
+      timeoutMs: config.WEBHOOK_TIMEOUT,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
+  const runner = new AttemptRunner({ js, schedule, logger, metrics, secrets, log, limiter, send });
   const attempts = await startConsumer(
     nc,
     Consumers.dispatcherAttempts,

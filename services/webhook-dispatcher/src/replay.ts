@@ -1,6 +1,6 @@
 import type { JetStreamClient } from '@pix/messaging';
 import { advance, firstAttempt } from './attempt-messages';
-import type { DeliveryDoc, DeliveryLog } from './delivery-log';
+import type { DeliveryDoc, DeliveryLogProtocol } from './delivery-log';
 
 /**
  * Delivers a finished event again (delivered or dead-lettered) as a new run with the full retry
@@ -9,7 +9,7 @@ import type { DeliveryDoc, DeliveryLog } from './delivery-log';
  * first attempt published after; a replay whose publish was lost (the replica stopped in between)
  * shows as a pending run without a claimed attempt, and replaying it publishes that attempt again.
  */
-export async function replay(js: JetStreamClient, log: DeliveryLog, doc: DeliveryDoc): Promise<number | null> {
+export async function replay(js: JetStreamClient, log: DeliveryLogProtocol, doc: DeliveryDoc): Promise<number | null> {
   let run: number;
   if (doc.status !== 'pending' && (await log.startReplay(doc))) {
     run = doc.run + 1;

@@ -2,7 +2,7 @@ import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { advance, firstAttempt } from './attempt-messages';
-import type { DeliveryDoc, DeliveryLog } from './delivery-log';
+import type { DeliveryDoc, DeliveryLogProtocol } from './delivery-log';
 import type { DispatcherMetrics } from './metrics';
 
 /** Deliveries looked at per pass at most: a dispatcher back from a long stop catches up over a few passes. */
@@ -31,7 +31,7 @@ export function recheckDelay(stallAfterMs: number, checks: number): number {
 export class StallSweep extends Periodic {
   constructor(
     private readonly js: JetStreamClient,
-    private readonly log: DeliveryLog,
+    private readonly log: DeliveryLogProtocol,
     private readonly stallAfterMs: number,
     intervalMs: number,
     private readonly logger: Logger,

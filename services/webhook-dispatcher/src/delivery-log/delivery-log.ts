@@ -1,6 +1,7 @@
 import type { PaymentEvent } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
+import { concluded, newClaim, newDelivery, nextAttemptOf, replayed } from './documents';
 import { attemptKey, DeliveryModel, deliveries, type AttemptEntry, type DeliveryDoc } from './records';
 
 /** How long the log keeps what it records, and when the stall check looks at a pending delivery. */
@@ -30,6 +31,20 @@ export interface EarlierDeliveries {
   pending: number;
 }
 
+/** One attempt of one run of an event's delivery. */
+export interface AttemptTarget {
+  eventId: string;
+  run: number;
+  attempt: number;
+}
+
+/** What recording a result did: `recorded` unless the attempt was made again since. */
+export interface Concluded {
+  recorded: boolean;
+  /** A later event of the payment waits for this delivery to finish (it is woken by the caller). */
+  successorWaiting: boolean;
+}
+
 /** The claim of one attempt, as the log holds it (null: never claimed). */
 export type Claim = Pick<AttemptEntry, 'at' | 'leaseUntil' | 'outcome' | 'statusCode' | 'latencyMs' | 'error'> & {
   nextAttemptAt: Date | null;
@@ -57,28 +72,7 @@ export class DeliveryLog {
    * message): nothing was written, and nothing claimed.
    */
   async record(event: PaymentEvent, url: string, firstAttemptAt: Date, claimNow: boolean, now = new Date()) {
-    const doc: DeliveryDoc = {
-      _id: event.eventId,
-      paymentId: event.paymentId,
-      storeId: event.storeId,
-      type: event.body.event,
-      sequence: event.sequence,
-      event,
-      url,
-      status: 'pending',
-      run: 1,
-      claimed: claimNow ? 1 : 0,
-      runAttempts: 0,
-      earlierRunsAttempts: 0,
-      attempts: claimNow ? [this.claimEntry(1, 1, now)] : [],
-      nextAttemptAt: firstAttemptAt,
-      ...this.checkAfter(firstAttemptAt),
-      successorWaiting: false,
-      deadReason: null,
-      lastError: null,
-      createdAt: now,
-      expiresAt: null,
-    };
+    const doc = newDelivery(event, url, firstAttemptAt, claimNow, now, this.settings);
     try {
       await deliveries().insertOne(doc);
       return true;
@@ -93,11 +87,11 @@ export class DeliveryLog {
    * this one, so of any number of replicas exactly one claims it. False when it was claimed before
    * (or the delivery moved on: another run, finished).
    */
-  async claim(target: { eventId: string; run: number; attempt: number }, now = new Date()): Promise<boolean> {
+  async claim(target: AttemptTarget, now = new Date()): Promise<boolean> {
     const { eventId, run, attempt } = target;
     const result = await deliveries().updateOne(
       { _id: eventId, run, status: 'pending', claimed: attempt - 1 },
-      { $set: { claimed: attempt }, $push: { attempts: this.claimEntry(run, attempt, now) } },
+      { $set: { claimed: attempt }, $push: { attempts: newClaim(run, attempt, now, this.settings.leaseMs) } },
     );
     return result.modifiedCount === 1;
   }
@@ -125,24 +119,15 @@ export class DeliveryLog {
    * the delivery's state (delivered, the next attempt's time, or dead). Conditional on the attempt
    * being its run's latest claim, so neither a stale message of an older run nor the late result of
    * an attempt made again since can move the delivery back: `recorded` is false then, and what
-   * follows is the later attempt's business. `successorWaiting`: a later event of the payment waits
-   * for this delivery to finish (it is woken by the caller).
+   * follows is the later attempt's business.
    */
   async conclude(
-    target: { eventId: string; run: number; attempt: number },
+    target: AttemptTarget,
     result: AttemptResult,
     conclusion: Conclusion,
     now = new Date(),
-  ): Promise<{ recorded: boolean; successorWaiting: boolean }> {
+  ): Promise<Concluded> {
     const { eventId, run, attempt } = target;
-    const nextAttemptAt = conclusion.next === 'retry' ? conclusion.at : null;
-    const finished = { checkAt: null, stallChecks: 0, expiresAt: new Date(now.getTime() + this.settings.retentionMs) };
-    const delivery =
-      conclusion.next === 'retry'
-        ? { ...this.checkAfter(conclusion.at), lastError: result.error }
-        : conclusion.next === 'delivered'
-          ? { status: 'delivered' as const, lastError: null, ...finished }
-          : { status: 'dead' as const, deadReason: conclusion.reason, lastError: result.error, ...finished };
     const before = await deliveries().findOneAndUpdate(
       { _id: eventId, run, claimed: attempt, 'attempts.key': attemptKey(run, attempt) },
       {
@@ -151,10 +136,8 @@ export class DeliveryLog {
           'attempts.$.statusCode': result.statusCode,
           'attempts.$.latencyMs': result.latencyMs,
           'attempts.$.error': result.error,
-          'attempts.$.nextAttemptAt': nextAttemptAt,
-          runAttempts: attempt,
-          nextAttemptAt,
-          ...delivery,
+          'attempts.$.nextAttemptAt': nextAttemptOf(conclusion),
+          ...concluded(attempt, result, conclusion, now, this.settings),
         },
       },
       { projection: { successorWaiting: 1 } },
@@ -197,20 +180,7 @@ export class DeliveryLog {
   async startReplay(doc: DeliveryDoc, now = new Date()): Promise<boolean> {
     const result = await deliveries().updateOne(
       { _id: doc._id, status: doc.status, run: doc.run },
-      {
-        $set: {
-          status: 'pending',
-          run: doc.run + 1,
-          claimed: 0,
-          runAttempts: 0,
-          earlierRunsAttempts: doc.earlierRunsAttempts + doc.runAttempts,
-          nextAttemptAt: now,
-          ...this.checkAfter(now),
-          deadReason: null,
-          lastError: null,
-          expiresAt: null,
-        },
-      },
+      { $set: replayed(doc, now, this.settings) },
     );
     return result.modifiedCount === 1;
   }
@@ -235,25 +205,11 @@ export class DeliveryLog {
     );
     return result.modifiedCount === 1;
   }
-
-  /** A new claim: the attempt in flight, held for a lease its claimant extends while it lasts. */
-  private claimEntry(run: number, attempt: number, now: Date): AttemptEntry {
-    return {
-      run,
-      attempt,
-      key: attemptKey(run, attempt),
-      at: now,
-      leaseUntil: new Date(now.getTime() + this.settings.leaseMs),
-      outcome: null,
-      statusCode: null,
-      latencyMs: null,
-      error: null,
-      nextAttemptAt: null,
-    };
-  }
-
-  /** The stall check's fields for a delivery whose next step is due at `dueAt`. */
-  private checkAfter(dueAt: Date): Pick<DeliveryDoc, 'checkAt' | 'stallChecks'> {
-    return { checkAt: new Date(dueAt.getTime() + this.settings.stallAfterMs), stallChecks: 0 };
-  }
 }
+
+/**
+ * The log's protocol as the attempt runner, the stall check and replays use it: DeliveryLog on the
+ * database, InMemoryDeliveryLog (testing/) in unit tests; both keep the cases of
+ * testing/delivery-log-contract.ts.
+ */
+export type DeliveryLogProtocol = Pick<DeliveryLog, keyof DeliveryLog>;

@@ -7,8 +7,11 @@ export { attemptId, type AttemptEntry, type DeliveryDoc } from './records';
 export {
   DeliveryLog,
   type AttemptResult,
+  type AttemptTarget,
   type Claim,
   type Conclusion,
+  type Concluded,
+  type DeliveryLogProtocol,
   type DeliveryLogSettings,
   type EarlierDeliveries,
 } from './delivery-log';

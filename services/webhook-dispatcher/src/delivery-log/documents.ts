@@ -1,0 +1,102 @@
+import type { PaymentEvent } from '@pix/contracts';
+import type { AttemptResult, Conclusion, DeliveryLogSettings } from './delivery-log';
+import { attemptKey, type AttemptEntry, type DeliveryDoc } from './records';
+
+/**
+ * What the log's writes put in a delivery, built once for DeliveryLog and for the unit tests'
+ * in-memory log (testing/in-memory-delivery-log.ts), so that the two cannot differ in what they
+ * store, only in how they store it.
+ */
+
+/** A consumed event's delivery as first recorded, its first attempt claimed when `claimNow`. */
+export function newDelivery(
+  event: PaymentEvent,
+  url: string,
+  firstAttemptAt: Date,
+  claimNow: boolean,
+  now: Date,
+  settings: DeliveryLogSettings,
+): DeliveryDoc {
+  return {
+    _id: event.eventId,
+    paymentId: event.paymentId,
+    storeId: event.storeId,
+    type: event.body.event,
+    sequence: event.sequence,
+    event,
+    url,
+    status: 'pending',
+    run: 1,
+    claimed: claimNow ? 1 : 0,
+    runAttempts: 0,
+    earlierRunsAttempts: 0,
+    attempts: claimNow ? [newClaim(1, 1, now, settings.leaseMs)] : [],
+    nextAttemptAt: firstAttemptAt,
+    ...checkAfter(firstAttemptAt, settings),
+    successorWaiting: false,
+    deadReason: null,
+    lastError: null,
+    createdAt: now,
+    expiresAt: null,
+  };
+}
+
+/** A new claim: the attempt in flight, held for a lease its claimant extends while it lasts. */
+export function newClaim(run: number, attempt: number, now: Date, leaseMs: number): AttemptEntry {
+  return {
+    run,
+    attempt,
+    key: attemptKey(run, attempt),
+    at: now,
+    leaseUntil: new Date(now.getTime() + leaseMs),
+    outcome: null,
+    statusCode: null,
+    latencyMs: null,
+    error: null,
+    nextAttemptAt: null,
+  };
+}
+
+/** The stall check's fields for a delivery whose next step is due at `dueAt`. */
+export function checkAfter(dueAt: Date, settings: DeliveryLogSettings): Pick<DeliveryDoc, 'checkAt' | 'stallChecks'> {
+  return { checkAt: new Date(dueAt.getTime() + settings.stallAfterMs), stallChecks: 0 };
+}
+
+/** When the next attempt is due after a conclusion: only a retry has one. */
+export function nextAttemptOf(conclusion: Conclusion): Date | null {
+  return conclusion.next === 'retry' ? conclusion.at : null;
+}
+
+/** The delivery's fields once attempt `attempt` ended with `result`, followed by `conclusion`. */
+export function concluded(
+  attempt: number,
+  result: AttemptResult,
+  conclusion: Conclusion,
+  now: Date,
+  settings: DeliveryLogSettings,
+): Partial<DeliveryDoc> {
+  const finished = { checkAt: null, stallChecks: 0, expiresAt: new Date(now.getTime() + settings.retentionMs) };
+  const delivery =
+    conclusion.next === 'retry'
+      ? { ...checkAfter(conclusion.at, settings), lastError: result.error }
+      : conclusion.next === 'delivered'
+        ? { status: 'delivered' as const, lastError: null, ...finished }
+        : { status: 'dead' as const, deadReason: conclusion.reason, lastError: result.error, ...finished };
+  return { runAttempts: attempt, nextAttemptAt: nextAttemptOf(conclusion), ...delivery };
+}
+
+/** The delivery's fields as its next run starts (a replay of `doc`, finished as read). */
+export function replayed(doc: DeliveryDoc, now: Date, settings: DeliveryLogSettings): Partial<DeliveryDoc> {
+  return {
+    status: 'pending',
+    run: doc.run + 1,
+    claimed: 0,
+    runAttempts: 0,
+    earlierRunsAttempts: doc.earlierRunsAttempts + doc.runAttempts,
+    nextAttemptAt: now,
+    ...checkAfter(now, settings),
+    deadReason: null,
+    lastError: null,
+    expiresAt: null,
+  };
+}
