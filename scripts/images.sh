@@ -113,8 +113,9 @@ ctx="$work/engine"
 rm -rf "$ctx" && mkdir -p "$ctx"
 stage=$(bash scripts/install-postgresql.sh --stage-dir)
 # Headers and bitcode are for building against PostgreSQL, not for running it.
-rsync -a --exclude=/usr/include --exclude=bitcode "$stage/" "$ctx/stage/" 2>/dev/null ||
-  { cp -a "$stage" "$ctx/stage" && rm -rf "$ctx/stage/usr/include" && find "$ctx/stage" -name bitcode -prune -exec rm -rf {} +; }
+cp -a "$stage" "$ctx/stage"
+rm -rf "$ctx/stage/usr/include"
+find "$ctx/stage" -name bitcode -prune -exec rm -rf {} +
 cp .tools/bin/ferretdb deploy/images/engine-entrypoint.sh deploy/images/http-ok.sh "$ctx/"
 node tools/devstack/dist/main.js engine-settings >"$ctx/engine.conf"
 build localhost/pix/engine:local --build-arg BASE="$PG_BASE" -f deploy/images/engine.Containerfile "$ctx"
