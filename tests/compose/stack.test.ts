@@ -1,15 +1,22 @@
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { natsAuthorizationFile, natsCredentials } from '@pix/devstack';
 import { Webhook } from 'standardwebhooks';
 import { api, eventually } from '../support/api';
+import { makeTestPki, type TestPki } from '../support/certificates';
 
 /**
  * `make compose-test`: the compose stack as a developer starts it, from the images `make images`
  * built (the local engine and nats-server in place of the registry's mongo and nats), run as the
  * manifests run them (user 1000, read-only root, no capabilities). The README's walkthrough against
  * it, then the webhook dispatcher killed with kill -9 while it owes webhooks, brought back by its
- * restart policy, with nothing lost or sent twice.
+ * restart policy, with nothing lost or sent twice. It runs with a deployment's credentials
+ * (tests/compose/docker-compose.test.yml): NATS over TLS admitting each identity by its own nkey with
+ * its own permissions, and the gateway's sealing and session keys given to it.
  * scripts/compose-test.sh runs podman's Docker API for docker-compose and the health checks
  * podman does not run by itself, then this file; it takes the stack down however this ends.
  */
@@ -20,6 +27,35 @@ const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-di
 const WEBHOOK_URL = 'http://webhook-receiver:9999/hooks';
 /** From `up` to every service healthy; a cold start here took about 20 s. */
 const HEALTHY_WITHIN_MS = 120_000;
+/** The images' user, who must be able to read the secrets mounted into its containers. */
+const CONTAINER_UID = 1000;
+
+/**
+ * This run's secrets under one folder: an nkey seed per NATS identity and the server's
+ * authorization (as `make up` makes them), and a CA with NATS's certificate for the name `nats`.
+ * Readable by the containers' user only.
+ */
+function writeSecrets(): { dir: string; pki: TestPki } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-compose-secrets-'));
+  natsCredentials(dir);
+  natsAuthorizationFile(dir);
+  const pki = makeTestPki(['nats']);
+  fs.mkdirSync(path.join(dir, 'tls'));
+  fs.copyFileSync(pki.files.ca, path.join(dir, 'tls', 'ca.crt'));
+  fs.copyFileSync(pki.files.serverCert, path.join(dir, 'tls', 'server.crt'));
+  fs.copyFileSync(pki.files.serverKey, path.join(dir, 'tls', 'server.key'));
+  const own = (file: string) => {
+    fs.chownSync(file, CONTAINER_UID, CONTAINER_UID);
+    if (fs.statSync(file).isDirectory()) for (const entry of fs.readdirSync(file)) own(path.join(file, entry));
+    else fs.chmodSync(file, 0o400);
+  };
+  own(dir);
+  return { dir, pki };
+}
+
+/** A node script printing the first line NATS sends on connecting to nats:4222. */
+const FIRST_LINE_OF_NATS =
+  "require('net').connect(4222, 'nats').once('data', (d) => { process.stdout.write(d.toString().split('\\r\\n')[0]); process.exit(0); })";
 
 interface Delivery {
   method: string;
@@ -51,6 +87,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs 
 
 describe('the compose stack from the local images', () => {
   let env: NodeJS.ProcessEnv;
+  let secrets: { dir: string; pki: TestPki } | undefined;
   let gatewayUrl: string;
   let receiverUrl: string;
   const compose = (args: string[], timeoutMs?: number) =>
@@ -88,12 +125,16 @@ describe('the compose stack from the local images', () => {
     const [gatewayPort, receiverPort] = [await freePort(), await freePort()];
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     receiverUrl = `http://127.0.0.1:${receiverPort}`;
+    secrets = writeSecrets();
     env = {
       ...process.env,
       GATEWAY_PORT: String(gatewayPort),
       PUBLIC_BASE_URL: gatewayUrl,
       RECEIVER_PORT: String(receiverPort),
       NODE_BASE_IMAGE: 'localhost/pix/node-base:current',
+      COMPOSE_SECRETS: secrets.dir,
+      SECRETS_KEYS: `compose:${crypto.randomBytes(32).toString('base64')}`,
+      DASHBOARD_SESSION_SECRET: crypto.randomBytes(32).toString('base64'),
     };
     compose(['down', '-v', '--remove-orphans']);
     compose(['up', '-d', '--no-build'], 300_000);
@@ -105,7 +146,20 @@ describe('the compose stack from the local images', () => {
     // What the containers said, for a failure's diagnosis (jest prints it with the test's output).
     process.stdout.write(compose(['logs', '--no-color', '--tail=30']).slice(-20_000));
     compose(['down', '-v', '--remove-orphans'], 180_000);
+    secrets?.pki.remove();
+    if (secrets) fs.rmSync(secrets.dir, { recursive: true, force: true });
   }, 240_000);
+
+  it('runs NATS over TLS, admitting only clients that prove an identity', () => {
+    // What the server says first to any client on compose's network (its INFO line).
+    const hello = run(
+      'podman',
+      ['run', '--rm', '--network', `${PROJECT}_default`, env.NODE_BASE_IMAGE!, 'node', '-e', FIRST_LINE_OF_NATS],
+      env,
+    );
+    const info = JSON.parse(hello.replace(/^INFO /, '')) as { tls_required?: boolean; auth_required?: boolean };
+    expect(info).toMatchObject({ tls_required: true, auth_required: true });
+  });
 
   it('runs every service as the manifests run it', () => {
     for (const service of APP_SERVICES) {

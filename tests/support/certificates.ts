@@ -8,7 +8,7 @@ export interface Pem {
   key: string;
 }
 
-/** A CA and certificates it signs, made with the openssl CLI at test time, for 127.0.0.1. */
+/** A CA and certificates it signs, made with the openssl CLI at test time, for 127.0.0.1 (and the host names asked for). */
 export interface TestPki {
   dir: string;
   ca: string;
@@ -78,11 +78,12 @@ function makeLeaf(dir: string, ca: string, name: string, extensions: string): vo
   );
 }
 
-export function makeTestPki(): TestPki {
+export function makeTestPki(serverNames: readonly string[] = []): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-pki-'));
   makeCa(dir, 'ca');
   makeCa(dir, 'other-ca');
-  makeLeaf(dir, 'ca', 'server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  const altNames = [...serverNames.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',');
+  makeLeaf(dir, 'ca', 'server', `subjectAltName=${altNames}\nextendedKeyUsage=serverAuth\n`);
   makeLeaf(dir, 'ca', 'client', 'extendedKeyUsage=clientAuth\n');
   makeLeaf(dir, 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
   const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
