@@ -2,7 +2,7 @@ import mongoose from 'mongoose';
 import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
 import { countDatabaseCommands, databaseClientReplacements } from './database-metrics';
 import { MonitorWatchdog } from './database-watchdog';
-import { databaseReachable } from './readiness';
+import { DatabaseReplies, databaseReachable } from './readiness';
 import type { Service } from './service';
 
 /**
@@ -36,8 +36,8 @@ function loginOptions(settings: DatabaseSettings): mongoose.ConnectOptions {
 }
 
 /**
- * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a real
- * round trip) and is disconnected on shutdown, after the work that uses it has stopped. A client
+ * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a reply
+ * of the server's, to the service's work lately or to a ping: readiness.ts) and is disconnected on shutdown, after the work that uses it has stopped. A client
  * whose server checks stop (MonitorWatchdog) is replaced: the connection closes and opens again,
  * which the models follow (they are bound to the connection, not to its client).
  */
@@ -47,9 +47,11 @@ export async function connectDatabase(
   watchdog = new MonitorWatchdog(),
 ): Promise<void> {
   const options = { ...CLIENT_OPTIONS, ...loginOptions(settings) };
+  const replies = new DatabaseReplies();
   const open = async () => {
     await mongoose.connect(settings.MONGO_URL, options);
     countDatabaseCommands(mongoose.connection.getClient());
+    replies.watch(mongoose.connection.getClient());
     watchdog.watch(mongoose.connection.getClient());
   };
   await open();
@@ -77,7 +79,7 @@ export async function connectDatabase(
     clearInterval(timer);
     return mongoose.disconnect();
   });
-  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db));
+  service.addReadinessCheck('mongodb', () => databaseReachable(mongoose.connection.db, replies));
 }
 
 /** Where NATS is and how this service proves who it is there (CommonEnv in @pix/config). */
