@@ -13,11 +13,16 @@ set -euo pipefail
 PIX_PODMAN_DIR=${PIX_PODMAN_DIR:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.run/podman"}
 mkdir -p "$PIX_PODMAN_DIR"
 
-# Installs podman, runc, buildah's tooling, mmdebstrap (the base images are made from Debian's
-# archive, no registry) and docker-compose, when missing.
+# Installs what is missing of: podman with runc, netavark and aardvark-dns (container networks and
+# their names) and iptables (netavark sets up published ports with it: a fresh machine has none);
+# mmdebstrap (the base images are made from Debian's archive, no registry); docker-compose; and
+# what podman recommends for the storage and user namespaces it may use (fuse-overlayfs,
+# slirp4netns, uidmap, the CNI plugins), as on the machine where all of it was tried.
+PODMAN_PACKAGES=(podman runc netavark aardvark-dns iptables mmdebstrap docker-compose
+  fuse-overlayfs slirp4netns uidmap containernetworking-plugins)
 podman_install() {
   local missing=() pkg
-  for pkg in podman runc mmdebstrap docker-compose netavark aardvark-dns uidmap; do
+  for pkg in "${PODMAN_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
