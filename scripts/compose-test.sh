@@ -11,6 +11,9 @@ source scripts/podman-env.sh
 podman_install
 podman_configure
 podman_service_start
+# The test's compose project and files, for docker-compose here and in the test (one home).
+export COMPOSE_PROJECT_NAME=pix-compose-test
+export COMPOSE_FILE=docker-compose.yml:docker-compose.local.yml:tests/compose/docker-compose.test.yml
 
 # Every 2 s, each container still starting or unhealthy runs its health check once (docker-compose
 # reads the result to honour `condition: service_healthy`; the test waits on it too).
@@ -28,8 +31,7 @@ cleanup() {
   kill "$health_loop" 2>/dev/null || true
   # The test file's variables only need a value for `down`.
   RECEIVER_PORT=0 NODE_BASE_IMAGE=none COMPOSE_SECRETS=/nonexistent SECRETS_KEYS=none DASHBOARD_SESSION_SECRET=none \
-    docker-compose --project-directory "$root" -p pix-compose-test -f docker-compose.yml -f docker-compose.local.yml \
-    -f tests/compose/docker-compose.test.yml down -v --remove-orphans >/dev/null 2>&1 || true
+    docker-compose --project-directory "$root" down -v --remove-orphans >/dev/null 2>&1 || true
   podman_service_stop
 }
 trap cleanup EXIT

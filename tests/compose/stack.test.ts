@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { natsAuthorizationFile, natsCredentials } from '@pix/devstack';
+import { freePort, natsAuthorizationFile, natsCredentials, ROOT } from '@pix/devstack';
 import { Webhook } from 'standardwebhooks';
 import { api, eventually } from '../support/api';
 import { makeTestPki, type TestPki } from '../support/certificates';
@@ -20,9 +19,12 @@ import { makeTestPki, type TestPki } from '../support/certificates';
  * scripts/compose-test.sh runs podman's Docker API for docker-compose and the health checks
  * podman does not run by itself, then this file; it takes the stack down however this ends.
  */
-const root = path.join(__dirname, '..', '..');
-const PROJECT = 'pix-compose-test';
-const FILES = ['docker-compose.yml', 'docker-compose.local.yml', 'tests/compose/docker-compose.test.yml'];
+/**
+ * The compose project and its files, as scripts/compose-test.sh names them for docker-compose
+ * (COMPOSE_PROJECT_NAME, COMPOSE_FILE), which also takes the project down after a crash of this run.
+ */
+const PROJECT = process.env.COMPOSE_PROJECT_NAME;
+if (!PROJECT || !process.env.COMPOSE_FILE) throw new Error('run through `make compose-test` (scripts/compose-test.sh)');
 const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const;
 const WEBHOOK_URL = 'http://webhook-receiver:9999/hooks';
 /** From `up` to every service healthy; a cold start here took about 20 s. */
@@ -63,22 +65,11 @@ interface Delivery {
   body: string;
 }
 interface Hook extends Delivery {
-  json: { event: string; id: string; status: string };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  json: { event: string; id: string };
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): string {
-  const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', timeout: timeoutMs });
+  const result = spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutMs });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stderr}`);
   }
@@ -91,12 +82,7 @@ describe('the compose stack from the local images', () => {
   let gatewayUrl: string;
   let receiverUrl: string;
   const compose = (args: string[], timeoutMs?: number) =>
-    run(
-      'docker-compose',
-      ['--project-directory', root, '-p', PROJECT, ...FILES.flatMap((f) => ['-f', f]), ...args],
-      env,
-      timeoutMs,
-    );
+    run('docker-compose', ['--project-directory', ROOT, ...args], env, timeoutMs);
   const container = (service: string) => `${PROJECT}_${service}_1`;
   const inspect = (service: string, format: string) =>
     run('podman', ['inspect', '-f', format, container(service)], env).trim();
