@@ -39,6 +39,7 @@ function benchOptions(): BenchOptions {
     confirmations: numberEnv('BENCH_CONFIRMATIONS', quick ? 100 : 300),
     confirmationRate: numberEnv('BENCH_CONFIRMATION_RATE', 50),
     webhookWaitSeconds: numberEnv('BENCH_WEBHOOK_WAIT', quick ? 10 : 20),
+    burst: numberEnv('BENCH_BURST', quick ? 5000 : 20_000),
     idleSeconds: numberEnv('BENCH_IDLE_SECONDS', quick ? 10 : 30),
     settleSeconds: quick ? 3 : 5,
     workDir: path.join(RUN_DIR, 'bench'),
@@ -51,6 +52,7 @@ function describe(options: BenchOptions): string {
     `sizes ${options.sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} payments across 100 stores`,
     `${options.connections} connections, ${options.seconds} s per throughput figure`,
     `${options.confirmations} confirmations at ${options.confirmationRate}/s (webhooks waited for ${options.webhookWaitSeconds} s)`,
+    `a burst of ${options.burst.toLocaleString('en-US')} payments in one store at the largest size`,
     `idle ${options.idleSeconds} s`,
   ].join('; ');
 }

@@ -6,7 +6,8 @@ import type { ReconciliationCost } from './reconciliation';
 
 /**
  * The results as one markdown document: every figure at every size for each checkout measured,
- * the ratios the targets of issue 17 are stated in, and the targets beside them.
+ * the ratios the targets are stated in, and the targets beside them: issue 27's, and issue 17's
+ * where 27 sets none.
  */
 export interface RunInfo {
   startedAt: Date;
@@ -86,7 +87,7 @@ const rate = (pick: (s: SizeResult) => Throughput) => (small: SizeResult, large:
 const ROWS: Row[] = [
   {
     figure: 'create, req/s (p50 / p99)',
-    target: '≥ 500/s, p99 ≤ 100 ms',
+    target: 'p99 ≤ 100 ms',
     cell: (s) => throughput(s.create),
     scale: rate((s) => s.create),
   },
@@ -95,6 +96,11 @@ const ROWS: Row[] = [
     target: '',
     cell: (s) => throughput(s.rawInsertOne),
     scale: rate((s) => s.rawInsertOne),
+  },
+  {
+    figure: '**create ÷ raw insertOne**',
+    target: '≥ 30 %',
+    cell: (s) => pct(ratio(s.create.perSecond, s.rawInsertOne.perSecond)),
   },
   { figure: 'get by id, req/s (p50 / p99)', target: '', cell: (s) => throughput(s.get), scale: rate((s) => s.get) },
   {
@@ -105,7 +111,7 @@ const ROWS: Row[] = [
   },
   {
     figure: '**get ÷ raw findOne**',
-    target: '≥ 70 %',
+    target: '≥ 60 %',
     cell: (s) => pct(ratio(s.get.perSecond, s.rawFindOne.perSecond)),
   },
   {
@@ -118,6 +124,20 @@ const ROWS: Row[] = [
     figure: 'list, one client, the largest store (payments in it), req/s',
     target: 'p99 ≤ 50 ms',
     cell: (s) => `${throughput(s.listLargeStore)} (${s.listLargeStore.storeHolds.toLocaleString('en-US')})`,
+  },
+  {
+    figure: 'list, one client, a store that received the burst (payments in it) in the last two minutes, req/s',
+    target: 'p99 ≤ 50 ms',
+    cell: (s) => (s.burst ? `${throughput(s.burst.oneClient)} (${s.burst.holds.toLocaleString('en-US')})` : '–'),
+  },
+  {
+    figure: '**list of the burst store ÷ list of the 1,000-payment store**, both at the connections above',
+    target: '≥ 50 %',
+    cell: (s) =>
+      s.burst
+        ? `${pct(ratio(s.burst.concurrent.perSecond, s.burst.smallStore.perSecond))} ` +
+          `(${throughput(s.burst.concurrent)} and ${throughput(s.burst.smallStore)})`
+        : '–',
   },
   {
     figure: "raw find (limit 50, sorted, by the list's index) + count, /s",
@@ -158,7 +178,7 @@ const ROWS: Row[] = [
   },
   {
     figure: 'CPU ms per create / get / list (every process of the stack)',
-    target: 'create ≤ 3, get ≤ 0.7',
+    target: 'create ≤ 4.5, get ≤ 0.9',
     cell: (s) => [s.create, s.get, s.list].map((f) => num(cpuMsPerRequest(f))).join(' / '),
   },
   {
@@ -218,7 +238,7 @@ function perProcessTable(
   const lines = [`| ${title} | ${head.slice(1).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const name of names)
     lines.push(`| ${name} | ${variants.map((v) => value(v, name)).join(' | ')} | ${target(name)} |`);
-  if (total) lines.push(`| **whole stack** | ${variants.map(total).join(' | ')} | < 2 % |`);
+  if (total) lines.push(`| **whole stack** | ${variants.map(total).join(' | ')} | ≤ 2 % |`);
   return lines;
 }
 
@@ -282,7 +302,7 @@ export function renderReport(variants: VariantResult[], info: RunInfo): string {
     ...perProcessTable(
       variants,
       'process',
-      (name) => (SERVICES.has(name) ? '< 150 MB' : ''),
+      (name) => (SERVICES.has(name) ? '≤ 150 MB' : ''),
       (v, name) => num(v.peakRssMiB.find((p) => p.name === name)?.mib),
     ),
     '',

@@ -38,6 +38,8 @@ export interface BenchOptions {
   confirmationRate: number;
   /** How long webhooks still owed are waited for. */
   webhookWaitSeconds: number;
+  /** Payments a store receives in the two minutes before its list is measured, at the largest size. */
+  burst: number;
   idleSeconds: number;
   /** Quiet time before the idle measurement, for the last load's work to finish. */
   settleSeconds: number;
@@ -51,6 +53,8 @@ const STORES = 100;
 const RECONCILED = 100;
 /** The store the list is measured on holds this many payments at every size. */
 const LIST_STORE_SIZE = 1000;
+/** A burst's payments are created within this long before its list is measured. */
+const BURST_WITHIN_MS = 2 * 60 * 1000;
 /** Seeded payments that get by id cycles through, drawn at random from all of them. */
 const GET_SAMPLE = 1000;
 
@@ -109,6 +113,8 @@ export interface SizeResult {
   list: ApiFigure;
   /** One client listing the largest store (all but the list store's payments). */
   listLargeStore: ApiFigure & { storeHolds: number };
+  /** At the largest size: a store that has just received a burst of payments, listed. */
+  burst: BurstFigures | null;
   rawInsertOne: Throughput;
   rawFindOne: Throughput;
   rawFindAndCount: Throughput;
@@ -117,6 +123,16 @@ export interface SizeResult {
   refund: ConfirmationLatency & { dbCommandsPerRefund: number | null };
   /** Payments whose callback the PSP lost, found by reconciliation; null for a checkout without it. */
   reconciliation: ReconciliationCost | null;
+}
+
+/** The first page of a store that received `holds` payments in the last two minutes (issue 27). */
+export interface BurstFigures {
+  holds: number;
+  /** One client. */
+  oneClient: ApiFigure;
+  /** The bench's connections on the burst store, then on the 1,000-payment list store right after. */
+  concurrent: ApiFigure;
+  smallStore: ApiFigure;
 }
 
 export interface VariantResult {
@@ -197,6 +213,7 @@ export async function runVariant(
     const webhookStore = others[others.length - 2] as BenchStore;
     const insertStore = others[others.length - 3] as BenchStore;
     const reconciledStore = others[others.length - 4] as BenchStore;
+    const burstStore = others[others.length - 5] as BenchStore;
     const keys = loadListKeys(root);
     const counters = loadPaymentCounters(root);
     const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl, keys));
@@ -255,6 +272,23 @@ export async function runVariant(
             ? null
             : (commandsAfter - commandsBefore) / result.ok;
         return { ...result, dbCommandsPerRequest: perRequest, cpu: usage };
+      };
+      /** A flash sale: the burst store gets its payments, then its first page is listed. */
+      const measureBurst = async (): Promise<BurstFigures> => {
+        log(label, `seeding a burst of ${options.burst} payments created in the last two minutes`);
+        const step = await withServicesPaused(stack.processes, () =>
+          seedPayments(payments, shape, keys, [burstStore], options.burst, stack.gatewayUrl, BURST_WITHIN_MS),
+        );
+        if (counters && asPayments) await countSeeded(jetstream(asPayments), counters, step, 'burst');
+        const firstPage = [{ path: '/public-api/v1/payments?limit=50', token: burstStore.token }];
+        return {
+          holds: step.length,
+          oneClient: await measureApi('list, one client, the burst store', 'GET', firstPage, undefined, 1),
+          concurrent: await measureApi('list, the burst store', 'GET', firstPage),
+          smallStore: await measureApi('list, the 1,000-payment store, after the burst', 'GET', [
+            { path: '/public-api/v1/payments?limit=50', token: listStore.token },
+          ]),
+        };
       };
       const raw = async (what: string, run: () => Promise<Throughput>) => {
         log(label, `raw ${what} at ${stored.count} stored`);
@@ -315,7 +349,8 @@ export async function runVariant(
         )),
         storeHolds: largeStoreHolds,
       };
-      written += create.ok + insertOne.ok + confirmation.sent + (reconciliation?.paid ?? 0);
+      const burst = size === options.sizes[options.sizes.length - 1] ? await measureBurst() : null;
+      written += create.ok + insertOne.ok + confirmation.sent + (reconciliation?.paid ?? 0) + (burst?.holds ?? 0);
       const storedAfter = await storedPayments(payments, written);
       sizes.push({
         size,
@@ -326,6 +361,7 @@ export async function runVariant(
         get,
         list,
         listLargeStore,
+        burst,
         rawInsertOne: insertOne,
         rawFindOne: findOne,
         rawFindAndCount: findAndCount,

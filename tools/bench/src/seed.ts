@@ -39,13 +39,22 @@ function alphanumerics(length: number): string {
   return randomBytes(length).toString('base64url').replace(/[-_]/g, 'x').slice(0, length).toUpperCase();
 }
 
+/** Seeded payments are created at some time this far back, unless a burst says otherwise. */
+export const HISTORY_MS = 30 * DAY_MS;
+
 /**
- * A payment that has run its course (paid, or expired unpaid) at some time in the last 30 days:
- * history that costs nothing unless something scans it. Fields as the services write them.
+ * A payment that has run its course (paid, or expired unpaid) at some time in the last
+ * `createdWithinMs` (30 days: history that costs nothing unless something scans it; two minutes:
+ * a store's flash sale). Fields as the services write them.
  */
-export function historicPayment(storeId: string, gatewayUrl: string, keys: ListKeys | null): Record<string, unknown> {
+export function historicPayment(
+  storeId: string,
+  gatewayUrl: string,
+  keys: ListKeys | null,
+  createdWithinMs = HISTORY_MS,
+): Record<string, unknown> {
   const id = randomUUID();
-  const createdAt = new Date(Date.now() - Math.random() * 30 * DAY_MS);
+  const createdAt = new Date(Date.now() - Math.random() * createdWithinMs);
   const paid = Math.random() < 0.8;
   const status = paid ? 'approved' : 'not_approved';
   const amountCents = 500 + Math.floor(Math.random() * 100_000);
@@ -96,6 +105,7 @@ export async function seedPayments(
   stores: readonly BenchStore[],
   count: number,
   gatewayUrl: string,
+  createdWithinMs = HISTORY_MS,
 ): Promise<{ id: string; store: BenchStore; status: string }[]> {
   const seeded: { id: string; store: BenchStore; status: string }[] = [];
   let pending: Promise<unknown>[] = [];
@@ -103,7 +113,7 @@ export async function seedPayments(
     const batch: Document[] = [];
     for (let i = start; i < Math.min(count, start + BATCH); i++) {
       const store = stores[i % stores.length] as BenchStore;
-      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl, keys));
+      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl, keys, createdWithinMs));
       batch.push(doc);
       seeded.push({ id: doc._id as string, store, status: doc.status as string });
     }
