@@ -1,5 +1,5 @@
 import type { PaymentStatus } from '@pix/contracts';
-import { findPage, listKey, statusKey, type PageFinder } from './list-page';
+import { findPage, listKey, PageWindows, statusKey, type PageFinder } from './list-page';
 import type { PaymentDoc } from './model';
 
 const HOUR = 60 * 60 * 1000;
@@ -19,25 +19,26 @@ function store(createdAgoMs: number[], status: (i: number) => PaymentStatus = ()
     } as PaymentDoc;
   });
   const ranges: [string, string][] = [];
+  /** How many payments each query's range held: what the local engine reads and sorts for it. */
+  const read: number[] = [];
   const finder: PageFinder = {
     find: async (field, from, to, skip, limit) => {
       ranges.push([from, to]);
-      return docs
-        .filter((d) => d[field] >= from && d[field] < to)
-        .sort((a, b) => (a[field] < b[field] ? 1 : -1))
-        .slice(skip, skip + limit);
+      const held = docs.filter((d) => d[field] >= from && d[field] < to);
+      read.push(held.length);
+      return held.sort((a, b) => (a[field] < b[field] ? 1 : -1)).slice(skip, skip + limit);
     },
   };
   const newestFirst = [...docs].sort(
     (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : -1),
   );
-  return { docs, finder, ranges, newestFirst };
+  return { docs, finder, ranges, read, newestFirst };
 }
 
 describe('findPage', () => {
   it('reads a small store in one query', async () => {
     const { finder, ranges, newestFirst } = store([5, 1, 3].map((m) => m * HOUR));
-    const page = await findPage(finder, 's', { page: 1, limit: 2 }, 3, now);
+    const page = await findPage(finder, new PageWindows(), 's', { page: 1, limit: 2 }, 3, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 2).map((d) => d._id));
     expect(ranges).toEqual([['s|', 's|\u{10FFFF}']]);
   });
@@ -45,7 +46,7 @@ describe('findPage', () => {
   it("finds a large store's first page in the last hour's window when it holds the page", async () => {
     // 3,000 payments, one a minute: the last hour holds 60.
     const { finder, ranges, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
-    const page = await findPage(finder, 's', { page: 1, limit: 50 }, 3000, now);
+    const page = await findPage(finder, new PageWindows(), 's', { page: 1, limit: 50 }, 3000, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
     expect(ranges).toHaveLength(1);
     expect(ranges[0]?.[0]).toBe(`s|${new Date(now.getTime() - HOUR).toISOString()}`);
@@ -53,7 +54,7 @@ describe('findPage', () => {
 
   it('widens the window until it holds the page, deep pages included', async () => {
     const { finder, ranges, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
-    const page = await findPage(finder, 's', { page: 10, limit: 50 }, 3000, now);
+    const page = await findPage(finder, new PageWindows(), 's', { page: 10, limit: 50 }, 3000, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(450, 500).map((d) => d._id));
     // 1 h (60), 4 h (240), 16 h (960 ≥ 500).
     expect(ranges).toHaveLength(3);
@@ -61,9 +62,9 @@ describe('findPage', () => {
 
   it('ends on the whole store for the last, partial page of a store whose newest payments are old', async () => {
     const { finder, newestFirst } = store(Array.from({ length: 1500 }, (_, i) => 400 * 24 * HOUR + i * HOUR));
-    const page = await findPage(finder, 's', { page: 30, limit: 50 }, 1500, now);
+    const page = await findPage(finder, new PageWindows(), 's', { page: 30, limit: 50 }, 1500, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(1450, 1500).map((d) => d._id));
-    expect(await findPage(finder, 's', { page: 31, limit: 50 }, 1500, now)).toEqual([]);
+    expect(await findPage(finder, new PageWindows(), 's', { page: 31, limit: 50 }, 1500, now)).toEqual([]);
   });
 
   it('pages one status by its own key, newest first, ties by id', async () => {
@@ -71,7 +72,68 @@ describe('findPage', () => {
     const statusOf = (i: number): PaymentStatus => (i % 3 === 0 ? 'approved' : 'pending');
     const { finder, newestFirst } = store(at, statusOf);
     const approved = newestFirst.filter((d) => d.status === 'approved');
-    const page = await findPage(finder, 's', { page: 2, limit: 30, status: 'approved' }, approved.length, now);
+    const page = await findPage(
+      finder,
+      new PageWindows(),
+      's',
+      { page: 2, limit: 30, status: 'approved' },
+      approved.length,
+      now,
+    );
     expect(page.map((d) => d._id)).toEqual(approved.slice(30, 60).map((d) => d._id));
+  });
+
+  it("follows a burst: after one page the window holds about two pages, not the hour's 20,000", async () => {
+    // 20,000 payments in the last two minutes, 3,000 spread over the month before.
+    const burst = Array.from({ length: 20_000 }, (_, i) => (i * 120_000) / 20_000);
+    const month = Array.from({ length: 3000 }, (_, i) => 2 * HOUR + i * 15 * 60_000);
+    const { finder, read, newestFirst } = store([...burst, ...month]);
+    const windows = new PageWindows();
+    const first = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 23_000, now);
+    expect(first.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
+    expect(read).toEqual([20_000]);
+
+    read.length = 0;
+    const again = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 23_000, now);
+    expect(again.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
+    expect(read).toHaveLength(1);
+    expect(read[0]).toBeLessThanOrEqual(200);
+
+    read.length = 0;
+    const third = await findPage(finder, windows, 's', { page: 3, limit: 50 }, 23_000, now);
+    expect(third.map((d) => d._id)).toEqual(newestFirst.slice(100, 150).map((d) => d._id));
+    expect(read).toHaveLength(1);
+    expect(read[0]).toBeLessThanOrEqual(400);
+  });
+
+  it('widens from a hint that became too narrow, and counts the time a quiet store has been quiet', async () => {
+    const { finder, read, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 1000 + 500));
+    const windows = new PageWindows();
+    // A hint from a faster time: 50 payments within the last 100 ms.
+    windows.record('s|', 1, 100, now.getTime());
+    const page = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 3000, now);
+    expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
+    // 1 s (1), 4 s (4), 16 s (16), 64 s (full).
+    expect(read).toEqual([1, 4, 16, 64]);
+
+    // An hour later with nothing new, the window starts an hour further back and finds the page at once.
+    read.length = 0;
+    const later = new Date(now.getTime() + HOUR);
+    const quiet = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 3000, later);
+    expect(quiet.map((d) => d._id)).toEqual(page.map((d) => d._id));
+    expect(read).toHaveLength(1);
+  });
+
+  it('keeps one hint per list: a status has its own', async () => {
+    const at = Array.from({ length: 4000 }, (_, i) => i * 1000 + 500);
+    const { finder, read } = store(at, (i) => (i % 40 === 0 ? 'approved' : 'pending'));
+    const windows = new PageWindows();
+    await findPage(finder, windows, 's', { page: 1, limit: 10 }, 4000, now);
+    read.length = 0;
+    // The whole list's pace (one a second) would be 40 times too narrow for approved ones: the
+    // first approved page looks in the hour (90 approved), the next in twice the ten's 360 s (19).
+    await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
+    await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
+    expect(read).toEqual([90, 19]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ListQuery, PaymentStatus } from '@pix/contracts';
+import { LRUCache } from 'lru-cache';
 import type { PaymentDoc } from './model';
 
 /**
@@ -26,6 +27,10 @@ const WIDEN = 4;
 const WHOLE_MS = 50 * 365 * 24 * HOUR_MS;
 /** A store this small (by its count) is read in one query, without windows. */
 const SMALL_STORE = 1000;
+/** A window from a hint looks this many times as far back as the last page needed. */
+const HINT_MARGIN = 2;
+/** The narrowest window a hint gives: a store creating a page a millisecond still reads one. */
+const NARROWEST_MS = 1000;
 
 export interface PageFinder {
   /** The documents whose `field` is in [from, to), by `field` descending, `skip` then `limit`. */
@@ -33,15 +38,42 @@ export interface PageFinder {
 }
 
 /**
+ * How far back each list's last full page reached (per page of depth) and when, by store and
+ * status: the width of the next window to look in. The local engine reads and sorts every payment
+ * a window holds (its index cannot return them in order), so a store that created 20,000 payments
+ * in the last hour would cost 20,000 documents a page in a fixed first window; the hint follows
+ * the store's recent pace instead. A hint only: a window that holds less than the page widens as
+ * without one, so a wrong or lost hint costs queries, never a wrong page. Per process and bounded.
+ */
+export class PageWindows {
+  private readonly reach = new LRUCache<string, { perPageMs: number; at: number }>({ max: 10_000 });
+
+  /** The window to look in first for page `page`, or null when this list has no hint. */
+  first(list: string, page: number, now: number): number | null {
+    const hint = this.reach.get(list);
+    if (!hint) return null;
+    // A store that went quiet since is as many milliseconds further back as have passed.
+    return Math.max(NARROWEST_MS, hint.perPageMs * page * HINT_MARGIN) + Math.max(0, now - hint.at);
+  }
+
+  /** A full page was found: its oldest payment was `reachMs` back at `now`. */
+  record(list: string, page: number, reachMs: number, now: number): void {
+    this.reach.set(list, { perPageMs: Math.max(0, reachMs) / page, at: now });
+  }
+}
+
+/**
  * A page of a store's list, newest first (createdAt, then id, descending). The newest payments are
- * looked for in a window of creation time that widens (an hour back, then four times as far each
- * time) until it holds the page: a window whose range yields a full page holds every payment of the
- * page, since all it leaves out is older. A store of `count` ≤ SMALL_STORE is read in one query. So
- * a first page reads about what its window holds whatever the store's size; page p needs p × limit
- * payments in its window, so deep pages cost more.
+ * looked for in a window of creation time that widens (from the list's hint, PageWindows, else an
+ * hour back; then four times as far each time) until it holds the page: a window whose range
+ * yields a full page holds every payment of the page, since all it leaves out is older. A store of
+ * `count` ≤ SMALL_STORE is read in one query. So a first page reads about what its window holds
+ * whatever the store's size or pace; page p needs p × limit payments in its window, so deep pages
+ * cost more.
  */
 export async function findPage(
   finder: PageFinder,
+  windows: PageWindows,
   storeId: string,
   query: ListQuery,
   count: number,
@@ -52,10 +84,15 @@ export async function findPage(
     : (['listKey', `${storeId}|`] as const);
   const skip = (query.page - 1) * query.limit;
   if (count > SMALL_STORE) {
-    for (let back = HOUR_MS; back < WHOLE_MS; back *= WIDEN) {
-      const since = prefix + new Date(now.getTime() - back).toISOString();
+    const at = now.getTime();
+    for (let back = windows.first(prefix, query.page, at) ?? HOUR_MS; back < WHOLE_MS; back *= WIDEN) {
+      const since = prefix + new Date(at - back).toISOString();
       const docs = await finder.find(field, since, prefix + END, skip, query.limit);
-      if (docs.length === query.limit) return docs;
+      const oldest = docs.at(-1);
+      if (oldest && docs.length === query.limit) {
+        windows.record(prefix, query.page, at - oldest.createdAt.getTime(), at);
+        return docs;
+      }
     }
   }
   return finder.find(field, prefix, prefix + END, skip, query.limit);

@@ -1,7 +1,7 @@
 import type { ListQuery, PaymentCountKey } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
-import { findPage, listKey, statusKey, type PageFinder } from './list-page';
+import { findPage, listKey, PageWindows, statusKey, type PageFinder } from './list-page';
 import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc, type StoredPayment } from './model';
 import { OutboxClearer } from './outbox-clearer';
 import {
@@ -49,6 +49,7 @@ export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<numbe
 export class PaymentStore implements PaymentStorage {
   private readonly clearer: OutboxClearer;
   private readonly retry: PublishRetry<Pick<PaymentDoc, '_id' | 'outbox'>>;
+  private readonly windows = new PageWindows();
 
   private readonly pages: PageFinder = {
     find: async (field, from, to, skip, limit) => {
@@ -94,7 +95,7 @@ export class PaymentStore implements PaymentStorage {
    */
   async list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
     const total = await this.readCount(storeId, query.status ?? 'all');
-    return { docs: await findPage(this.pages, storeId, query, total), total };
+    return { docs: await findPage(this.pages, this.windows, storeId, query, total), total };
   }
 
   /**
