@@ -19,6 +19,7 @@ import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
 import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
+import { ReadinessWatch } from '../support/readiness-watch';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
 import { verify } from '../webhooks/helpers';
@@ -134,6 +135,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
   const deliveredEvents = new Set<string>();
   let endpointDown = false;
   let secondGateway: string;
+  /** Every replica's /readyz, while the faults leave what it checks (NATS, the database) up. */
+  let readiness: ReadinessWatch;
   /** Ends the load and every wait when the test ends, passed or failed: nothing of it outlives the suite. */
   const halt = new AbortController();
 
@@ -150,17 +153,34 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       },
     });
     // The second replica of each service; the gateway and the adapter listen on ports of their own.
-    await stack.startService('payments');
-    await stack.startService('webhook-dispatcher');
-    await stack.startService('pix-provider-adapter', {}, undefined, { adapterHttp: await freePort() });
+    const ops = {
+      payments: await freePort(),
+      'webhook-dispatcher': await freePort(),
+      'pix-provider-adapter': await freePort(),
+      gateway: await freePort(),
+    };
+    await stack.startService('payments', {}, ops.payments);
+    await stack.startService('webhook-dispatcher', {}, ops['webhook-dispatcher']);
+    await stack.startService('pix-provider-adapter', {}, ops['pix-provider-adapter'], {
+      adapterHttp: await freePort(),
+    });
     const gatewayPort = await freePort();
-    await stack.startService('gateway', {}, undefined, { gateway: gatewayPort });
+    await stack.startService('gateway', {}, ops.gateway, { gateway: gatewayPort });
     secondGateway = `http://127.0.0.1:${gatewayPort}`;
+    readiness = new ReadinessWatch(
+      Object.fromEntries(
+        (Object.keys(ops) as ServiceName[]).flatMap((name) => [
+          [`${name} 1`, `http://127.0.0.1:${stack.ports.ops[name]}`],
+          [`${name} 2`, `http://127.0.0.1:${ops[name]}`],
+        ]),
+      ),
+    );
     nc = await jetStreamAdmin(stack, { reconnect: true });
   }, 240_000);
 
   afterAll(async () => {
     halt.abort();
+    readiness?.stop();
     await nc?.close();
     await receiver.stop();
     await stack?.stop();
@@ -190,6 +210,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     const cpuAtStart = cpuTime();
     const load = startLoad({ client, rate: RATE, webhookUrl, keyPrefix: 'chaos' });
     const faults: Fault[] = [];
+    readiness.start();
+    readiness.watch(true);
 
     /** Measures the fault's first good create (sent after it struck), then lets the stack settle. */
     const recovered = async (fault: Fault): Promise<void> => {
@@ -212,6 +234,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     const cpuAfterSteady = cpuTime();
 
     // 1. The NATS member that leads PAYMENTS: the stream elects another leader among the two left.
+    // A replica connected to it is not ready until it has reconnected: a true answer, not watched.
+    readiness.watch(false);
     const jsm = await jetstreamManager(nc);
     const leader = (await jsm.streams.info(Streams.payments.name)).cluster?.leader;
     const members = stack.ports.natsCluster!;
@@ -243,12 +267,16 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
 
     // 2. One replica of each service: the other carries on, and the killed one is restarted as
     // Kubernetes would.
+    // Every other replica stays ready throughout, under the load and the backlog of the killed one.
+    readiness.watch(true);
     for (const name of ['payments', 'pix-provider-adapter', 'webhook-dispatcher', 'gateway'] as ServiceName[]) {
       const start = Date.now();
       // The oldest replica: the stack's first, on the stack's own ports, where it comes back.
+      readiness.setDown(`${name} 1`, true);
       kill9(stack, name);
       await sleep(RESTART_AFTER_MS);
       const restarted = await started(() => stack.startService(name, {}, stack.ports.ops[name]));
+      readiness.setDown(`${name} 1`, false);
       await recovered({
         name: `kill -9 one ${name} replica`,
         start,
@@ -259,7 +287,9 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     }
 
     // 3. The database: PostgreSQL and FerretDB killed together (PostgreSQL then recovers from its
-    // log, so what was acknowledged must survive), restarted after a few seconds.
+    // log, so what was acknowledged must survive), restarted after a few seconds. Every replica
+    // rightly answers not ready while it is gone.
+    readiness.watch(false);
     const dbStart = Date.now();
     const killedPostgres = kill9(stack, 'postgres');
     const killedFerret = kill9(stack, 'ferretdb');
@@ -328,6 +358,9 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
         `chaos: webhooks outside the faults ${latencies(outside)}` +
           mark(quantile(delays(outside), 0.99), TARGETS.webhookP99Ms),
         `chaos: slowest outside the faults: ${slowest(outside, faults, loadStarted)}`,
+        `chaos: readiness of every replica not killed, before any fault and across the services' faults: ` +
+          `${readiness.answered} probes answered, ${readiness.notReady.length} not ready, ` +
+          `${readiness.unanswered} not answered within 2 s`,
         faultTable(faults, owed, client),
         `chaos: * missed issue 19's target (first good create ${TARGETS.firstCreateMs / 1000} s, the database's ` +
           `${TARGETS.firstCreateAfterDatabaseMs / 1000} s; ready ${TARGETS.readyAfterStartMs / 1000} s; ` +
@@ -343,6 +376,11 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     const unexpected = client.attempts.filter((a) => ![0, 200, 409, 503].includes(a.status));
     expect(unexpected.map((a) => `${a.key} answered ${a.status} at ${new Date(a.at).toISOString()}`)).toEqual([]);
     expect(unexpected503.map((a) => `${a.key} answered 503 at ${new Date(a.at).toISOString()}`)).toEqual([]);
+    // Readiness tells the truth under load: no replica whose NATS and database work said it was not ready.
+    expect(
+      readiness.notReady.map((n) => `${n.replica} ${n.status} at ${new Date(n.at).toISOString()}: ${n.body}`),
+    ).toEqual([]);
+    expect(readiness.answered).toBeGreaterThan(0);
 
     // The bounds of each fault, and of the webhooks.
     for (const f of faults) {
