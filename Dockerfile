@@ -40,5 +40,8 @@ COPY --from=build /bundle/ ./
 # The image's own non-root user (uid 1000); the files stay root's, so the process cannot change them.
 USER node
 EXPOSE 9100
-# node is PID 1 and handles SIGTERM itself (graceful shutdown in libs/runtime).
-CMD ["node", "main.js"]
+# node is PID 1 and handles SIGTERM itself (graceful shutdown in libs/runtime). The heap flags keep
+# a service's memory near its live heap under load (docs/operations.md: memory); they are
+# tools/devstack's SERVICE_HEAP_FLAGS, which the bench measures (a test holds the two equal).
+# Compose and Kubernetes run this CMD; the admin image's commands replace it.
+CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=8", "main.js"]

@@ -16,6 +16,10 @@ export interface ServiceSpec {
   minReplicas: number;
   maxReplicas: number;
   cpu: { request: number; limit: number };
+  /**
+   * Above the images' heap flags (the Dockerfile's CMD: a 192 MB old space) plus what is not heap,
+   * about 80 MB (docs/operations.md: memory), so V8's own limit is met before the pod's.
+   */
   memoryMiB: { request: number; limit: number };
 }
 

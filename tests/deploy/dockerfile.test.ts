@@ -4,6 +4,7 @@ import path from 'node:path';
 import dockerignore from '@balena/dockerignore';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { SERVICE_HEAP_FLAGS } from '@pix/devstack';
 
 /**
  * The Dockerfile without an engine: the Dockerfile linter of the VS Code Docker tooling
@@ -48,6 +49,12 @@ describe('Dockerfile', () => {
     expect(args('EXPOSE')).toEqual(['9100']);
     const base = dockerfile.getARGs().find((arg) => arg.getProperty()?.getName() === 'NODE_IMAGE');
     expect(base?.getProperty()?.getValue()).toMatch(/^node:20(\.\d+)*-(bookworm-slim|alpine)$/);
+  });
+
+  it('starts node with the heap flags the local stack and the bench use', () => {
+    const cmd = dockerfile.getCMDs().at(-1)!;
+    const words = JSON.parse(cmd.getArgumentsContent() ?? '[]') as string[];
+    expect(words).toEqual(['node', ...SERVICE_HEAP_FLAGS, 'main.js']);
   });
 
   it('has a bundle script that bash accepts and that refuses an unknown service', () => {

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
 import { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
 import { retrySetup } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import { boundedCache } from './bounded-cache';
 import { hashToken, type TokenRecord } from './storage';
 
 /** What the cache reads from the database on a miss (GatewayStorage's tokens and stores). */
@@ -85,9 +86,9 @@ export class AuthCache {
     private readonly logger: Logger,
     private readonly limits: AuthCacheLimits = DEFAULT_AUTH_CACHE_LIMITS,
   ) {
-    this.revoked = new LRUCache({ max: limits.maxRevoked, ttl: REVOKED_TTL_MS });
-    this.unknown = new LRUCache({ max: limits.maxUnknown, ttl: limits.negativeTtlMs });
-    this.issued = new LRUCache({ max: limits.maxIssued });
+    this.revoked = boundedCache(limits.maxRevoked, { ttl: REVOKED_TTL_MS });
+    this.unknown = boundedCache(limits.maxUnknown, { ttl: limits.negativeTtlMs });
+    this.issued = boundedCache(limits.maxIssued);
   }
 
   /** Opens the bucket, which the provisioning step creates (a replica started before it waits for it). */

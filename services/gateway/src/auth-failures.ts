@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from '@pix/observability';
+import { boundedCache } from './bounded-cache';
 
 export interface AuthFailureLimit {
   /** Failed authentications one client address may make per window. */
@@ -43,8 +44,7 @@ export class AuthFailures {
     registry: Registry,
     private readonly now: () => number = Date.now,
   ) {
-    this.windows = new LRUCache<string, Window>({
-      max: limit.maxAddresses ?? 50_000,
+    this.windows = boundedCache<string, Window>(limit.maxAddresses ?? 50_000, {
       ttl: limit.windowMs,
       ttlAutopurge: false,
       perf: { now },

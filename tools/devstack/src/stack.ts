@@ -249,6 +249,21 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
   };
 }
 
+/**
+ * V8's heap limits for every service's node, the same as the images' CMD (the Dockerfile; a test
+ * holds them equal), so the bench measures the memory production runs with (issue 27). Without
+ * them V8 sizes a service's heap for the machine's memory: 16 MB semi-spaces (32 MB of young
+ * generation held under load) and an old generation that may grow to several times what survived
+ * the last full collection before the next one. Under the bench's 32 connections that was 80 to
+ * 130 MB of dead objects beside a live heap of 25 to 40 MB. V8 scales that growth factor with the
+ * old-space limit (its heap controller: the smallest factor for a small limit), so a 192 MB limit
+ * keeps the old generation near its live size; 192 MB is still five times the largest live heap
+ * measured, and leaves room under the pods' memory limits (320 and 384 MiB) for what is not heap.
+ * 8 MB semi-spaces rather than 4: at 4 payments spent a third of its CPU in scavenges and the
+ * list's throughput fell by a quarter (docs/operations.md: memory).
+ */
+export const SERVICE_HEAP_FLAGS: readonly string[] = ['--max-old-space-size=192', '--max-semi-space-size=8'];
+
 /** Starts one service, as its own NATS identity, and waits for its /readyz. */
 export async function startService(
   name: ServiceName,
@@ -259,9 +274,10 @@ export async function startService(
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
   const logFile = path.join(options.dir, 'logs', `${name}.log`);
   // SERVICE_NODE_FLAGS: flags for every service's node, such as `--cpu-prof --cpu-prof-dir=/tmp/prof`,
-  // which NODE_OPTIONS refuses (docs/development.md: profiling a service).
+  // which NODE_OPTIONS refuses (docs/development.md: profiling a service). They come after the
+  // heap's flags, so they can change them too (V8 keeps a flag's last value).
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const started = launch(name, process.execPath, [...flags, serviceEntry(name, options.root)], {
+  const started = launch(name, process.execPath, [...SERVICE_HEAP_FLAGS, ...flags, serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, nats, mongoUrl),
     logFile,
     detached: options.detached,
