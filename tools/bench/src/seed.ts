@@ -79,9 +79,14 @@ export function historicPayment(
     expiresAt: new Date(createdAt.getTime() + DAY_MS),
     paidEndToEndId: paid ? `E${alphanumerics(31)}` : null,
     paidAmountCents: paid ? amountCents : null,
+    // Paid within the minute after its creation.
+    paidAt: paid ? new Date(createdAt.getTime() + 60_000) : null,
     deadlineAt: null,
     refundReason: null,
-    refund: null,
+    // Today's shape: refunds as records, none here (a checkout from before them, whose model has no
+    // such field, gets its own default for `refund` instead; shapeDocument keeps declared fields only).
+    refunds: [],
+    cancelledAt: null,
     // payment.created, then payment.status_changed (approved or not_approved).
     eventSeq: 2,
     // Written twice (created, then its status change): the revision a payment's next writer claims.
