@@ -15,7 +15,8 @@ export class OutboxClearer {
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly remove: (paymentIds: string[], msgIds: string[]) => Promise<unknown>,
+    /** Removes each payment's published messages (by payment id, the ids of its messages). */
+    private readonly remove: (published: [paymentId: string, msgIds: string[]][]) => Promise<unknown>,
     /** A removal that failed: its messages stay in the outbox, and the relay publishes them again. */
     private readonly onError: (err: unknown) => void,
     private readonly lingerMs = 50,
@@ -51,7 +52,7 @@ export class OutboxClearer {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    this.running = this.remove([...batch.keys()], [...batch.values()].flat())
+    this.running = this.remove([...batch])
       .then(() => undefined, this.onError)
       .finally(() => {
         for (const [paymentId, ids] of batch) this.forget(paymentId, ids);
