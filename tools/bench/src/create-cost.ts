@@ -66,8 +66,11 @@ async function creates(baseUrl: string, token: string, count: number, rate: numb
 
 async function tableRows(pg: Client): Promise<Map<string, { ins: number; upd: number; hot: number; del: number }>> {
   const { rows } = await pg.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
-    `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
-       FROM pg_stat_all_tables WHERE schemaname = 'documentdb_data'`,
+    `SELECT coalesce(t.relname, 'toast of ' || c.relname) AS relname, s.n_tup_ins AS ins, s.n_tup_upd AS upd,
+            s.n_tup_hot_upd AS hot, s.n_tup_del AS del
+       FROM pg_class c JOIN pg_stat_all_tables s ON s.relid IN (c.oid, c.reltoastrelid)
+       LEFT JOIN pg_class t ON t.oid = s.relid AND t.oid = c.oid
+      WHERE c.relnamespace = 'documentdb_data'::regnamespace AND c.relkind = 'r'`,
   );
   return new Map(rows.map((r) => [r.relname, { ins: +r.ins, upd: +r.upd, hot: +r.hot, del: +r.del }]));
 }
@@ -152,7 +155,15 @@ async function main(): Promise<void> {
                    AND i.tablename = 'documents_' || c.collection_id) AS indexes
            FROM documentdb_api_catalog.collections c`,
       );
-      for (const n of names.rows) {
+      for (const n of [
+        ...names.rows,
+        ...names.rows.map((r) => ({
+          ...r,
+          table_name: `toast of ${r.table_name}`,
+          collection_name: `(toast) ${r.collection_name}`,
+          indexes: '1',
+        })),
+      ]) {
         const a = after.get(n.table_name);
         const b = rowsBefore.get(n.table_name) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
         if (!a) continue;
@@ -166,6 +177,12 @@ async function main(): Promise<void> {
           `rows ${n.collection_name.padEnd(28)} ins ${ins.toFixed(2)} upd ${upd.toFixed(2)} (hot ${hot.toFixed(2)}) del ${del.toFixed(2)}; ${n.indexes} indexes: ~${entries.toFixed(2)} index entries`,
         );
       }
+      const retry = await pg.query<{ relname: string; ins: string; del: string }>(
+        `SELECT relname, n_tup_ins AS ins, n_tup_del AS del FROM pg_stat_all_tables
+          WHERE schemaname = 'documentdb_data' AND relname LIKE 'retry%' AND n_tup_ins > 0`,
+      );
+      for (const r of retry.rows)
+        out.push(`retry table ${r.relname}: ${r.ins} rows inserted, ${r.del} deleted (since start)`);
       const { rows } = await pg.query<{ query: string; calls: string; ms: string; toplevel: boolean }>(
         `SELECT toplevel, calls, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
            FROM pg_stat_statements ORDER BY calls DESC LIMIT 40`,
