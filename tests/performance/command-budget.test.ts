@@ -115,7 +115,7 @@ describe('database commands per operation', () => {
     expect(total(counts)).toBeLessThanOrEqual(8);
   });
 
-  it("a refund's check and record is one update, and the refund costs 6 commands until the PSP settled it", async () => {
+  it("a refund's check and record is one update, and the refund costs at most 6 commands until the PSP settled it", async () => {
     const { body } = await create({ amount: 20 });
     await admin(stack, 'sandbox', 'pay', body.id);
     await eventually(
@@ -141,10 +141,12 @@ describe('database commands per operation', () => {
     expect(after.body.refundedAmount).toBe(5);
     // Asked: the payment read (the store's, or 404), the one conditional update that checks what is
     // left and records the refund, the removal of its published messages. Settled: the payment read
-    // by its txid, the refund's update, the removal.
-    expect([...counts].sort()).toEqual([
-      ['payments find payments', 2],
-      ['payments update payments', 4],
-    ]);
+    // by its txid, the refund's update, the removal. The two removals are one command when the
+    // settlement comes while the first still waits for others to join it (OutboxClearer).
+    const updates = counts.get('payments update payments') ?? 0;
+    expect([...counts.keys()].sort()).toEqual(['payments find payments', 'payments update payments']);
+    expect(counts.get('payments find payments')).toBe(2);
+    expect(updates).toBeGreaterThanOrEqual(3);
+    expect(updates).toBeLessThanOrEqual(4);
   });
 });

@@ -1,4 +1,4 @@
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
 import { createLogger } from '@pix/observability';
 import { PaymentModel, type OutboxMessage } from '../../services/payments/src/model';
@@ -33,7 +33,9 @@ describe('the outbox of a payment', () => {
   const outboxOf = async (id: string) => (await PaymentModel.findById(id).lean())?.outbox ?? [];
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'));
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'), {
+      monitorCommands: true,
+    });
     await syncPaymentIndexes();
   });
   beforeEach(() => {
@@ -52,6 +54,30 @@ describe('the outbox of a payment', () => {
     expect(ids(published)).toEqual([`evt_${doc._id}`, `count:${doc._id}:1:all`, `count:${doc._id}:1:pending`]);
     await store.flush();
     expect(await outboxOf(doc._id)).toEqual([]);
+  });
+
+  it("empties many payments' outboxes with one command, each payment found by its id", async () => {
+    // DocumentDB runs an update filtered by `_id: {$in: [...]}` as a scan of the whole collection,
+    // so the removal is one update command with a statement per payment, each by `_id` alone.
+    const docs = [1, 2, 3].map(() => pendingPaymentDoc({ storeId: 'outbox-store' }));
+    const sent: CommandStartedEvent[] = [];
+    const client = mongoose.connection.getClient();
+    const count = (event: CommandStartedEvent) => {
+      if (event.commandName === 'update' && event.command.update === 'payments') sent.push(event);
+    };
+    client.on('commandStarted', count);
+    try {
+      await Promise.all(docs.map((doc) => store.insert(doc, [created(doc._id)])));
+      await store.flush();
+    } finally {
+      client.off('commandStarted', count);
+    }
+    expect(sent).toHaveLength(1);
+    const statements = (sent[0]?.command.updates ?? []) as { q: Record<string, unknown> }[];
+    expect(statements.map((u) => u.q).sort((a, b) => String(a._id).localeCompare(String(b._id)))).toEqual(
+      docs.map((doc) => ({ _id: doc._id })).sort((a, b) => a._id.localeCompare(b._id)),
+    );
+    for (const doc of docs) expect(await outboxOf(doc._id)).toEqual([]);
   });
 
   it('keeps what an insert owes when its answer is lost, and the relay publishes it', async () => {

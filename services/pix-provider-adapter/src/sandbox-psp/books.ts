@@ -1,6 +1,6 @@
-import mongoose, { Schema } from 'mongoose';
+import mongoose, { Schema, type mongo } from 'mongoose';
 import type { Logger } from '@pix/observability';
-import { syncIndexes } from '@pix/runtime';
+import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 import type { AnalysisState, Cob, Devolucao, PixEntry } from '../api-pix/wire';
 
 /**
@@ -102,6 +102,11 @@ ChargeSchema.index({ 'latePix.notified': 1 });
 
 const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema);
 
+/** The driver's collection under the charges' model, for the insert that needs none of mongoose's casting. */
+function chargesCollection(): mongo.Collection<SandboxCharge> {
+  return ChargeModel.collection as unknown as mongo.Collection<SandboxCharge>;
+}
+
 const ReceivedPixSchema = new Schema<ReceivedPixLine>(
   {
     _id: { type: String, required: true },
@@ -147,19 +152,34 @@ export class SandboxBooks {
   }
 
   /**
-   * Stores a charge under its txid unless one is there (PUT /cob is idempotent by txid): one command.
-   * Returns the charge as stored, and whether this call created it.
+   * Stores a charge under its txid unless one is there (PUT /cob is idempotent by txid): one insert,
+   * built whole here (every field the schema declares) and sent through the driver, and a read of
+   * the charge there only when the txid is taken (a repeated PUT). Returns the charge as stored, and
+   * whether this call created it. An insert, not an upsert: DocumentDB's findAndModify looks the
+   * txid up first and costs the engine about twice an insert.
    */
   async putCharge(
     txid: string,
     created: Pick<SandboxCharge, 'cob' | 'amountCents' | 'expiresAt'>,
   ): Promise<{ charge: SandboxCharge; created: boolean }> {
-    const result = await ChargeModel.findOneAndUpdate(
-      { _id: txid },
-      { $setOnInsert: { ...created, pix: null, analysis: null } },
-      { upsert: true, new: true, includeResultMetadata: true, lean: true },
-    );
-    return { charge: result.value as SandboxCharge, created: !result.lastErrorObject?.updatedExisting };
+    const charge: SandboxCharge = {
+      _id: txid,
+      ...created,
+      pix: null,
+      analysis: null,
+      latePix: [],
+      pixIds: [],
+      failNextRefund: null,
+    };
+    try {
+      await chargesCollection().insertOne(charge);
+      return { charge, created: true };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    const stored = await this.findCharge(txid);
+    if (!stored) throw new Error(`charge ${txid} was refused as a duplicate but cannot be read`);
+    return { charge: stored, created: false };
   }
 
   /**
