@@ -142,11 +142,26 @@ export async function startConsumer(
 
   const inHand = new Set<Promise<void>>();
   const chains = new Map<string, Promise<void>>();
+  // The messages in a handler's hands, reported in progress every WORKING_EVERY_MS. The timer runs
+  // only while there are some, so an idle consumer does not wake up for nothing; it is armed when a
+  // message arrives or already running, so each is still reported within WORKING_EVERY_MS of its
+  // arrival and every WORKING_EVERY_MS after, as before.
   const held = new Set<JsMsg>();
-  const working = setInterval(() => {
-    for (const msg of held) msg.working();
-  }, WORKING_EVERY_MS);
-  working.unref();
+  let working: NodeJS.Timeout | undefined;
+  const hold = (msg: JsMsg) => {
+    held.add(msg);
+    if (working) return;
+    working = setInterval(() => {
+      for (const inProgress of held) inProgress.working();
+    }, WORKING_EVERY_MS);
+    working.unref();
+  };
+  const release = (msg: JsMsg) => {
+    held.delete(msg);
+    if (held.size > 0 || !working) return;
+    clearInterval(working);
+    working = undefined;
+  };
   const parentContext = (msg: JsMsg) => {
     const carrier = msg.headers?.has('traceparent') ? undefined : options.traceOf?.(msg);
     return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : contextFromHeaders(msg.headers);
@@ -173,7 +188,7 @@ export async function startConsumer(
           failSpan(span, err);
           msg.nak(retryOnErrorMs);
         } finally {
-          held.delete(msg);
+          release(msg);
           span.end();
         }
       },
@@ -187,7 +202,7 @@ export async function startConsumer(
         continue;
       }
       if (msg.info.redelivered) consumerRedeliveries.inc(labels);
-      held.add(msg);
+      hold(msg);
       if (!options.parallel) {
         await handle(msg);
         continue;
@@ -213,7 +228,6 @@ export async function startConsumer(
       clearInterval(refresh);
       await messages.close();
       await done;
-      clearInterval(working);
     },
     isBound,
   };
