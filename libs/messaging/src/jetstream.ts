@@ -8,8 +8,14 @@ import { contextFromHeaders, traceHeaders } from './headers';
 import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
-/** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
-const PENDING_REFRESH_MS = 5000;
+/**
+ * How often a consumer's lag is read from the server for jetstream_consumer_pending: as often as
+ * Prometheus scrapes (every 15 s, k8s/src/monitoring.ts and deploy/prometheus.yml), so no scrape
+ * reads a figure older than one interval; its alert waits 10 minutes. Each read is a request to the
+ * server per consumer, which cost a third of an idle stack's JetStream traffic at 5 s. Readiness
+ * reads it too (isBound), and the first read comes at start.
+ */
+const PENDING_REFRESH_MS = 15_000;
 /**
  * How long the server waits for a delivered message's ack before it delivers it again, to another
  * replica: the time a replica that died leaves its messages unhandled. Short, because a handler
@@ -137,8 +143,10 @@ export async function startConsumer(
     consumerPending.set(labels, info.num_pending);
     return true;
   };
-  const refresh = setInterval(() => void isBound().catch(() => undefined), PENDING_REFRESH_MS);
+  const readPending = () => void isBound().catch(() => undefined);
+  const refresh = setInterval(readPending, PENDING_REFRESH_MS);
   refresh.unref();
+  readPending();
 
   const inHand = new Set<Promise<void>>();
   const chains = new Map<string, Promise<void>>();
