@@ -18,6 +18,9 @@ until "$bin/pg_isready" -q -h 127.0.0.1 -U postgres; do
   sleep 0.2
 done
 "$bin/psql" -q -h 127.0.0.1 -U postgres -d postgres -c 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE'
+# A volume made before engine.conf raised documentdb.indexBuildScheduleInSec keeps the schedule it
+# was created with (tools/devstack/src/postgres.ts says why the index build jobs run every minute).
+"$bin/psql" -q -h 127.0.0.1 -U postgres -d postgres -c "SELECT documentdb_api_internal.schedule_background_index_build_jobs(true) WHERE EXISTS (SELECT 1 FROM cron.job WHERE jobname LIKE 'documentdb_index_build_task_%' AND schedule <> '* * * * *')" >/dev/null
 
 # No MongoDB logins, as compose's mongo runs: the engine is reachable on compose's network only.
 /usr/local/bin/ferretdb --postgresql-url=postgres://postgres@127.0.0.1:5432/postgres \

@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { connectDatabase, MonitorWatchdog, type Service } from '@pix/runtime';
+import { connectDatabase, MonitorWatchdog, POOL_UPKEEP_MS, type Service } from '@pix/runtime';
 import { eventually } from '../support/api';
 import { sharedStack } from '../support/stack';
 
@@ -46,5 +46,14 @@ describe('a database client that stopped checking its server', () => {
     await Probe.create({ _id: 'after' });
     expect((await Probe.find({ _id: { $in: ['before', 'after'] } }).lean()).length).toBe(2);
     await Probe.deleteMany({});
+    // The new client's pool keeps the slower upkeep too (pool-upkeep.ts), through the real driver.
+    const pools = (
+      mongoose.connection.getClient() as unknown as {
+        topology: { s: { servers: Map<string, { pool: { options: { minPoolSizeCheckFrequencyMS: number } } }> } };
+      }
+    ).topology.s.servers;
+    expect([...pools.values()].map((server) => server.pool.options.minPoolSizeCheckFrequencyMS)).toEqual([
+      POOL_UPKEEP_MS,
+    ]);
   }, 60_000);
 });

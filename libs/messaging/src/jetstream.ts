@@ -8,8 +8,14 @@ import { contextFromHeaders, traceHeaders } from './headers';
 import { retrySetup } from './setup-retry';
 import { consumerPending, consumerRedeliveries, failSpan, natsAttributes, tracer } from './telemetry';
 
-/** How often a consumer's lag is read from the server for jetstream_consumer_pending. */
-const PENDING_REFRESH_MS = 5000;
+/**
+ * How often a consumer's lag is read from the server for jetstream_consumer_pending: as often as
+ * Prometheus scrapes (every 15 s, k8s/src/monitoring.ts and deploy/prometheus.yml), so no scrape
+ * reads a figure older than one interval; its alert waits 10 minutes. Each read is a request to the
+ * server per consumer, which cost a third of an idle stack's JetStream traffic at 5 s. Readiness
+ * reads it too (isBound), and the first read comes at start.
+ */
+const PENDING_REFRESH_MS = 15_000;
 /**
  * How long the server waits for a delivered message's ack before it delivers it again, to another
  * replica: the time a replica that died leaves its messages unhandled. Short, because a handler
@@ -137,16 +143,33 @@ export async function startConsumer(
     consumerPending.set(labels, info.num_pending);
     return true;
   };
-  const refresh = setInterval(() => void isBound().catch(() => undefined), PENDING_REFRESH_MS);
+  const readPending = () => void isBound().catch(() => undefined);
+  const refresh = setInterval(readPending, PENDING_REFRESH_MS);
   refresh.unref();
+  readPending();
 
   const inHand = new Set<Promise<void>>();
   const chains = new Map<string, Promise<void>>();
+  // The messages in a handler's hands, reported in progress every WORKING_EVERY_MS. The timer runs
+  // only while there are some, so an idle consumer does not wake up for nothing; it is armed when a
+  // message arrives or already running, so each is still reported within WORKING_EVERY_MS of its
+  // arrival and every WORKING_EVERY_MS after, as before.
   const held = new Set<JsMsg>();
-  const working = setInterval(() => {
-    for (const msg of held) msg.working();
-  }, WORKING_EVERY_MS);
-  working.unref();
+  let working: NodeJS.Timeout | undefined;
+  const hold = (msg: JsMsg) => {
+    held.add(msg);
+    if (working) return;
+    working = setInterval(() => {
+      for (const inProgress of held) inProgress.working();
+    }, WORKING_EVERY_MS);
+    working.unref();
+  };
+  const release = (msg: JsMsg) => {
+    held.delete(msg);
+    if (held.size > 0 || !working) return;
+    clearInterval(working);
+    working = undefined;
+  };
   const parentContext = (msg: JsMsg) => {
     const carrier = msg.headers?.has('traceparent') ? undefined : options.traceOf?.(msg);
     return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : contextFromHeaders(msg.headers);
@@ -173,7 +196,7 @@ export async function startConsumer(
           failSpan(span, err);
           msg.nak(retryOnErrorMs);
         } finally {
-          held.delete(msg);
+          release(msg);
           span.end();
         }
       },
@@ -187,7 +210,7 @@ export async function startConsumer(
         continue;
       }
       if (msg.info.redelivered) consumerRedeliveries.inc(labels);
-      held.add(msg);
+      hold(msg);
       if (!options.parallel) {
         await handle(msg);
         continue;
@@ -213,7 +236,6 @@ export async function startConsumer(
       clearInterval(refresh);
       await messages.close();
       await done;
-      clearInterval(working);
     },
     isBound,
   };

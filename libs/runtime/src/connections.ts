@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import { connectNats, isNatsConnected, type NatsConnection } from '@pix/messaging';
 import { countDatabaseCommands, databaseClientReplacements } from './database-metrics';
 import { MonitorWatchdog } from './database-watchdog';
+import { slowPoolUpkeep } from './pool-upkeep';
 import { DatabaseReplies, databaseReachable } from './readiness';
 import type { Service } from './service';
 
@@ -50,6 +51,7 @@ export async function connectDatabase(
   const replies = new DatabaseReplies();
   const open = async () => {
     await mongoose.connect(settings.MONGO_URL, options);
+    slowPoolUpkeep(mongoose.connection.getClient());
     countDatabaseCommands(mongoose.connection.getClient());
     replies.watch(mongoose.connection.getClient());
     watchdog.watch(mongoose.connection.getClient());

@@ -6,6 +6,7 @@ export { Service } from './service';
 export { connectDatabase, connectMessaging, type DatabaseSettings, type NatsSettings } from './connections';
 export { syncIndexes } from './indexes';
 export { MonitorWatchdog } from './database-watchdog';
+export { POOL_UPKEEP_MS } from './pool-upkeep';
 export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';

@@ -59,9 +59,16 @@ const SERVER_SETTINGS = [
   'shared_preload_libraries=pg_cron,pg_documentdb_core,pg_documentdb',
   `cron.database_name=${ENGINE_DATABASE}`,
   'cron.host=127.0.0.1',
-  // DocumentDB's jobs run every few seconds (its background index builds every 2 s): not worth a
-  // log line each.
+  // DocumentDB's jobs run every minute: not worth a log line each.
   'cron.log_run=off',
+  // DocumentDB polls its queue of background index builds with one pg_cron job per allowed
+  // concurrent build, every 2 s by default; pg_cron runs each over a new connection (a fork and a
+  // scram login), so that was a connection a second and about 1 % of a core with nothing to do.
+  // FerretDB 2.7 never queues a build (createIndexes calls create_indexes_non_concurrently, which
+  // builds at once), so the queue is always empty; 60, the setting's maximum, polls it every minute
+  // (a build someone queues by hand waits up to a minute longer to start). ensureDocumentDb brings
+  // a cluster made under the old schedule to this one.
+  'documentdb.indexBuildScheduleInSec=60',
   'documentdb.enableLetAndCollationForQueryMatch=on',
   'documentdb.enableNowSystemVariable=on',
   'documentdb.enableSortbyIdPushDownToPrimaryKey=on',
@@ -311,6 +318,12 @@ export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
     } catch (err) {
       throw new Error(`DocumentDB is not installed in PostgreSQL (run \`make infra\`): ${(err as Error).message}`);
     }
+    // The index build jobs are scheduled when the extension is created, from the setting then in
+    // force: a cluster created before indexBuildScheduleInSec was raised keeps polling every 2 s.
+    const stale = await client.query(
+      "SELECT 1 FROM cron.job WHERE jobname LIKE 'documentdb_index_build_task_%' AND schedule <> '* * * * *'",
+    );
+    if (stale.rowCount) await client.query('SELECT documentdb_api_internal.schedule_background_index_build_jobs(true)');
     // A statement that fails is logged with its text: not these, which hold passwords.
     await client.query("SET log_min_error_statement = 'panic'");
     const logins = [
