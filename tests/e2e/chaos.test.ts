@@ -81,14 +81,17 @@ const TARGETS = {
  * What is asserted: the targets where every machine seen holds them, and the worst seen with room
  * to spare where not. This VM's speed varies: the same 20 creates/s kept it 57 % busy in one
  * fresh-clone run and 90 % in the next, when the database's first good create took 4.8 s (3 s of
- * it the wait before the restart) and a replica 5.6 s to be ready.
+ * it the wait before the restart) and a replica 5.6 s to be ready. The worst of issue 27's three
+ * runs at 50 creates/s (the machine 90-99 % busy): a replica ready in 4.0 s, webhook p99 outside
+ * the faults 9.9 s, owed webhooks delivered 15.4 s after the endpoint's recovery; about twice that
+ * is asserted (readiness: twice the 5.6 s above).
  */
 const LIMITS = {
   firstCreateMs: TARGETS.firstCreateMs,
   firstCreateAfterDatabaseMs: 8000,
-  readyAfterStartMs: 15_000,
-  webhookP99Ms: 60_000,
-  owedAfterRecoveryMs: 60_000,
+  readyAfterStartMs: 12_000,
+  webhookP99Ms: 20_000,
+  owedAfterRecoveryMs: 30_000,
 };
 /** A fault's first good create: its target and its limit. */
 const FIRST_CREATE = {
