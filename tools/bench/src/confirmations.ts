@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SandboxRpc } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
+import { paceRequests, type Paced } from './pace';
 import type { BenchStore } from './seed';
 import { percentile } from './stats';
 import type { WebhookReceiver } from './webhooks';
@@ -53,33 +54,6 @@ export async function createWebhookPayments(
   await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
   await receiver.waitFor(receiver.created, ids, performance.now() + waitSeconds * 1000);
   return ids.slice(0, count);
-}
-
-/** Requests sent, one per payment, at a fixed rate whatever the answers; `refused` settles once all are answered. */
-interface Paced {
-  sentAt: Map<string, number>;
-  started: number;
-  lastSent: number;
-  refused: Promise<number>;
-}
-
-async function paceRequests(
-  paymentIds: readonly string[],
-  ratePerSecond: number,
-  send: (paymentId: string) => Promise<boolean>,
-): Promise<Paced> {
-  const sentAt = new Map<string, number>();
-  const answers: Promise<boolean>[] = [];
-  const started = performance.now();
-  for (const [i, paymentId] of paymentIds.entries()) {
-    const due = started + (i * 1000) / ratePerSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    sentAt.set(paymentId, performance.now());
-    answers.push(send(paymentId).catch(() => false));
-  }
-  const refused = Promise.all(answers).then((ok) => ok.filter((accepted) => !accepted).length);
-  return { sentAt, started, lastSent: performance.now(), refused };
 }
 
 /** From each request sent to its webhook's arrival (`arrivedAt`), once the webhooks still owed were waited for. */

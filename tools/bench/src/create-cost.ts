@@ -11,6 +11,8 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { connectAs, randomPorts, removeStackDir, startStack, stopProcesses } from '@pix/devstack';
+import { commandSamples } from './db-commands';
+import { paceRequests } from './pace';
 import { createStores } from './seed';
 import { CpuMeter } from './usage';
 
@@ -24,44 +26,26 @@ const BODY = JSON.stringify({
   ...(process.env.WEBHOOK_URL ? { webhookUrl: process.env.WEBHOOK_URL } : {}),
 });
 
-const SAMPLE = /^db_commands_total\{([^}]*)\} (\d+(?:\.\d+)?)$/;
-
-async function commands(opsUrls: Record<string, string>): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const [service, url] of Object.entries(opsUrls)) {
-    const text = await fetch(`${url}/metrics`).then((r) => r.text());
-    for (const line of text.split('\n')) {
-      const m = SAMPLE.exec(line);
-      if (m) out.set(`${service} ${m[1]}`, (out.get(`${service} ${m[1]}`) ?? 0) + Number(m[2]));
-    }
-  }
-  return out;
+/** Creates sent at a fixed rate whatever the answers: how many were answered 2xx. */
+async function creates(baseUrl: string, token: string, count: number, rate: number): Promise<number> {
+  const keys = Array.from({ length: count }, (_, i) => String(i));
+  const paced = await paceRequests(keys, rate, async () => {
+    const res = await fetch(`${baseUrl}/public-api/v1/payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: BODY,
+    });
+    await res.arrayBuffer();
+    return res.ok;
+  });
+  return count - (await paced.refused);
 }
 
-async function creates(baseUrl: string, token: string, count: number, rate: number): Promise<number> {
-  let ok = 0;
-  const inflight: Promise<void>[] = [];
-  const started = performance.now();
-  for (let i = 0; i < count; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      fetch(`${baseUrl}/public-api/v1/payments`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: BODY,
-      }).then(
-        async (res) => {
-          await res.arrayBuffer();
-          if (res.ok) ok++;
-        },
-        () => undefined,
-      ),
-    );
-  }
-  await Promise.all(inflight);
-  return ok;
+/** db_commands_total by service and labels: what the stack must export for this measure. */
+async function commands(opsUrls: Record<string, string>): Promise<Map<string, number>> {
+  const samples = await commandSamples(opsUrls);
+  if (!samples) throw new Error('a service did not export db_commands_total');
+  return samples;
 }
 
 async function tableRows(pg: Client): Promise<Map<string, { ins: number; upd: number; hot: number; del: number }>> {
