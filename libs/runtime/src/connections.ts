@@ -38,9 +38,10 @@ function loginOptions(settings: DatabaseSettings): mongoose.ConnectOptions {
 
 /**
  * Connects mongoose to MongoDB for this service: the database becomes a readiness check (a reply
- * of the server's, to the service's work lately or to a ping: readiness.ts) and is disconnected on shutdown, after the work that uses it has stopped. A client
- * whose server checks stop (MonitorWatchdog) is replaced: the connection closes and opens again,
- * which the models follow (they are bound to the connection, not to its client).
+ * of the server's, to the service's work lately or to a ping: readiness.ts) and is disconnected on
+ * shutdown, after the work that uses it has stopped. A client whose server checks stop
+ * (MonitorWatchdog) is replaced: the connection closes and opens again, which the models follow
+ * (they are bound to the connection, not to its client).
  */
 export async function connectDatabase(
   service: Service,

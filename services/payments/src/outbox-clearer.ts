@@ -4,9 +4,10 @@
  * drops by its id), so it need not happen before the request that wrote it is answered: removals
  * wait a while (a quarter of a second, far inside the relay's 5 s) for others to join them, and
  * under load one command serves many writes (at 50 writes a second, about twelve: each command
- * costs FerretDB and PostgreSQL about as much again as the payments it empties). Only what was published is removed (by message id), so a message
- * a later write added stays; and a later write of the same payment by this process leaves out what
- * this process published (`published`), so it is neither published again nor kept.
+ * costs FerretDB and PostgreSQL about as much again as the payments it empties). Only what was
+ * published is removed (by message id), so a message a later write added stays; and a later write
+ * of the same payment by this process leaves out what this process published (`published`), so it
+ * is neither published again nor kept.
  */
 export class OutboxClearer {
   /** Published message ids per payment, not yet removed: waiting, or in the removal under way. */
