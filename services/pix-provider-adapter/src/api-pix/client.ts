@@ -29,8 +29,10 @@ import {
   DevolucaoSchema,
   PixListSchema,
   ProblemSchema,
+  ReceivedPixSchema,
   TokenResponseSchema,
   type CobRemovalSchema,
+  type ReceivedPix,
 } from './wire';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
@@ -167,6 +169,20 @@ export class ApiPixClient implements PixProvider {
         retry: true,
       });
       return chargeAtPspFrom(cob);
+    } catch (err) {
+      if (err instanceof PspRefusal && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  async readPix(endToEndId: string): Promise<ReceivedPix | null> {
+    try {
+      return await this.answer('read_pix', {
+        method: 'GET',
+        path: `pix/${encodeURIComponent(endToEndId)}`,
+        schema: ReceivedPixSchema,
+        retry: true,
+      });
     } catch (err) {
       if (err instanceof PspRefusal && err.status === 404) return null;
       throw err;

@@ -77,13 +77,18 @@ export interface PixProvider {
   removeCharge(txid: string): Promise<ChargeRemoval>;
   /** GET /cob: the charge and the Pix it received, or null when the PSP has no such charge. */
   readCharge(txid: string): Promise<ChargeAtPsp | null>;
+  /**
+   * GET /pix/{e2eid}: a received Pix as the PSP holds it, its devoluções included (API Pix's words),
+   * or null when it has none with this endToEndId: what a callback is read back against.
+   */
+  readPix(endToEndId: string): Promise<ReceivedPix | null>;
   /** GET /pix: one page of the Pix received from `from` to `to` (both inclusive). */
   listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage>;
 }
 
 /** A PSP operation, as psp_requests_total counts them. */
 export type PspOperation =
-  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'list_pix';
+  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'read_pix' | 'list_pix';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;
