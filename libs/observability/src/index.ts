@@ -1,6 +1,5 @@
 /** Logs, metrics, traces and the ops server (health, readiness, metrics) every service runs. */
 export { createLogger, type Logger } from './logger';
-export { CENSORED, errorFields, isSecretName, redact, scrubText } from './redaction';
 export { createRegistry, libraryMetric, Counter, Gauge, Histogram, Registry } from './metrics';
 export { observeHttp } from './http-observability';
 export { startOpsServer, type ReadinessCheck } from './ops-server';

@@ -128,6 +128,7 @@ describe('errorFields', () => {
       response: { body: 'echo: Basic bWFya2VyOm1hcmtlcg==' },
       errorLabels: ['RetryableWriteError'],
       password: 'p',
+      body: '{"secret":"in a body"}',
     });
     const fields = errorFields(err);
     expect(fields).toMatchObject({
@@ -140,6 +141,7 @@ describe('errorFields', () => {
     });
     expect(fields).not.toHaveProperty('options');
     expect(fields).not.toHaveProperty('response');
+    expect(fields).not.toHaveProperty('body');
     expect(JSON.stringify(fields)).not.toMatch(/MIIEvQ|bWFya2Vy/);
   });
 

@@ -81,6 +81,8 @@ export function scrubText(text: string): string {
 
 /** An error's own properties worth a line: what it is and where it came from, never an object it carries. */
 const ERROR_FIELDS = ['code', 'errno', 'syscall', 'address', 'port', 'status', 'statusCode', 'codeName'] as const;
+/** What an error may carry of a message it sent or received (body-parser's `body`, got's `input`): never written. */
+const ERROR_CONTENT = new Set(['body', 'rawBody', 'data', 'payload', 'input', 'text', 'headers']);
 /** Causes followed, and errors of an AggregateError kept: a log line has no use for more. */
 const MAX_CAUSES = 5;
 const MAX_AGGREGATED = 10;
@@ -108,7 +110,7 @@ export function errorFields(err: Error, causes = 0): Record<string, Plain> {
   if (typeof err.stack === 'string') fields.stack = scrubText(err.stack);
   const own = err as unknown as Record<string, unknown>;
   for (const name of [...ERROR_FIELDS, ...Object.keys(err)]) {
-    if (name in fields || name === 'name' || name === 'cause' || name === 'errors') continue;
+    if (name in fields || name === 'name' || name === 'cause' || name === 'errors' || ERROR_CONTENT.has(name)) continue;
     const value = own[name];
     if (isSecretName(name)) {
       if (value !== undefined) fields[name] = CENSORED;
