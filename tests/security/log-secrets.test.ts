@@ -22,7 +22,8 @@ import { startPrivateStack, type PrivateStack } from '../support/stack';
  * No failure prints a secret (issue 37). Every service runs with a marker in every secret setting
  * and meets the failures that print errors: the PSP unreachable, answering 401 and 500 with the
  * request (its Authorization header) echoed back, refusing the client certificate; a merchant
- * endpoint echoing the signed webhook; NATS and the database refusing the login. Once each
+ * endpoint echoing the signed webhook; NATS refusing the login (an unknown seed, a seed file
+ * holding a marker) and the database too (a wrong password, apart or in MONGO_URL). Once each
  * failure is in the log, no line of any service's log holds a marker, the client key's PEM body,
  * a Basic credential, the PSP's token, a store's token or webhook secret, a webhook signature, a
  * service's database password or any nkey seed.
@@ -39,6 +40,7 @@ const MARKERS = {
   MONGO_URL_PASSWORD: marker('mongo-url-password'),
   PSP_ACCESS_TOKEN: marker('psp-access-token'),
   WEBHOOK_URL_TOKEN: marker('webhook-url-token'),
+  NKEY_SEED: marker('nkey-seed'),
 };
 const SECRET_SETTINGS = {
   PIX_CLIENT_ID: MARKERS.PIX_CLIENT_ID,
@@ -243,6 +245,9 @@ it('logs every failure without a secret in any line', async () => {
   const logins = readLocalSecrets(stack.secretsFile).services;
   const strangerSeed = path.join(stack.dir, 'stranger.nk');
   fs.writeFileSync(strangerSeed, new TextDecoder().decode(createUser().getSeed()), { mode: 0o600 });
+  // A seed file holding no seed at all: the marker itself.
+  const markerSeed = path.join(stack.dir, 'marker.nk');
+  fs.writeFileSync(markerSeed, MARKERS.NKEY_SEED, { mode: 0o600 });
   const mongo = new URL(stack.mongoUrl);
   await Promise.all(
     SERVICE_NAMES.map(async (name) => {
@@ -257,6 +262,11 @@ it('logs every failure without a secret in any line', async () => {
         MONGO_PASSWORD: logins[name].password,
         NATS_NKEY_SEED_FILE: strangerSeed,
       });
+      await startRefused(name, 'nats-marker-seed', {
+        ...login,
+        MONGO_PASSWORD: logins[name].password,
+        NATS_NKEY_SEED_FILE: markerSeed,
+      });
     }),
   );
   for (const name of SERVICE_NAMES) {
@@ -264,6 +274,7 @@ it('logs every failure without a secret in any line', async () => {
     expect(own('db-password')).toMatch(/Authentication failed/i);
     expect(own('db-url')).toMatch(/Authentication failed/i);
     expect(own('nats-seed')).toMatch(/Authorization Violation/i);
+    expect(own('nats-marker-seed')).toMatch(/failed to start/);
   }
 
   const forbidden: [string, string][] = [
