@@ -257,6 +257,8 @@ it('logs every failure without a secret in any line', async () => {
       inUrl.password = MARKERS.MONGO_URL_PASSWORD;
       await startRefused(name, 'db-password', { ...login, MONGO_PASSWORD: MARKERS.MONGO_PASSWORD });
       await startRefused(name, 'db-url', { MONGO_URL: inUrl.toString() });
+      // A URL the driver cannot read, which its error quotes whole.
+      await startRefused(name, 'db-url-unreadable', { MONGO_URL: `mongodb://${inUrl.username}:${inUrl.password}@` });
       await startRefused(name, 'nats-seed', {
         ...login,
         MONGO_PASSWORD: logins[name].password,
@@ -273,6 +275,7 @@ it('logs every failure without a secret in any line', async () => {
     const own = (label: string) => fs.readFileSync(path.join(stack.dir, 'logs', `${name}-${label}.log`), 'utf8');
     expect(own('db-password')).toMatch(/Authentication failed/i);
     expect(own('db-url')).toMatch(/Authentication failed/i);
+    expect(own('db-url-unreadable')).toMatch(/failed to start: MongoParseError/);
     expect(own('nats-seed')).toMatch(/Authorization Violation/i);
     expect(own('nats-marker-seed')).toMatch(/failed to start/);
   }

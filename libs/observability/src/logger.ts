@@ -61,3 +61,12 @@ export function loggerOptions(service: string, level: string): LoggerOptions {
 }
 
 export type { Logger };
+
+/**
+ * The line a service writes when it cannot start, without a logger (its configuration or its
+ * connections failed): the error's stack, scrubbed as a log line is, since a driver's message may
+ * quote what it was given (the MongoDB driver's `Invalid connection string "mongodb://user:password@..."`).
+ */
+export function writeStartFailure(service: string, err: unknown): void {
+  process.stderr.write(`${service} failed to start: ${scrubText(String(err instanceof Error ? err.stack : err))}\n`);
+}

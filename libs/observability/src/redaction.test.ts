@@ -62,11 +62,21 @@ describe('scrubText', () => {
       `key: ${PEM_KEY}`,
       'sent Authorization: Basic bWVyY2hhbnQ6c2VjcmV0 and Bearer eyJhbGciOi.J9.sig',
       'mongodb://pix:s3cret@db:27017/pix?authSource=admin',
+      'Invalid connection string "mongodb://pix:un/escaped@db/pix"',
       `seed ${seed}`,
       `cut -----BEGIN RSA PRIVATE KEY-----\nMIIEow`,
     ].join('\n');
     const scrubbed = scrubText(text);
-    for (const secret of ['MIIEvQ', 'aBcDeF', 'bWVyY2hhbnQ6c2VjcmV0', 'eyJhbGciOi', 's3cret', seed, 'MIIEow']) {
+    for (const secret of [
+      'MIIEvQ',
+      'aBcDeF',
+      'bWVyY2hhbnQ6c2VjcmV0',
+      'eyJhbGciOi',
+      's3cret',
+      'escaped',
+      seed,
+      'MIIEow',
+    ]) {
       expect(scrubbed).not.toContain(secret);
     }
     expect(scrubbed).toContain('Basic [redacted]');

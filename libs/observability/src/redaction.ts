@@ -68,7 +68,7 @@ export function isSecretName(name: string): boolean {
  * cut text), an HTTP credential after its scheme, the password of a URL's user info, an nkey seed.
  */
 const CREDENTIAL_IN_TEXT =
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)|\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]{6,}|(\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]+@|\bS[A-Z][A-Z2-7]{56}\b/g;
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)|\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]{6,}|(\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@]*):[^\s@]+@|\bS[A-Z][A-Z2-7]{56}\b/g;
 
 /** Text with every credential-shaped part censored. */
 export function scrubText(text: string): string {
