@@ -126,6 +126,7 @@ function apiPixEnv(base: string): NodeJS.ProcessEnv {
     CALLBACK_TLS_CERT_FILE: pki.files.serverCert,
     CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
     CALLBACK_CLIENT_CA_FILE: pki.files.ca,
+    PSP_CALLBACK_PINS: pki.clientPin,
     PIX_RETRY_LIMIT: '0',
     PIX_TIMEOUT: '2s',
     RECONCILE_INTERVAL: '1s',
