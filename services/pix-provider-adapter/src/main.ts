@@ -2,7 +2,7 @@ import './tracing';
 import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
 import { callerGone, jetstream, serveRpc, startConsumer, SubjectCount } from '@pix/messaging';
-import { Counter, Gauge, observeHttp } from '@pix/observability';
+import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { CALLBACK_REFUSALS } from './callback-readback';
 import { callbackRouter } from './callbacks';
@@ -181,6 +181,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`pix-provider-adapter failed to start: ${String(err instanceof Error ? err.stack : err)}\n`);
+  writeStartFailure('pix-provider-adapter', err);
   process.exit(1);
 });
