@@ -1,7 +1,7 @@
 import './tracing';
 import { Consumers, PaymentEventSchema, type PaymentEvent } from '@pix/contracts';
-import { jetstream, startConsumer } from '@pix/messaging';
-import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { FactVerifier, jetstream, startConsumer } from '@pix/messaging';
+import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
 import { config } from './config';
@@ -21,6 +21,8 @@ import { StallSweep } from './stall-sweep';
  * that hold the slots, the rest of the stream keeps moving.
  */
 const INTAKE_HEADROOM = 16;
+/** Where the dispatcher keeps aside the payment events it refused for their signature (its dead letter). */
+const REFUSED_FACTS_COLLECTION = 'refused_payment_facts';
 
 async function main(): Promise<void> {
   const service = await Service.start('webhook-dispatcher', config);
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
     { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER, leaseMs: CLAIM_LEASE_MS },
     logger,
   );
+  const refused = await RefusedFacts.open(REFUSED_FACTS_COLLECTION, logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config);
@@ -69,6 +72,8 @@ async function main(): Promise<void> {
 
   // The PAYMENTS message is acked once its delivery is recorded and its first attempt made (its
   // result recorded), or handed to WEBHOOK_ATTEMPTS: an event never waits for a busy endpoint here.
+  // A webhook is signed for what payments signed only: any other event is kept aside, acked, never sent.
+  const paymentFacts = new FactGate(new FactVerifier(config.PAYMENT_FACTS_PUBLIC_KEYS), logger, refused);
   const consumer = await startConsumer(
     nc,
     // In parallel: one recorded before an earlier event of its payment waits for it (the order
@@ -76,6 +81,7 @@ async function main(): Promise<void> {
     Consumers.dispatcherPayments,
     { logger, parallel: true, maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT + INTAKE_HEADROOM },
     async (msg) => {
+      if (!(await paymentFacts.admit(msg))) return { ack: true };
       const parsed = PaymentEventSchema.safeParse(msg.json());
       if (!parsed.success) {
         logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
@@ -104,7 +110,7 @@ async function main(): Promise<void> {
   service.onShutdown('stall check', () => stallSweep.stop());
 
   const subscriptions = [
-    ...serveWebhookRpcs(nc, log, logger),
+    ...serveWebhookRpcs(nc, log, logger, refused),
     ...serveEventRpcs(nc, log, logger),
     ...serveDashboardRpcs(nc, logger),
   ];
