@@ -9,7 +9,7 @@ import { syncIndexes } from './indexes';
  * the stream they came on and why: each one counted once, where it was refused. Alerted on
  * (PixFactsRefused): a refused fact is a fact someone tried to state without the producer's key.
  */
-export const factsRefused = libraryMetric(
+const factsRefused = libraryMetric(
   new Counter({
     name: 'bus_facts_refused_total',
     help: 'Money-moving facts refused for their signature, by stream and reason',
