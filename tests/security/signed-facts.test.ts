@@ -12,13 +12,13 @@ import {
   type PaymentEvent,
   type RefusedFact,
 } from '@pix/contracts';
-import { connectAs, type LocalSecrets } from '@pix/devstack';
+import { connectAs, type LocalSecrets, type StackNats } from '@pix/devstack';
 import { FactSigner, factKeyId } from '@pix/messaging';
 import { z } from 'zod';
 import { admin, createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { statusChangedEvents } from '../support/payments';
-import { sharedStack } from '../support/stack';
+import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 import { jetStreamAdmin } from '../support/streams';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -60,10 +60,14 @@ const RefusedListSchema = z.object({
   'webhook-dispatcher': z.array(RefusedFactSchema),
 });
 /** The refused facts of one service with these message ids, once all of them are kept aside. */
-async function refusedOf(service: 'payments' | 'webhook-dispatcher', msgIds: string[]): Promise<RefusedFact[]> {
+async function refusedOf(
+  service: 'payments' | 'webhook-dispatcher',
+  msgIds: string[],
+  on: StackNats = stack,
+): Promise<RefusedFact[]> {
   return eventually(
     async () => {
-      const listed = RefusedListSchema.parse(await admin(stack, 'facts', 'refused', '--limit', '200'));
+      const listed = RefusedListSchema.parse(await admin(on, 'facts', 'refused', '--limit', '200'));
       return listed[service].filter((fact) => fact.msgId !== null && msgIds.includes(fact.msgId));
     },
     (found) => found.length === msgIds.length,
@@ -275,5 +279,50 @@ describe('payment events (payments.events.*), as the dispatcher sends them', () 
     );
     expect(changes.map((hook) => hook.json.status)).toEqual(['not_approved']);
     expect(receiver.events(paymentId, 'payment.created')).toHaveLength(1);
+  });
+});
+
+describe('a key rotation done out of order', () => {
+  // Payments holds a key the adapter does not sign with: every genuine PSP fact is refused.
+  const strangerPublic = generateKeyPairSync('ed25519')
+    .publicKey.export({ format: 'der', type: 'spki' })
+    .toString('base64');
+  let own: PrivateStack;
+  beforeAll(async () => {
+    own = await startPrivateStack({ env: { PIX_FACTS_PUBLIC_KEYS: strangerPublic } });
+  }, 180_000);
+  afterAll(() => own?.stop());
+
+  it('loses no genuine fact: kept while refused, applied once payments holds the key (facts reapply)', async () => {
+    const store = await createStore(own, 'Rotation store');
+    const created = await api<{ id: string }>(own.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: store.token,
+      body: { amount: 18 },
+    });
+    const paymentId = created.body.id;
+    const paid = await admin<{ endToEndId: string }>(own, 'sandbox', 'pay', paymentId);
+    const [refused] = await refusedOf('payments', [paid.endToEndId], own);
+    expect(refused).toMatchObject({ reason: 'unknown_key', keyId: adapterKeyId, subject: Subjects.pixPaid });
+    const statusHere = async () =>
+      (
+        await api<{ status: string }>(own.gatewayUrl, 'GET', `/public-api/v1/payments/${paymentId}`, {
+          token: store.token,
+        })
+      ).body.status;
+    expect(await statusHere()).toBe('pending');
+
+    // The operator adds the adapter's key to payments' set and rolls payments, then reapplies.
+    for (const old of own.processesOf('payments')) await own.stopProcess(old);
+    await own.startService('payments', {
+      PIX_FACTS_PUBLIC_KEYS: `${strangerPublic},${secrets.factKeys['pix-provider-adapter'].publicKey}`,
+    });
+    const reapplied = await admin<Record<string, { applied: number; refused: number }>>(own, 'facts', 'reapply');
+    expect(reapplied.payments).toEqual({ applied: 1, refused: 0 });
+    expect(await statusHere()).toBe('approved');
+    const again = await admin<Record<string, { applied: number; refused: number }>>(own, 'facts', 'reapply');
+    expect(again.payments).toEqual({ applied: 0, refused: 0 });
+    expect((await statusChangedEvents(own, paymentId, 1)).map((change) => change.data.body.status)).toEqual([
+      'approved',
+    ]);
   });
 });

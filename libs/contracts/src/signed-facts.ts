@@ -51,3 +51,5 @@ export const REFUSED_PAYLOAD_CHARS = 4096;
 
 export const RefusedFactsRequestSchema = z.object({ limit: z.number().int().min(1).max(500).default(50) });
 export const RefusedFactsReplySchema = z.object({ facts: z.array(RefusedFactSchema) });
+/** What `facts reapply` did: kept facts that verify now and were applied, and those still refused. */
+export const ReapplyFactsReplySchema = z.object({ applied: z.number().int(), refused: z.number().int() });

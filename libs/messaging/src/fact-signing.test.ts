@@ -11,7 +11,7 @@ const payload = new TextEncoder().encode('{"txid":"t1","endToEndId":"E1","amount
 /** A fact as a consumer receives it: signed by `signer` (unless left unsigned), with its message id. */
 function fact(
   options: { signer?: FactSigner; subject?: string; msgId?: string; data?: Uint8Array } = {},
-): ReceivedFact {
+): ReceivedFact & { headers: MsgHdrs } {
   const subject = options.subject ?? 'pix.events.paid';
   const hdrs = headers();
   hdrs.set('Nats-Msg-Id', options.msgId ?? 'paid:E1');
@@ -32,7 +32,7 @@ describe('signed facts', () => {
   it('refuses a fact without a signature, or without the message id it binds', () => {
     expect(verifier.check(fact())).toEqual({ genuine: false, reason: 'unsigned', keyId: null });
     const noId = fact({ signer });
-    noId.headers?.delete('Nats-Msg-Id');
+    noId.headers.delete('Nats-Msg-Id');
     expect(verifier.check(noId)).toMatchObject({ genuine: false, reason: 'unsigned' });
     expect(verifier.check({ subject: 'pix.events.paid', data: payload })).toMatchObject({ reason: 'unsigned' });
   });
@@ -48,7 +48,7 @@ describe('signed facts', () => {
 
   it('refuses a signature claimed under a known key id that the key did not make', () => {
     const forged = fact({ signer: new FactSigner(generateKeyPairSync('ed25519').privateKey) });
-    forged.headers?.set(FactHeaders.keyId, signer.keyId);
+    forged.headers.set(FactHeaders.keyId, signer.keyId);
     expect(verifier.check(forged)).toMatchObject({ genuine: false, reason: 'bad_signature' });
   });
 
@@ -57,7 +57,7 @@ describe('signed facts', () => {
     const moved = { ...genuine, subject: 'pix.events.refunded' };
     expect(verifier.check(moved)).toMatchObject({ reason: 'bad_signature' });
     const renamed = fact({ signer });
-    renamed.headers?.set('Nats-Msg-Id', 'paid:E2');
+    renamed.headers.set('Nats-Msg-Id', 'paid:E2');
     expect(verifier.check(renamed)).toMatchObject({ reason: 'bad_signature' });
     const changed = Uint8Array.from(payload);
     changed[changed.length - 3] = '9'.charCodeAt(0);

@@ -52,7 +52,7 @@ export type FactCheck =
 /** What a fact is, as a consumer holds it (a JetStream message). */
 export interface ReceivedFact {
   subject: string;
-  headers?: MsgHdrs;
+  headers?: Pick<MsgHdrs, 'get'>;
   data: Uint8Array;
 }
 

@@ -1,6 +1,6 @@
 import mongoose, { Schema, type Model } from 'mongoose';
-import { REFUSED_PAYLOAD_CHARS, type FactRefusalReason, type RefusedFact } from '@pix/contracts';
-import type { FactVerifier, JsMsg } from '@pix/messaging';
+import { FactHeaders, REFUSED_PAYLOAD_CHARS, type FactRefusalReason, type RefusedFact } from '@pix/contracts';
+import type { FactVerifier, HandlerOutcome, JsMsg } from '@pix/messaging';
 import { Counter, libraryMetric, type Logger } from '@pix/observability';
 import { syncIndexes } from './indexes';
 
@@ -20,6 +20,15 @@ const factsRefused = libraryMetric(
 
 /** How long a refused fact is kept aside: long enough for an operator to look, then it goes. */
 const KEEP_REFUSED_DAYS = 30;
+/**
+ * The most of a refused fact's payload that is kept: every fact the platform states is far smaller,
+ * so a genuine one is kept whole (and can be verified again); a larger one cannot be genuine.
+ */
+const KEEP_PAYLOAD_CHARS = 64 * 1024;
+/** Refused facts one `facts reapply` looks at, oldest first. */
+const REAPPLY_BATCH = 500;
+/** Tries of a reapplied fact whose handler asks to look again (another change of its payment in between). */
+const REAPPLY_TRIES = 5;
 
 interface RefusedFactDoc {
   /** `stream:sequence`: a fact refused again after a crash (redelivered before its ack) is kept once. */
@@ -32,6 +41,8 @@ interface RefusedFactDoc {
   streamSequence: number;
   refusedAt: Date;
   payload: string;
+  /** The signature it came with, to check it again once the verifier's keys are fixed. */
+  signature: string | null;
 }
 
 function refusedFactModel(collection: string): Model<RefusedFactDoc> {
@@ -46,6 +57,7 @@ function refusedFactModel(collection: string): Model<RefusedFactDoc> {
       streamSequence: { type: Number, required: true },
       refusedAt: { type: Date, required: true },
       payload: { type: String, default: '' },
+      signature: { type: String, default: null },
     },
     { collection, versionKey: false },
   );
@@ -61,7 +73,8 @@ function refusedFactModel(collection: string): Model<RefusedFactDoc> {
 export class RefusedFacts {
   private constructor(private readonly model: Model<RefusedFactDoc>) {}
 
-  static async open(collection: string, logger?: Logger): Promise<RefusedFacts> {
+  /** `collection`: the applying service's own (its database login reaches its collections only). */
+  static async open({ collection }: { collection: string }, logger?: Logger): Promise<RefusedFacts> {
     const model = refusedFactModel(collection);
     await syncIndexes([model], logger);
     return new RefusedFacts(model);
@@ -81,7 +94,8 @@ export class RefusedFacts {
           stream: msg.info.stream,
           streamSequence: msg.seq,
           refusedAt: new Date(),
-          payload: Buffer.from(msg.data).toString('utf8').slice(0, REFUSED_PAYLOAD_CHARS),
+          payload: Buffer.from(msg.data).toString('utf8').slice(0, KEEP_PAYLOAD_CHARS),
+          signature: msg.headers?.get(FactHeaders.signature) || null,
         },
       },
       { upsert: true },
@@ -91,8 +105,56 @@ export class RefusedFacts {
 
   async newest(limit: number): Promise<RefusedFact[]> {
     const docs = await this.model.find().sort({ refusedAt: -1 }).limit(limit).lean<RefusedFactDoc[]>().exec();
-    return docs.map(({ _id, refusedAt, ...fact }) => ({ ...fact, refusedAt: refusedAt.toISOString() }));
+    return docs.map(({ _id, refusedAt, signature: _signature, payload, ...fact }) => ({
+      ...fact,
+      refusedAt: refusedAt.toISOString(),
+      payload: payload.slice(0, REFUSED_PAYLOAD_CHARS),
+    }));
   }
+
+  /**
+   * After the operator fixed a verifier's keys (a rotation done out of order): checks the kept facts
+   * again, oldest first, applies with `apply` those that are genuine now and removes them; the rest
+   * stay refused. `apply` is the consumer's own handler, idempotent like it.
+   */
+  async reapply(
+    verifier: FactVerifier,
+    apply: (subject: string, payload: string) => Promise<HandlerOutcome>,
+    logger: Logger,
+  ): Promise<{ applied: number; refused: number }> {
+    const docs = await this.model.find().sort({ refusedAt: 1 }).limit(REAPPLY_BATCH).lean<RefusedFactDoc[]>().exec();
+    let applied = 0;
+    for (const doc of docs) {
+      const kept = new Map([
+        [FactHeaders.keyId, doc.keyId],
+        [FactHeaders.signature, doc.signature],
+        ['Nats-Msg-Id', doc.msgId],
+      ]);
+      const check = verifier.check({
+        subject: doc.subject,
+        headers: { get: (name) => kept.get(name) ?? '' },
+        data: Buffer.from(doc.payload, 'utf8'),
+      });
+      if (!check.genuine || !(await appliedWithin(REAPPLY_TRIES, () => apply(doc.subject, doc.payload)))) continue;
+      await this.model.deleteOne({ _id: doc._id });
+      applied++;
+      logger.warn(
+        { subject: doc.subject, msgId: doc.msgId, stream: doc.stream, seq: doc.streamSequence, keyId: check.keyId },
+        'refused fact verifies now: applied',
+      );
+    }
+    return { applied, refused: docs.length - applied };
+  }
+}
+
+/** Runs a handler until it acks, at most `tries` times, waiting as it asks in between. */
+async function appliedWithin(tries: number, handle: () => Promise<HandlerOutcome>): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    const outcome = await handle();
+    if (outcome.ack) return true;
+    await new Promise((resolve) => setTimeout(resolve, outcome.retryInMs));
+  }
+  return false;
 }
 
 /**

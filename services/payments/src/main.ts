@@ -26,8 +26,6 @@ function fieldOf(field: string): (msg: JsMsg) => string | undefined {
     }
   };
 }
-/** Where payments keeps aside the PSP facts it refused for their signature (its dead letter). */
-const REFUSED_FACTS_COLLECTION = 'refused_pix_facts';
 /** Messages each of payments' consumers handles at once, per replica. */
 const CONSUMER_CONCURRENCY = 64;
 const txidOf = fieldOf('txid');
@@ -39,7 +37,8 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config);
   await syncPaymentIndexes(logger);
-  const refused = await RefusedFacts.open(REFUSED_FACTS_COLLECTION, logger);
+  // Where payments keeps aside the PSP facts it refused for their signature: its dead letter.
+  const refused = await RefusedFacts.open({ collection: 'refused_pix_facts' }, logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config);
@@ -59,6 +58,7 @@ async function main(): Promise<void> {
   });
 
   const rpc = { queue: QueueGroups.payments, logger };
+  const pixVerifier = new FactVerifier(config.PIX_FACTS_PUBLIC_KEYS);
   const subscriptions = [
     serveRpc(nc, PaymentsRpc.create, (req) => createPayment(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
@@ -71,13 +71,19 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),
     serveRpc(nc, PaymentsRpc.refusedFacts, async (req) => ({ facts: await refused.newest(req.limit) }), rpc),
+    serveRpc(
+      nc,
+      PaymentsRpc.reapplyFacts,
+      () => refused.reapply(pixVerifier, (subject, payload) => onPixEvent(deps, subject, JSON.parse(payload)), logger),
+      rpc,
+    ),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
   // Only what the adapter signed is applied; anything else on the PIX stream is kept aside, acked.
-  const pixFacts = new FactGate(new FactVerifier(config.PIX_FACTS_PUBLIC_KEYS), logger, refused);
+  const pixFacts = new FactGate(pixVerifier, logger, refused);
   const pixConsumer = await startConsumer(
     nc,
     // Different charges concurrently, one charge's facts in order (paid before cleared).

@@ -2,7 +2,6 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DispatcherRpc, DomainError, QueueGroups, type WebhookDelivery } from '@pix/contracts';
 import { jetstream, serveRpc, type JetStreamClient, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import type { RefusedFacts } from '@pix/runtime';
 import { deliveriesOf, findDelivery, type DeliveryLog } from './delivery-log';
 import { toAttempt } from './events-rpc';
 import { replay } from './replay';
@@ -38,17 +37,11 @@ export async function replayDelivery(
 }
 
 /** The webhook admin commands, served over NATS in the dispatcher's queue group. */
-export function serveWebhookRpcs(
-  nc: NatsConnection,
-  log: DeliveryLog,
-  logger: Logger,
-  refused: RefusedFacts,
-): RpcServer[] {
+export function serveWebhookRpcs(nc: NatsConnection, log: DeliveryLog, logger: Logger): RpcServer[] {
   const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
     serveRpc(nc, DispatcherRpc.webhooksList, (req) => listDeliveries(req.paymentId), rpc),
     serveRpc(nc, DispatcherRpc.webhooksReplay, (req) => replayDelivery(js, log, req.eventId), rpc),
-    serveRpc(nc, DispatcherRpc.refusedFacts, async (req) => ({ facts: await refused.newest(req.limit) }), rpc),
   ];
 }

@@ -167,6 +167,15 @@ facts
       'webhook-dispatcher': (await callRpc(nc, DispatcherRpc.refusedFacts, { limit: opts.limit }, 15_000)).facts,
     })),
   );
+facts
+  .command('reapply')
+  .description('after a verifier was given a missing key: apply the refused facts that verify now (the rest stay)')
+  .action(() =>
+    withNats('admin', async (nc) => ({
+      payments: await callRpc(nc, PaymentsRpc.reapplyFacts, {}, 60_000),
+      'webhook-dispatcher': await callRpc(nc, DispatcherRpc.reapplyFacts, {}, 60_000),
+    })),
+  );
 
 const nats = program.command('nats').description('the message bus');
 nats

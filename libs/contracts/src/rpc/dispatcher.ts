@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventDetailSchema, EventListSchema, EventRedeliverySchema } from '../events-api';
 import { EventListQuerySchema } from '../requests';
 import { PAYMENT_WEBHOOK_STATES } from '../dashboard';
-import { RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
+import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { WebhookDeliverySchema } from '../webhooks';
 import { defineRpc } from './define-rpc';
 
@@ -96,4 +96,6 @@ export const DispatcherRpc = {
     RefusedFactsReplySchema,
     forOperator,
   ),
+  /** After a key fix, sends the webhooks of the refused payment events that verify now. */
+  reapplyFacts: defineRpc('admin.webhooks.reapply-facts', z.object({}), ReapplyFactsReplySchema, forOperator),
 } as const;
