@@ -19,7 +19,7 @@ import { admin, createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
-import { jetStreamAdmin } from '../support/streams';
+import { jetStreamAdmin, streamMessages } from '../support/streams';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -76,7 +76,7 @@ async function refusedOf(
 
 /** The refused-facts counter of a service, for one stream and reason (0 before the first). */
 async function refusedCount(
-  service: 'payments' | 'webhook-dispatcher',
+  service: 'payments' | 'webhook-dispatcher' | 'gateway',
   stream: string,
   reason: string,
 ): Promise<number> {
@@ -279,6 +279,62 @@ describe('payment events (payments.events.*), as the dispatcher sends them', () 
     );
     expect(changes.map((hook) => hook.json.status)).toEqual(['not_approved']);
     expect(receiver.events(paymentId, 'payment.created')).toHaveLength(1);
+  });
+});
+
+describe('payment events on the live payment page (the gateway)', () => {
+  /** A page's status stream: each call reads on until an update of `phase`, and answers every update so far. */
+  function pageUpdates(body: ReadableStream<Uint8Array>) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    return async (phase: string): Promise<string[]> => {
+      for (;;) {
+        const phases = [...text.matchAll(/event: status\ndata: (.*)\n\n/g)].map(
+          (m) => (JSON.parse(m[1] ?? '') as { phase: string }).phase,
+        );
+        if (phases.includes(phase)) return phases;
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`stream ended: ${text}`);
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+    };
+  }
+
+  it('shows no event payments did not sign, and counts it', async () => {
+    const paymentId = await createPayment(40);
+    const [created] = await eventually(
+      async () =>
+        (
+          await streamMessages<PaymentEvent>(stack, Streams.payments.name, Subjects.paymentEvent('payment.created'))
+        ).filter((m) => m.data.paymentId === paymentId),
+      (found) => found.length === 1,
+    );
+    const controller = new AbortController();
+    const res = await fetch(`${stack.gatewayUrl}/pay/${paymentId}/events`, { signal: controller.signal });
+    try {
+      const until = pageUpdates(res.body as ReadableStream<Uint8Array>);
+      // The first update comes once the gateway follows PAYMENTS: the forgery is published after it.
+      expect(await until('pending')).toEqual(['pending']);
+      const before = await refusedCount('gateway', Streams.payments.name, 'unsigned');
+      const msgId = `evt_forged_page${Date.now()}`;
+      const envelope = created!.data;
+      await publishFact(await as('payments'), Subjects.paymentEvent('payment.status_changed'), msgId, {
+        ...envelope,
+        eventId: msgId,
+        sequence: 2,
+        body: { ...envelope.body, event: 'payment.status_changed', status: 'approved', previousStatus: 'pending' },
+      });
+      await eventually(
+        () => refusedCount('gateway', Streams.payments.name, 'unsigned'),
+        (n) => n === before + 1,
+      );
+      const cancelled = await api(stack.gatewayUrl, 'POST', `/public-api/v1/payments/${paymentId}/cancel`, { token });
+      expect(cancelled.status).toBe(200);
+      expect(await until('cancelled')).toEqual(['pending', 'cancelled']);
+    } finally {
+      controller.abort();
+    }
   });
 });
 
