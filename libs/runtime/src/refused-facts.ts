@@ -196,7 +196,9 @@ export class FactGate {
         reason,
         keyId,
       },
-      'fact refused: not signed by its producer; kept aside, not applied',
+      this.keptAside
+        ? 'fact refused: not signed by its producer; kept aside, not applied'
+        : 'fact refused: not signed by its producer; not shown',
     );
   }
 }
