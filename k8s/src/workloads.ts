@@ -120,6 +120,11 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
   const pspSecret = kplus.Secret.fromSecretName(chart, 'psp-secret', 'pix-psp');
   const dashboardSecret = kplus.Secret.fromSecretName(chart, 'dashboard-secret', 'pix-dashboard');
   const secretsKeys = kplus.Secret.fromSecretName(chart, 'secrets-keys', 'pix-secrets-keys');
+  // Each producer of money-moving facts has its key (docs/security.md: signed facts): `signing-key`
+  // reaches the producer only, `public-keys` (what verifiers accept, the new key first while a
+  // rotation lasts) the services that apply its facts.
+  const adapterFactKey = kplus.Secret.fromSecretName(chart, 'adapter-fact-key', 'pix-adapter-fact-key');
+  const paymentsFactKey = kplus.Secret.fromSecretName(chart, 'payments-fact-key', 'pix-payments-fact-key');
   const exposed = new Map<string, kplus.Service>();
 
   for (const spec of SERVICES) {
@@ -145,6 +150,14 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
       if (settings.psp.callbackPins.length > 0) {
         env.PSP_CALLBACK_PINS = kplus.EnvValue.fromValue(settings.psp.callbackPins.join(','));
       }
+      env.FACT_SIGNING_KEY = kplus.EnvValue.fromSecretValue({ secret: adapterFactKey, key: 'signing-key' });
+    }
+    if (spec.name === 'payments') {
+      env.FACT_SIGNING_KEY = kplus.EnvValue.fromSecretValue({ secret: paymentsFactKey, key: 'signing-key' });
+      env.PIX_FACTS_PUBLIC_KEYS = kplus.EnvValue.fromSecretValue({ secret: adapterFactKey, key: 'public-keys' });
+    }
+    if (spec.name === 'webhook-dispatcher' || spec.name === 'gateway') {
+      env.PAYMENT_FACTS_PUBLIC_KEYS = kplus.EnvValue.fromSecretValue({ secret: paymentsFactKey, key: 'public-keys' });
     }
     const deployment = serviceDeployment(chart, settings, spec, config, env);
     const ports = [{ name: 'ops', port: spec.opsPort, targetPort: spec.opsPort }];

@@ -273,6 +273,30 @@ describe('k8s/dist', () => {
     });
   });
 
+  it('gives each fact producer its signing key and its verifiers only its public keys, from Secrets', () => {
+    const factEnv = (name: string) =>
+      Object.fromEntries(
+        (
+          byKind(objects, 'Deployment').find((d) => d.metadata.name === name)!.spec!.template.spec.containers[0]
+            .env as { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[]
+        )
+          .filter((variable) => /FACT/.test(variable.name))
+          .map((variable) => [variable.name, variable.valueFrom?.secretKeyRef]),
+      );
+    expect(factEnv('pix-provider-adapter')).toEqual({
+      FACT_SIGNING_KEY: { name: 'pix-adapter-fact-key', key: 'signing-key' },
+    });
+    expect(factEnv('payments')).toEqual({
+      FACT_SIGNING_KEY: { name: 'pix-payments-fact-key', key: 'signing-key' },
+      PIX_FACTS_PUBLIC_KEYS: { name: 'pix-adapter-fact-key', key: 'public-keys' },
+    });
+    for (const verifier of ['webhook-dispatcher', 'gateway']) {
+      expect(factEnv(verifier)).toEqual({
+        PAYMENT_FACTS_PUBLIC_KEYS: { name: 'pix-payments-fact-key', key: 'public-keys' },
+      });
+    }
+  });
+
   it('lets ingress reach only the gateway, and the dispatcher only the public internet', () => {
     const policies = byKind(objects, 'NetworkPolicy');
     expect(policies.find((p) => p.metadata.name === 'default-deny')?.spec).toEqual({

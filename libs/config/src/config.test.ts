@@ -1,4 +1,5 @@
-import { parseDuration, duration, flag } from './index';
+import { generateKeyPairSync } from 'node:crypto';
+import { parseDuration, duration, factSigningKey, factVerifyingKeys, flag } from './index';
 
 describe('parseDuration', () => {
   it.each([
@@ -30,5 +31,45 @@ describe('zod helpers', () => {
     expect(flag(true).parse('0')).toBe(false);
     expect(flag(true).parse(undefined)).toBe(true);
     expect(flag(false).safeParse('yes').success).toBe(false);
+  });
+});
+
+describe('fact keys', () => {
+  const pair = () => generateKeyPairSync('ed25519');
+  const privateText = (key = pair().privateKey) => key.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+  const publicText = (key = pair().publicKey) => key.export({ format: 'der', type: 'spki' }).toString('base64');
+  const messages = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
+    result.error?.issues.map((issue) => issue.message) ?? [];
+
+  it('are required: no default', () => {
+    expect(messages(factSigningKey().safeParse(undefined))).toEqual([
+      'required: an Ed25519 private key, base64 PKCS#8 DER',
+    ]);
+    expect(messages(factVerifyingKeys().safeParse(undefined))).toEqual([
+      'required: Ed25519 public keys, base64 SPKI DER, comma-separated',
+    ]);
+  });
+
+  it('read an Ed25519 private key and a list of public keys', () => {
+    const { privateKey, publicKey } = pair();
+    expect(factSigningKey().parse(privateText(privateKey)).asymmetricKeyType).toBe('ed25519');
+    const keys = factVerifyingKeys().parse(`${publicText(publicKey)}, ${publicText()}`);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]?.equals(publicKey)).toBe(true);
+  });
+
+  it('refuse anything else without printing it', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+    const rsaText = rsa.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    for (const text of ['marker-secret-value', rsaText, publicText()]) {
+      const found = messages(factSigningKey().safeParse(text));
+      expect(found).toEqual(['not an Ed25519 private key (base64 PKCS#8 DER)']);
+      expect(found.join()).not.toContain(text);
+    }
+    for (const text of ['', 'marker-secret-value', `${publicText()},${privateText()}`]) {
+      expect(messages(factVerifyingKeys().safeParse(text))).toEqual([
+        'not a list of Ed25519 public keys (base64 SPKI DER, comma-separated)',
+      ]);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -50,6 +51,52 @@ export function flag(defaultValue: boolean) {
     .enum(['true', 'false', '1', '0'])
     .default(defaultValue ? 'true' : 'false')
     .transform((value) => value === 'true' || value === '1');
+}
+
+/** An Ed25519 key read from base64 DER (PKCS#8 for a private key, SPKI for a public one), or null. */
+function ed25519Key(text: string, kind: 'private' | 'public'): KeyObject | null {
+  try {
+    const key = Buffer.from(text.trim(), 'base64');
+    const parsed =
+      kind === 'private'
+        ? createPrivateKey({ key, format: 'der', type: 'pkcs8' })
+        : createPublicKey({ key, format: 'der', type: 'spki' });
+    return parsed.asymmetricKeyType === 'ed25519' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * zod type for the key a service signs the facts it states with (docs/security.md: signed facts):
+ * an Ed25519 private key, base64 of its PKCS#8 DER. Required: no default, and a value that is not
+ * one is refused without being printed.
+ */
+export function factSigningKey() {
+  return z.string({ error: 'required: an Ed25519 private key, base64 PKCS#8 DER' }).transform((text, ctx) => {
+    const key = ed25519Key(text, 'private');
+    if (key) return key;
+    ctx.addIssue({ code: 'custom', message: 'not an Ed25519 private key (base64 PKCS#8 DER)' });
+    return z.NEVER;
+  });
+}
+
+/**
+ * zod type for the keys a service accepts a producer's facts signed with: Ed25519 public keys,
+ * base64 SPKI DER, comma-separated (the new key beside the old one while a rotation lasts). Required.
+ */
+export function factVerifyingKeys() {
+  return z
+    .string({ error: 'required: Ed25519 public keys, base64 SPKI DER, comma-separated' })
+    .transform((text, ctx) => {
+      const keys = text
+        .split(',')
+        .filter((part) => part.trim() !== '')
+        .map((part) => ed25519Key(part, 'public'));
+      if (keys.length > 0 && keys.every((key) => key !== null)) return keys as KeyObject[];
+      ctx.addIssue({ code: 'custom', message: 'not a list of Ed25519 public keys (base64 SPKI DER, comma-separated)' });
+      return z.NEVER;
+    });
 }
 
 /** Settings every service shares. */

@@ -123,6 +123,16 @@ export {
 } from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
 export { DomainError } from './domain-errors';
+export {
+  SIGNED_FACT_SUBJECTS,
+  FACT_REFUSAL_REASONS,
+  REFUSED_PAYLOAD_CHARS,
+  FactHeaders,
+  RefusedFactSchema,
+  isSignedFactSubject,
+  type FactRefusalReason,
+  type RefusedFact,
+} from './signed-facts';
 export { Subjects, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
 export { Notices, type NoticeDefinition } from './notices';

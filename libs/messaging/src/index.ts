@@ -17,3 +17,11 @@ export {
 export { followStream } from './stream-follower';
 export { incrementCounter, CounterReader } from './counters';
 export { SubjectCount } from './subject-count';
+export {
+  FactSigner,
+  FactVerifier,
+  factKeyId,
+  signingJetStream,
+  type FactCheck,
+  type ReceivedFact,
+} from './fact-signing';

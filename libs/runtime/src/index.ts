@@ -12,3 +12,4 @@ export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
 export { parseSealingKeys, Sealer, type SealingKey } from './sealing';
+export { FactGate, RefusedFacts } from './refused-facts';

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { testFactKeys } from '../../../libs/config/src/testing/fact-keys';
 import { gatewayEnv } from './config';
 
+/** The key every deployment gives, beside the settings each case is about. */
+const facts = { PAYMENT_FACTS_PUBLIC_KEYS: testFactKeys.PAYMENT_FACTS_PUBLIC_KEYS };
+const parse = (env: Record<string, string>) => gatewayEnv.parse({ ...facts, ...env });
 const issues = (env: Record<string, string>) => {
-  const parsed = gatewayEnv.safeParse(env);
+  const parsed = gatewayEnv.safeParse({ ...facts, ...env });
   return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 };
 const keys = `k1:${randomBytes(32).toString('base64')}`;
@@ -30,7 +34,7 @@ describe('the secrets a deployment must be given', () => {
   });
 
   it('takes them as given behind https', () => {
-    const parsed = gatewayEnv.parse({
+    const parsed = parse({
       PUBLIC_BASE_URL: 'https://api.example.com',
       DASHBOARD_SESSION_SECRET: session,
       SECRETS_KEYS: keys,
@@ -46,21 +50,21 @@ describe('the secrets a deployment must be given', () => {
 
   it('may leave both out on http with the sandbox (development): derived from MONGO_URL, the same on every replica', () => {
     const env = { PUBLIC_BASE_URL: 'http://127.0.0.1:8080', MONGO_URL: 'mongodb://db:27017/pix' };
-    const one = gatewayEnv.parse(env);
+    const one = parse(env);
     expect(one.DASHBOARD_SESSION_SECRET.length).toBeGreaterThanOrEqual(32);
     expect(one.SECRETS_KEYS).toEqual([{ kid: 'dev', key: expect.any(Buffer) }]);
     expect(one.SECRETS_KEYS[0]?.key.length).toBe(32);
-    const again = gatewayEnv.parse(env);
+    const again = parse(env);
     expect(again.DASHBOARD_SESSION_SECRET).toBe(one.DASHBOARD_SESSION_SECRET);
     expect(again.SECRETS_KEYS[0]?.key.equals(one.SECRETS_KEYS[0]!.key)).toBe(true);
-    const other = gatewayEnv.parse({ ...env, MONGO_URL: 'mongodb://other:27017/pix' });
+    const other = parse({ ...env, MONGO_URL: 'mongodb://other:27017/pix' });
     expect(other.DASHBOARD_SESSION_SECRET).not.toBe(one.DASHBOARD_SESSION_SECRET);
   });
 });
 
 describe('the door settings', () => {
   it('counts 100 refused tokens a minute per address by default, and trusts no proxy', () => {
-    const parsed = gatewayEnv.parse({});
+    const parsed = parse({});
     expect(parsed).toMatchObject({
       AUTH_FAILURE_LIMIT: 100,
       AUTH_FAILURE_WINDOW: 60_000,

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factVerifyingKeys, loadConfig, port, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 import { parseSealingKeys, type SealingKey } from '@pix/runtime';
 
@@ -61,6 +61,8 @@ export const gatewayEnv = z
     SSE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
     /** Live streams of one store (its customers' payment pages and its dashboards) on one replica. */
     SSE_MAX_CONNECTIONS_PER_STORE: z.coerce.number().int().positive().default(1_000),
+    /** Payments' public keys: a payment event signed by none of them reaches no page nor dashboard. */
+    PAYMENT_FACTS_PUBLIC_KEYS: factVerifyingKeys(),
   })
   // Behind https, or with a real PSP, the gateway is a deployment merchants use: a key derived from
   // a MONGO_URL that carries no secret would make sessions forgeable and sealed secrets readable,

@@ -1,7 +1,8 @@
 import './tracing';
 import type http from 'node:http';
+import { FactVerifier } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
-import { closeHttpServer, connectDatabase, connectMessaging, Sealer, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, FactGate, Sealer, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -38,7 +39,11 @@ async function main(): Promise<void> {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
-  const feed = new PaymentStatusFeed(nc, logger);
+  const feed = new PaymentStatusFeed(
+    nc,
+    logger,
+    new FactGate(new FactVerifier(config.PAYMENT_FACTS_PUBLIC_KEYS), logger),
+  );
 
   const app = createApp({
     nc,

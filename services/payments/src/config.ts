@@ -1,4 +1,4 @@
-import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factSigningKey, factVerifyingKeys, loadConfig, port, z } from '@pix/config';
 
 export const config = loadConfig(
   z.object({
@@ -19,6 +19,10 @@ export const config = loadConfig(
      * writer, JetStream away). Writes publish their own messages at once; this is the safety net.
      */
     OUTBOX_RELAY_INTERVAL: duration('5s'),
+    /** The key payments signs its payment events with (payments.events.*): the dispatcher sends no other. */
+    FACT_SIGNING_KEY: factSigningKey(),
+    /** The adapter's public keys: a PSP fact (pix.events.*) signed by none of them is refused. */
+    PIX_FACTS_PUBLIC_KEYS: factVerifyingKeys(),
   }),
 );
 export type Config = typeof config;

@@ -1,8 +1,8 @@
 import './tracing';
 import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
-import { CounterReader, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
+import { CounterReader, FactSigner, FactVerifier, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
-import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { cancelPayment } from './cancel';
 import { config } from './config';
@@ -38,12 +38,14 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config);
   await syncPaymentIndexes(logger);
+  // Where payments keeps aside the PSP facts it refused for their signature: its dead letter.
+  const refused = await RefusedFacts.open({ collection: 'refused_pix_facts' }, logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config);
 
   registerPaymentMetrics(service.registry);
-  const publish = publisher(nc);
+  const publish = publisher(nc, new FactSigner(config.FACT_SIGNING_KEY));
   const counts = new CounterReader(nc, Streams.paymentCounts);
   const store = new PaymentStore(publish, (storeId, key) => counts.read(Subjects.paymentCount(storeId, key)), logger);
   const deps = { nc, config, logger, store, publish };
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
   });
 
   const rpc = { queue: QueueGroups.payments, logger };
+  const pixVerifier = new FactVerifier(config.PIX_FACTS_PUBLIC_KEYS);
   const subscriptions = [
     serveRpc(nc, PaymentsRpc.create, (req) => createPayment(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
@@ -68,11 +71,20 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),
+    serveRpc(nc, PaymentsRpc.refusedFacts, async (req) => ({ facts: await refused.newest(req.limit) }), rpc),
+    serveRpc(
+      nc,
+      PaymentsRpc.reapplyFacts,
+      () => refused.reapply(pixVerifier, (subject, payload) => onPixEvent(deps, subject, JSON.parse(payload)), logger),
+      rpc,
+    ),
   ];
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
 
+  // Only what the adapter signed is applied; anything else on the PIX stream is kept aside, acked.
+  const pixFacts = new FactGate(pixVerifier, logger, refused);
   const pixConsumer = await startConsumer(
     nc,
     // Different charges concurrently, one charge's facts in order (paid before cleared).
@@ -83,7 +95,7 @@ async function main(): Promise<void> {
       serializeBy: txidOf,
       maxInFlight: CONSUMER_CONCURRENCY,
     },
-    (msg) => onPixEvent(deps, msg.subject, msg.json()),
+    async (msg) => ((await pixFacts.admit(msg)) ? onPixEvent(deps, msg.subject, msg.json()) : { ack: true }),
   );
   service.addReadinessCheck('pix consumer', pixConsumer.isBound);
   service.onShutdown('pix consumer', () => pixConsumer.stop());

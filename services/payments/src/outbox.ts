@@ -7,7 +7,15 @@ import {
   type PaymentEvent,
   type PaymentStatus,
 } from '@pix/contracts';
-import { incrementCounter, jetstream, publishEvent, traceCarrier, withTraceCarrier } from '@pix/messaging';
+import {
+  incrementCounter,
+  jetstream,
+  publishEvent,
+  signingJetStream,
+  traceCarrier,
+  withTraceCarrier,
+  type FactSigner,
+} from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { outboxLeftovers } from './metrics';
@@ -100,11 +108,13 @@ const PUBLISH_TIMEOUT_MS = 2000;
  * Publishes a write's messages; each lands once on its stream, however often this runs. Events go
  * one after another, in the order their writes made them (a payment's created before its
  * status_changed); schedules and counter increments, which no order concerns, go alongside them.
+ * Every payment event leaves signed by `signer`, payments' key: the dispatcher sends no webhook for
+ * any other. This is the one place payments publishes (a writer's own publish and the relay's).
  */
-export function publisher(nc: NatsConnection): (messages: OutboxMessage[]) => Promise<void> {
+export function publisher(nc: NatsConnection, signer: FactSigner): (messages: OutboxMessage[]) => Promise<void> {
   // A request waits for its write's messages to be published (a list then counts the payment), but
   // not for long: a stream that cannot answer within this leaves them to be published again later.
-  const js = jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS });
+  const js = signingJetStream(jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS }), signer);
   const publishOne = (message: OutboxMessage): Promise<unknown> =>
     message.increment !== undefined
       ? incrementCounter(js, message.subject, message.increment, message.msgId)

@@ -1,6 +1,11 @@
+import { testFactKeys } from '../../../libs/config/src/testing/fact-keys';
 import { adapterEnv } from './config';
 
+/** The key every deployment gives, beside the settings each case is about. */
+const facts = { FACT_SIGNING_KEY: testFactKeys.FACT_SIGNING_KEY };
+
 const apipix = {
+  ...facts,
   PIX_PROVIDER: 'apipix',
   PIX_API_URL: 'https://psp.example.com/v2',
   PIX_TLS_CERT_FILE: '/etc/pix/client.crt',
@@ -27,7 +32,7 @@ describe("the adapter's PSP client secret", () => {
   });
 
   it('has a default with the sandbox PSP only', () => {
-    expect(adapterEnv.parse({}).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
+    expect(adapterEnv.parse(facts).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
   });
 });
 

@@ -1,4 +1,4 @@
-import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 import { parsePins } from './callback-pins';
 
@@ -70,6 +70,8 @@ export const adapterEnv = z
     RECONCILE_OVERLAP: duration('2m'),
     /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
     PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
+    /** The key the adapter signs the PSP's facts with (pix.events.*): payments applies no other. */
+    FACT_SIGNING_KEY: factSigningKey(),
   })
   .superRefine((env, ctx) => {
     if (env.PIX_PROVIDER !== 'apipix') return;

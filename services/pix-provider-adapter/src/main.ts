@@ -1,7 +1,15 @@
 import './tracing';
 import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
-import { callerGone, jetstream, serveRpc, startConsumer, SubjectCount } from '@pix/messaging';
+import {
+  callerGone,
+  FactSigner,
+  jetstream,
+  serveRpc,
+  signingJetStream,
+  startConsumer,
+  SubjectCount,
+} from '@pix/messaging';
 import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { CALLBACK_REFUSALS } from './callback-readback';
@@ -26,7 +34,9 @@ async function main(): Promise<void> {
   await connectDatabase(service, config);
 
   const nc = await connectMessaging(service, config);
-  const js = jetstream(nc);
+  // Every fact the adapter states (pix.events.*: callbacks, reconciliations, charge reads, refund
+  // settlements) leaves through this client, signed with the adapter's key: payments applies no other.
+  const js = signingJetStream(jetstream(nc), new FactSigner(config.FACT_SIGNING_KEY));
 
   const pspRequests = new Counter({
     name: 'psp_requests_total',

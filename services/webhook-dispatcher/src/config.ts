@@ -1,4 +1,4 @@
-import { CommonEnv, MongoEnv, duration, flag, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factVerifyingKeys, flag, loadConfig, port, z } from '@pix/config';
 
 export const config = loadConfig(
   z.object({
@@ -34,6 +34,8 @@ export const config = loadConfig(
     WEBHOOK_STALL_SWEEP_INTERVAL: duration('5s'),
     /** How long finished deliveries and their attempts stay in the delivery log. */
     WEBHOOK_LOG_RETENTION: duration('30d'),
+    /** Payments' public keys: a payment event signed by none of them is refused, and no webhook goes out. */
+    PAYMENT_FACTS_PUBLIC_KEYS: factVerifyingKeys(),
   }),
 );
 export type Config = typeof config;

@@ -1,8 +1,8 @@
 import './tracing';
-import { Consumers, PaymentEventSchema, type PaymentEvent } from '@pix/contracts';
-import { jetstream, startConsumer } from '@pix/messaging';
+import { Consumers, DispatcherRpc, PaymentEventSchema, QueueGroups, type PaymentEvent } from '@pix/contracts';
+import { FactVerifier, jetstream, serveRpc, startConsumer, type HandlerOutcome } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
-import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
 import { config } from './config';
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
     { retentionMs: config.WEBHOOK_LOG_RETENTION, stallAfterMs: config.WEBHOOK_STALL_AFTER, leaseMs: CLAIM_LEASE_MS },
     logger,
   );
+  // Where the dispatcher keeps aside the payment events it refused for their signature: its dead letter.
+  const refused = await RefusedFacts.open({ collection: 'refused_payment_facts' }, logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config);
@@ -70,21 +72,25 @@ async function main(): Promise<void> {
 
   // The PAYMENTS message is acked once its delivery is recorded and its first attempt made (its
   // result recorded), or handed to WEBHOOK_ATTEMPTS: an event never waits for a busy endpoint here.
+  // A webhook is signed for what payments signed only: any other event is kept aside, acked, never sent.
+  const verifier = new FactVerifier(config.PAYMENT_FACTS_PUBLIC_KEYS);
+  const paymentFacts = new FactGate(verifier, logger, refused);
+  const takeIn = async (raw: unknown): Promise<HandlerOutcome> => {
+    const parsed = PaymentEventSchema.safeParse(raw);
+    if (!parsed.success) {
+      logger.error({ issues: parsed.error.issues }, 'malformed payment event; dropped');
+      return { ack: true };
+    }
+    await runner.takeIn(parsed.data);
+    return { ack: true };
+  };
   const consumer = await startConsumer(
     nc,
     // In parallel: one recorded before an earlier event of its payment waits for it (the order
     // hold), so taking them in at once costs no order.
     Consumers.dispatcherPayments,
     { logger, parallel: true, maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT + INTAKE_HEADROOM },
-    async (msg) => {
-      const parsed = PaymentEventSchema.safeParse(msg.json());
-      if (!parsed.success) {
-        logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed payment event; dropped');
-        return { ack: true };
-      }
-      await runner.takeIn(parsed.data);
-      return { ack: true };
-    },
+    async (msg) => ((await paymentFacts.admit(msg)) ? takeIn(msg.json()) : { ack: true }),
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
   service.onShutdown('payments consumer', () => consumer.stop());
@@ -104,8 +110,16 @@ async function main(): Promise<void> {
   stallSweep.start();
   service.onShutdown('stall check', () => stallSweep.stop());
 
+  const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const subscriptions = [
     ...serveWebhookRpcs(nc, log, logger),
+    serveRpc(nc, DispatcherRpc.refusedFacts, async (req) => ({ facts: await refused.newest(req.limit) }), rpc),
+    serveRpc(
+      nc,
+      DispatcherRpc.reapplyFacts,
+      () => refused.reapply(verifier, async (_subject, payload) => takeIn(JSON.parse(payload)), logger),
+      rpc,
+    ),
     ...serveEventRpcs(nc, log, logger),
     ...serveDashboardRpcs(nc, logger),
   ];

@@ -154,6 +154,29 @@ webhooks
   .description('deliver a delivered or dead-lettered event again, with the same webhook-id')
   .action((eventId: string) => call(DispatcherRpc.webhooksReplay, { eventId }));
 
+const facts = program.command('facts').description('the signed facts that move money');
+facts
+  .command('refused')
+  .description(
+    'the newest facts refused for their signature, kept aside: by payments (pix.events) and the dispatcher (payments.events)',
+  )
+  .option('--limit <n>', 'how many of each, newest first', positiveInt, 50)
+  .action((opts: { limit: number }) =>
+    withNats('admin', async (nc) => ({
+      payments: (await callRpc(nc, PaymentsRpc.refusedFacts, { limit: opts.limit }, 15_000)).facts,
+      'webhook-dispatcher': (await callRpc(nc, DispatcherRpc.refusedFacts, { limit: opts.limit }, 15_000)).facts,
+    })),
+  );
+facts
+  .command('reapply')
+  .description('after a verifier was given a missing key: apply the refused facts that verify now (the rest stay)')
+  .action(() =>
+    withNats('admin', async (nc) => ({
+      payments: await callRpc(nc, PaymentsRpc.reapplyFacts, {}, 60_000),
+      'webhook-dispatcher': await callRpc(nc, DispatcherRpc.reapplyFacts, {}, 60_000),
+    })),
+  );
+
 const nats = program.command('nats').description('the message bus');
 nats
   .command('provision')

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, RUN_DIR } from '@pix/devstack';
 import { baselineRef, prepareBaseline, removeBaseline } from './baseline';
+import { measureFactSigning } from './fact-signing';
 import { renderReport } from './report';
 import { runVariant, type BenchOptions, type VariantResult } from './run-variant';
 import { WebhookReceiver } from './webhooks';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     settings: describe(options),
     loadBefore,
     loadAfter: os.loadavg(),
+    facts: measureFactSigning(),
   });
   process.stdout.write(`\n${report}\n`);
   const resultsDir = path.join(ROOT, 'tools', 'bench', 'results');

@@ -3,6 +3,7 @@ import type { ApiFigure, ProcessCpu, SizeResult, VariantResult } from './run-var
 import type { Throughput } from './stats';
 import type { ConfirmationLatency } from './confirmations';
 import type { ReconciliationCost } from './reconciliation';
+import type { FactSigningCost } from './fact-signing';
 
 /**
  * The results as one markdown document: every figure at every size for each checkout measured,
@@ -15,6 +16,7 @@ export interface RunInfo {
   settings: string;
   loadBefore: number[];
   loadAfter: number[];
+  facts: FactSigningCost;
 }
 
 function num(value: number | null | undefined): string {
@@ -305,6 +307,10 @@ export function renderReport(variants: VariantResult[], info: RunInfo): string {
       (name) => (SERVICES.has(name) ? '≤ 150 MB' : ''),
       (v, name) => num(v.peakRssMiB.find((p) => p.name === name)?.mib),
     ),
+    '',
+    `Signed facts (Ed25519, this process, the current code): ${info.facts.signMicros.toFixed(1)} µs CPU to sign one, ` +
+      `${info.facts.verifyMicros.toFixed(1)} µs to verify one; the signature adds ${info.facts.headerBytes} bytes of headers ` +
+      `to a ${info.facts.payloadBytes}-byte payment event.`,
     '',
   ];
   return lines.join('\n');

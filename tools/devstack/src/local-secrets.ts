@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from './layout';
@@ -26,6 +26,28 @@ export interface LocalSecrets {
   /** The gateway's SECRETS_KEYS (`kid:base64key`) and DASHBOARD_SESSION_SECRET. */
   secretsKeys: string;
   dashboardSessionSecret: string;
+  /**
+   * The key each producer of money-moving facts signs them with (FACT_SIGNING_KEY), and its public
+   * half for the service that verifies them (PIX_FACTS_PUBLIC_KEYS, PAYMENT_FACTS_PUBLIC_KEYS).
+   */
+  factKeys: Record<FactProducer, FactKeyPair>;
+}
+
+/** The services that state signed facts: the adapter (pix.events.*) and payments (payments.events.*). */
+export type FactProducer = 'pix-provider-adapter' | 'payments';
+
+/** An Ed25519 pair as the settings take it: base64 PKCS#8 DER and base64 SPKI DER. */
+export interface FactKeyPair {
+  privateKey: string;
+  publicKey: string;
+}
+
+function factKeyPair(): FactKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+  };
 }
 
 /** Where a stack directory keeps its secrets (0700, files 0600). */
@@ -53,6 +75,7 @@ function generate(): LocalSecrets {
     ) as Record<ServiceName, Login>,
     secretsKeys: `local1:${randomBytes(32).toString('base64')}`,
     dashboardSessionSecret: randomBytes(32).toString('base64url'),
+    factKeys: { 'pix-provider-adapter': factKeyPair(), payments: factKeyPair() },
   };
 }
 
@@ -62,8 +85,15 @@ function generate(): LocalSecrets {
  * superuser's password set.
  */
 export function loadLocalSecrets(file: string): { secrets: LocalSecrets; created: boolean } {
-  if (fs.existsSync(file))
-    return { secrets: JSON.parse(fs.readFileSync(file, 'utf8')) as LocalSecrets, created: false };
+  if (fs.existsSync(file)) {
+    const secrets = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalSecrets;
+    // A stack made before facts were signed gets its keys on its next start.
+    if (!secrets.factKeys) {
+      secrets.factKeys = generate().factKeys;
+      fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    }
+    return { secrets, created: false };
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const secrets = generate();
   fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

@@ -4,7 +4,13 @@ import { provisionJetStream } from '@pix/messaging';
 import { connectAs, natsAuthorizationFile, natsCredentials, type NatsCredentialFiles } from './nats-access';
 import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
 import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
-import { loadLocalSecrets, readLocalSecrets, secretsFileOf, writePrivateFile } from './local-secrets';
+import {
+  loadLocalSecrets,
+  readLocalSecrets,
+  secretsFileOf,
+  writePrivateFile,
+  type LocalSecrets,
+} from './local-secrets';
 import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
 import {
   assertPortFree,
@@ -221,6 +227,22 @@ export async function startFerretDb(
   return started;
 }
 
+/** The fact keys a service is given: its own signing key, the public keys of the facts it applies. */
+function factKeysOf(name: ServiceName, keys: LocalSecrets['factKeys']): NodeJS.ProcessEnv {
+  switch (name) {
+    case 'pix-provider-adapter':
+      return { FACT_SIGNING_KEY: keys['pix-provider-adapter'].privateKey };
+    case 'payments':
+      return {
+        FACT_SIGNING_KEY: keys.payments.privateKey,
+        PIX_FACTS_PUBLIC_KEYS: keys['pix-provider-adapter'].publicKey,
+      };
+    case 'webhook-dispatcher':
+    case 'gateway':
+      return { PAYMENT_FACTS_PUBLIC_KEYS: keys.payments.publicKey };
+  }
+}
+
 function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, mongoUrl: string): NodeJS.ProcessEnv {
   const { ports } = options;
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
@@ -238,6 +260,8 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
       SECRETS_KEYS: secrets.secretsKeys,
       DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
     }),
+    // Each producer's signing key reaches that producer only; the public halves, their verifiers.
+    ...factKeysOf(name, secrets.factKeys),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EventDetailSchema, EventListSchema, EventRedeliverySchema } from '../events-api';
 import { EventListQuerySchema } from '../requests';
 import { PAYMENT_WEBHOOK_STATES } from '../dashboard';
+import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { WebhookDeliverySchema } from '../webhooks';
 import { defineRpc } from './define-rpc';
 
@@ -88,4 +89,13 @@ export const DispatcherRpc = {
     z.object({ eventId: z.string(), status: z.literal('pending'), run: z.number().int() }),
     forOperator,
   ),
+  /** The newest payment events the dispatcher refused (not signed by payments' key): no webhook went out. */
+  refusedFacts: defineRpc(
+    'admin.webhooks.refused-facts',
+    RefusedFactsRequestSchema,
+    RefusedFactsReplySchema,
+    forOperator,
+  ),
+  /** After a key fix, sends the webhooks of the refused payment events that verify now. */
+  reapplyFacts: defineRpc('admin.webhooks.reapply-facts', z.object({}), ReapplyFactsReplySchema, forOperator),
 } as const;

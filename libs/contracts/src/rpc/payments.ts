@@ -3,6 +3,7 @@ import { PaymentListSchema, PaymentSchema } from '../payment';
 import { PaymentPublicViewSchema } from '../payment-page';
 import { RefundListSchema, RefundSchema } from '../refund';
 import { CreatePaymentInputSchema, CreateRefundInputSchema, ListQuerySchema } from '../requests';
+import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { PAYMENT_STATUSES } from '../statuses';
 import { defineRpc } from './define-rpc';
 
@@ -82,4 +83,14 @@ export const PaymentsRpc = {
     PaymentTransitionReplySchema,
     { server: 'payments', callers: ['admin'] },
   ),
+  /** Admin: the newest PSP facts payments refused (unsigned, or not signed by the adapter's key). */
+  refusedFacts: defineRpc('payments.admin.refused-facts', RefusedFactsRequestSchema, RefusedFactsReplySchema, {
+    server: 'payments',
+    callers: ['admin'],
+  }),
+  /** Admin: after a key fix, applies the refused PSP facts that verify now. */
+  reapplyFacts: defineRpc('payments.admin.reapply-facts', z.object({}), ReapplyFactsReplySchema, {
+    server: 'payments',
+    callers: ['admin'],
+  }),
 } as const;

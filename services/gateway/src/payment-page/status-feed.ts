@@ -9,6 +9,7 @@ import {
 } from '@pix/contracts';
 import { followStream, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import type { FactGate } from '@pix/runtime';
 
 /** One open page: gets its payment's updates, and is ended when the gateway stops. */
 export interface PageListener {
@@ -56,6 +57,8 @@ export class PaymentStatusFeed {
   constructor(
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
+    /** What payments signed reaches a page or a dashboard; a refused event is counted and logged only. */
+    private readonly facts: FactGate,
   ) {}
 
   /** Registers an open page of a payment. */
@@ -121,6 +124,7 @@ export class PaymentStatusFeed {
   }
 
   private deliver(msg: JsMsg): void {
+    if (!this.facts.admitNow(msg)) return;
     const parsed = PaymentEventSchema.safeParse(msg.json());
     if (!parsed.success) return;
     const event = parsed.data;
