@@ -64,6 +64,6 @@ describe("the PSP's callback pins", () => {
   });
 
   it('are not needed with the sandbox PSP', () => {
-    expect(adapterEnv.parse({}).PSP_CALLBACK_PINS).toEqual([]);
+    expect(adapterEnv.parse(facts).PSP_CALLBACK_PINS).toEqual([]);
   });
 });
