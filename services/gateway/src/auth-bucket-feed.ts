@@ -86,6 +86,8 @@ export class AuthBucketFeed implements AuthBucketChanges {
     this.subscription = this.nc.subscribe(Subjects.authFeedAll, {
       callback: (err, msg) => {
         if (err) return this.logger.warn({ err }, 'auth bucket feed failed');
+        // Only the bucket's republish (an RPC answer this identity asked onto the feed's subject names no stream).
+        if (msg.headers?.get('Nats-Stream') !== AuthBucketStream.name) return;
         const entry = fromFeed(msg);
         if (held) held.push(entry);
         else inOrder(entry);

@@ -1,5 +1,12 @@
 import type { Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
-import { pagePhase, PaymentEventSchema, Subjects, type PaymentEvent, type PaymentPageUpdate } from '@pix/contracts';
+import {
+  pagePhase,
+  PaymentEventSchema,
+  Streams,
+  Subjects,
+  type PaymentEvent,
+  type PaymentPageUpdate,
+} from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 
 /** One open page: gets its payment's updates, and is ended when the gateway stops. */
@@ -126,6 +133,10 @@ export class PaymentStatusFeed {
   }
 
   private deliver(msg: Msg): void {
+    // Only the stream's republish: an answer that this identity asked onto the feed's subject comes
+    // back into its own account there too (a direct get of its bucket names KV_AUTH, an RPC answer
+    // names no stream).
+    if (msg.headers?.get('Nats-Stream') !== Streams.payments.name) return;
     const parsed = PaymentEventSchema.safeParse(safeJson(msg));
     if (!parsed.success) return;
     const event = parsed.data;
