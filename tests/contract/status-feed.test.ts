@@ -17,7 +17,7 @@ describe('the live status feed of a gateway replica', () => {
   afterAll(() => stack?.stop());
 
   /** The gateway account's subscriptions to the payment events' feed. */
-  async function followers(): Promise<number> {
+  async function feedSubscriptions(): Promise<number> {
     const url = `http://127.0.0.1:${stack.ports.natsMonitor}/subsz?subs=1&acc=${accountOf('gateway')}&limit=10000`;
     const subsz = (await (await fetch(url)).json()) as { subscriptions_list?: { subject: string }[] };
     return (subsz.subscriptions_list ?? []).filter((sub) => sub.subject === Subjects.paymentEventsFeedAll).length;
@@ -30,13 +30,13 @@ describe('the live status feed of a gateway replica', () => {
       body: { amount: 10 },
     });
     expect(created.status).toBe(200);
-    expect(await followers()).toBe(0);
+    expect(await feedSubscriptions()).toBe(0);
 
     const controller = new AbortController();
     const page = await fetch(`${stack.gatewayUrl}/pay/${created.body.id}/events`, { signal: controller.signal });
     try {
       expect(page.status).toBe(200);
-      expect(await eventually(followers, (n) => n === 1)).toBe(1);
+      expect(await eventually(feedSubscriptions, (n) => n === 1)).toBe(1);
     } finally {
       controller.abort();
     }

@@ -88,7 +88,7 @@ const everyTarget = [
     Subjects.pixCommandSchedule('refund', 'matrix'),
     Subjects.webhookAttemptDue,
     Subjects.webhookDeadLetter,
-    AuthBucket.tokenKey('matrix').replace(/^/, `$KV.${AuthBucket.name}.`),
+    `$KV.${AuthBucket.name}.${AuthBucket.tokenKey('matrix')}`,
     ...allRpcs().map((rpc) => rpc.subject),
     ...Object.values(Notices).map((notice) => notice.subject),
   ]),
@@ -170,7 +170,7 @@ describe('no reply-subject injection', () => {
     return stream === Streams.paymentCounts.name
       ? concrete(Subjects.paymentCountsAll)
       : stream === AuthBucketStream.name
-        ? '$KV.AUTH.matrix.probe'
+        ? `$KV.${AuthBucket.name}.matrix.probe`
         : concrete(
             consumers.find((c) => c.stream === stream)?.filterSubject ??
               streams.find((s) => s.name === stream)!.subjects[0]!,
