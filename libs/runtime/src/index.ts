@@ -11,4 +11,4 @@ export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
-export { parseSealingKeys, Sealer, type SealingKey } from './sealing';
+export { parseSealingKeys, RetiredSealingKey, Sealer, type SealedBinding, type SealingKey } from './sealing';

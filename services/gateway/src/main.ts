@@ -11,6 +11,7 @@ import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
 import { StreamLimiter } from './sse-limits';
 import { GatewayStorage } from './storage';
+import { UnreadableSecretsReport } from './unreadable-secrets';
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
@@ -32,7 +33,13 @@ async function main(): Promise<void> {
   service.mark('auth cache');
   service.onShutdown('auth cache', () => authCache.stop());
 
-  const subscriptions = serveStoreRpcs(nc, storage, logger, authCache);
+  const subscriptions = serveStoreRpcs(
+    nc,
+    storage,
+    logger,
+    authCache,
+    new UnreadableSecretsReport(logger, service.registry),
+  );
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
