@@ -17,6 +17,12 @@ export const gatewayEnv = z
     /** Requests one token may make per RATE_LIMIT_WINDOW, on each gateway replica. */
     RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(1200),
     RATE_LIMIT_WINDOW: duration('1m'),
+    /**
+     * Requests one client address may make per PUBLIC_RATE_LIMIT_WINDOW, on each replica, to the
+     * public routes without a token (the payment page, the QR image, the status stream) together.
+     */
+    PUBLIC_RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(300),
+    PUBLIC_RATE_LIMIT_WINDOW: duration('1m'),
     /** The adapter's PSP (the same variable): the public sandbox routes exist only with `sandbox`. */
     PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
     /**
@@ -47,6 +53,12 @@ export const gatewayEnv = z
      * replica; past it, further failures answer 429 without a database read.
      */
     AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().default(100),
+    /**
+     * Failed bearer authentications all addresses together may make per AUTH_FAILURE_WINDOW on each
+     * replica: past it, tokens memory cannot judge are answered 429 without a database read, so a
+     * guess spread over many addresses costs at most this many reads a window.
+     */
+    AUTH_FAILURE_REPLICA_LIMIT: z.coerce.number().int().positive().default(1000),
     AUTH_FAILURE_WINDOW: duration('1m'),
     /** How long an unknown token is remembered as unknown (it then costs no database read). */
     AUTH_NEGATIVE_CACHE_TTL: duration('1m'),

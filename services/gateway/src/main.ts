@@ -9,6 +9,7 @@ import { config } from './config';
 import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
+import { PublicLimiter } from './public-limits';
 import { StreamLimiter } from './sse-limits';
 import { GatewayStorage } from './storage';
 import { UnreadableSecretsReport } from './unreadable-secrets';
@@ -53,11 +54,19 @@ async function main(): Promise<void> {
     storage,
     authCache,
     authFailures: new AuthFailures(
-      { failures: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
+      {
+        failures: config.AUTH_FAILURE_LIMIT,
+        replicaFailures: config.AUTH_FAILURE_REPLICA_LIMIT,
+        windowMs: config.AUTH_FAILURE_WINDOW,
+      },
       service.registry,
     ),
     trustProxy: config.TRUST_PROXY,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
+    publicLimiter: new PublicLimiter(
+      { requests: config.PUBLIC_RATE_LIMIT_REQUESTS, windowMs: config.PUBLIC_RATE_LIMIT_WINDOW },
+      service.registry,
+    ),
     feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',
     streams: new StreamLimiter(
