@@ -121,6 +121,7 @@ describe('the compose stack from the local images', () => {
       COMPOSE_SECRETS: secrets.dir,
       SECRETS_KEYS: `compose:${crypto.randomBytes(32).toString('base64')}`,
       DASHBOARD_SESSION_SECRET: crypto.randomBytes(32).toString('base64'),
+      PSP_CALLBACK_SECRET: crypto.randomBytes(24).toString('base64'),
     };
     compose(['down', '-v', '--remove-orphans']);
     compose(['up', '-d', '--no-build'], 300_000);

@@ -1,6 +1,9 @@
 import { adapterEnv } from './config';
 
+const callbackSecret = { PSP_CALLBACK_SECRET: 'a-callback-secret-of-the-test' };
+
 const apipix = {
+  ...callbackSecret,
   PIX_PROVIDER: 'apipix',
   PIX_API_URL: 'https://psp.example.com/v2',
   PIX_TLS_CERT_FILE: '/etc/pix/client.crt',
@@ -26,6 +29,16 @@ describe("the adapter's PSP client secret", () => {
   });
 
   it('has a default with the sandbox PSP only', () => {
-    expect(adapterEnv.parse({}).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
+    expect(adapterEnv.parse(callbackSecret).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
+  });
+});
+
+describe('the callback secret', () => {
+  it('has no default: a deployment without it refuses to start, and the refusal names it', () => {
+    expect(issues({})).toEqual(['PSP_CALLBACK_SECRET: is required: a secret guarding a door has no default']);
+    expect(issues({ PSP_CALLBACK_SECRET: 'short' })).toEqual([
+      'PSP_CALLBACK_SECRET: Too small: expected string to have >=16 characters',
+    ]);
+    expect(adapterEnv.parse(callbackSecret).PSP_CALLBACK_SECRET).toBe(callbackSecret.PSP_CALLBACK_SECRET);
   });
 });

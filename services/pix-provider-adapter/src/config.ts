@@ -1,4 +1,4 @@
-import { CommonEnv, MongoEnv, duration, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, loadConfig, port, secret, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 
 const optionalFile = z.string().min(1).optional();
@@ -50,8 +50,11 @@ export const adapterEnv = z
      */
     RECONCILE_INTERVAL: duration('60s'),
     RECONCILE_OVERLAP: duration('2m'),
-    /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
-    PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
+    /**
+     * sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. Required
+     * (no default guards a door): `make up` and the tests generate one, Kubernetes reads a Secret.
+     */
+    PSP_CALLBACK_SECRET: secret(16),
   })
   .superRefine((env, ctx) => {
     if (env.PIX_PROVIDER !== 'apipix') return;

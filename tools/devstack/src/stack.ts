@@ -233,11 +233,12 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
     // Local development: merchants test their webhooks on localhost.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     PUBLIC_BASE_URL: gatewayUrl,
-    // The gateway's keys reach the gateway only.
+    // Each service's keys reach that service only.
     ...(name === 'gateway' && {
       SECRETS_KEYS: secrets.secretsKeys,
       DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
     }),
+    ...(name === 'pix-provider-adapter' && { PSP_CALLBACK_SECRET: secrets.pspCallbackSecret }),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,
