@@ -22,7 +22,7 @@ const UNREADABLE_LISTED = 1000;
 
 /** A store's secret that cannot be opened: under a key SECRETS_KEYS no longer holds, or altered. */
 export interface UnreadableSecret {
-  /** The key it names (`clear` never: a clear value is always readable). */
+  /** The key id its sealed value names (a clear value always opens). */
   kid: string;
   reason: 'retired_key' | 'does_not_open';
 }
@@ -95,7 +95,7 @@ class PassReport {
  * The merchants' stores: whether each is active, its name, its webhook signing secrets (sealed at
  * rest, bound to their store and expiry). A secret under a key SECRETS_KEYS no longer holds cannot
  * sign again: reads leave it out and name it, a re-seal leaves it as it is and lists its store, a
- * rotation drops it (docs/security.md: sealing).
+ * rotation drops it (docs/security.md, rotating each secret).
  */
 export class Stores {
   constructor(
