@@ -66,7 +66,7 @@ if [ "$(installed_build || true)" = "$BUILD_ID" ] && { ! $PRINT_STAGE || [ -f "$
   exit 0
 fi
 # What follows reports on stderr when only the staged tree's path is asked for.
-$PRINT_STAGE && exec 3>&1 1>&2
+if $PRINT_STAGE; then exec 3>&1 1>&2; fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -156,4 +156,5 @@ fi
 $sudo cp -a "$STAGE/." /
 ensure_os_user
 say "DocumentDB ($BUILD_ID) installed into PostgreSQL $PG_MAJOR"
-$PRINT_STAGE && echo "$STAGE" >&3
+# An `if`, not `$PRINT_STAGE && …`: as the last command that would end the script with 1 when false.
+if $PRINT_STAGE; then echo "$STAGE" >&3; fi

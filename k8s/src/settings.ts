@@ -82,6 +82,12 @@ export const SettingsSchema = z.object({
     apiCidrs: z.array(cidr).min(1),
     /** Where the PSP's payment callbacks come from. */
     callbackCidrs: z.array(cidr),
+    /**
+     * Which client certificates of the PSP's CA are the PSP's own (PSP_CALLBACK_PINS, required with
+     * PIX_PROVIDER=apipix): `sha256/<base64 SPKI digest>`, `dns:<name>` or `cn:<name>`, checked by
+     * the adapter at start. Public values.
+     */
+    callbackPins: z.array(z.string().min(1)),
   }),
 });
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -145,6 +145,9 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     }
     if (spec.name === 'pix-provider-adapter') {
       env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });
+      if (settings.psp.callbackPins.length > 0) {
+        env.PSP_CALLBACK_PINS = kplus.EnvValue.fromValue(settings.psp.callbackPins.join(','));
+      }
     }
     const deployment = serviceDeployment(chart, settings, spec, config, env);
     const ports = [{ name: 'ops', port: spec.opsPort, targetPort: spec.opsPort }];

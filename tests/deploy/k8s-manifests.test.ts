@@ -60,6 +60,7 @@ const podOf = (o: K8sObject): Record<string, any> => o.spec!.template.spec;
 const platform = JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')) as {
   nats: { publicKeys: Record<string, string[]> };
   ingress: { proxyHops: number };
+  psp: { callbackPins: string[] };
 };
 
 /**
@@ -170,6 +171,8 @@ describe('k8s/dist', () => {
       name: 'PSP_CALLBACK_SECRET',
       valueFrom: { secretKeyRef: { name: 'pix-psp', key: 'callback-secret' } },
     });
+    // The PSP's callback pins are public values, written as they are.
+    expect(env).toContainEqual({ name: 'PSP_CALLBACK_PINS', value: platform.psp.callbackPins.join(',') });
     const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
     expect(gateway.spec!.template.spec.containers[0].env).toContainEqual({
       name: 'DASHBOARD_SESSION_SECRET',

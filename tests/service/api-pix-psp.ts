@@ -26,7 +26,7 @@ function problem(res: Response, status: number, title: string, detail: string): 
 
 /**
  * The sandbox PSP behind BACEN's API Pix over HTTP, as a real PSP serves it (OAuth2 client
- * credentials, cob, the Pix received, devolução): what the adapter's `apipix` mode talks to, for a test of that mode
+ * credentials, cob, the Pix received (listed, or one by endToEndId), devolução): what the adapter's `apipix` mode talks to, for a test of that mode
  * (served over mutual TLS by tests/service/apipix-mtls.test.ts). The adapter's own sandbox mode
  * calls the same PSP in process. `settlements` settles the refunds it takes and calls back.
  */
@@ -119,6 +119,13 @@ export function apiPixPspApp(
       );
     }
     res.json(await psp.listPix({ from, to }, page, perPage));
+  });
+
+  // A received Pix, its devoluções included: what the adapter reads a callback back against.
+  api.get('/pix/:e2eid', async (req: Request<{ e2eid: string }>, res: Response) => {
+    const pix = await psp.getPix(req.params.e2eid);
+    if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'no Pix with this endToEndId');
+    res.json(pix);
   });
 
   api.get('/pix/:e2eid/devolucao/:id', async (req: Request<{ e2eid: string; id: string }>, res: Response) => {

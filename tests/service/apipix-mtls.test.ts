@@ -11,13 +11,14 @@ import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-ps
 import { listen } from '../../services/pix-provider-adapter/src/tls';
 import { closeHttpServer } from '@pix/runtime';
 import { createLogger } from '@pix/observability';
-import { ErrorMessages } from '@pix/contracts';
+import { ErrorMessages, Streams, Subjects } from '@pix/contracts';
 import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
 import { apiPixPspApp, callbackOverHttp } from './api-pix-psp';
 import { metric } from '../webhooks/helpers';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
+import { streamMessages } from '../support/streams';
 
 const CLIENT = { id: 'merchant-client', secret: 'merchant-client-secret' };
 
@@ -45,6 +46,9 @@ describe('apipix provider over mutual TLS', () => {
   /** The pages of GET /pix asked, and whether the PSP answers 503 to them (down during a reconciliation). */
   const listedPages: number[] = [];
   let failPixListings = false;
+  /** The Pix read back (GET /pix/{e2eid}), and whether the PSP answers 503 to them (down as a callback comes). */
+  const pixReads: string[] = [];
+  let failPixReads = false;
   /** The PSP's books, in the stack's database: the adapter in apipix mode keeps none of its own. */
   const books = new SandboxBooks();
   const logger = createLogger('psp', 'silent');
@@ -69,6 +73,8 @@ describe('apipix provider over mutual TLS', () => {
         CALLBACK_TLS_CERT_FILE: pki.files.serverCert,
         CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
         CALLBACK_CLIENT_CA_FILE: pki.files.ca,
+        // The PSP calls back with the client certificate: its key is pinned, not its CA's every certificate.
+        PSP_CALLBACK_PINS: pki.clientPin,
         REVIEW_TIMEOUT: '2s',
         // Short, so that a refund answered late times the client out within the test.
         PIX_TIMEOUT: '2s',
@@ -106,6 +112,14 @@ describe('apipix provider over mutual TLS', () => {
     app.get('/v2/pix', (req, res, next) => {
       listedPages.push(Number(req.query['paginacao.paginaAtual']));
       if (failPixListings) {
+        res.status(503).end();
+        return;
+      }
+      next();
+    });
+    app.get('/v2/pix/:e2eid', (req, res, next) => {
+      pixReads.push(req.params.e2eid);
+      if (failPixReads) {
         res.status(503).end();
         return;
       }
@@ -161,6 +175,83 @@ describe('apipix provider over mutual TLS', () => {
     return { certificate: pem.cert, key: pem.key, certificateAuthority: pki.ca };
   }
 
+  /** psp_callbacks_refused_total of a reason, as the adapter's metrics tell it. */
+  const refusals = (reason: string) =>
+    metric(stack.opsUrls['pix-provider-adapter'], 'psp_callbacks_refused_total', `reason="${reason}"`);
+
+  /** POST {callback}/pix as the PSP (its pinned certificate), once: the adapter's answer. */
+  function callBack(pix: { endToEndId: string; txid: string; valor: string; horario: string }) {
+    return got.post(`${callbackUrl}/pix`, {
+      json: { pix: [pix] },
+      https: tlsAs(pki.client),
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      timeout: { request: 30_000 },
+    });
+  }
+
+  it("believes a callback only as the PSP reads it back, and applies the PSP's values", async () => {
+    const client = await paymentsClient(stack);
+    const [paid, other, underpaid] = [await client.create(10), await client.create(20), await client.create(30)];
+    const txidOf = (payment: { id: string }) => payment.id.replace(/-/g, '');
+    const { pix } = await payer().pay(txidOf(paid), undefined, false);
+    await client.waitForStatus(paid.id, 'approved');
+    const told = { endToEndId: pix.endToEndId, txid: txidOf(paid), valor: '10.00', horario: pix.paidAt.toISOString() };
+
+    // Another payment's Pix told as this one's, or a Pix the PSP never received: refused, counted.
+    const [mismatched, unknown] = [await refusals('readback_mismatch'), await refusals('readback_not_found')];
+    expect((await callBack({ ...told, txid: txidOf(other), valor: '20.00' })).statusCode).toBe(200);
+    const made = { ...told, endToEndId: `E${'9'.repeat(31)}`, txid: txidOf(other), valor: '20.00' };
+    expect((await callBack(made)).statusCode).toBe(200);
+    expect(await refusals('readback_mismatch')).toBe(mismatched + 1);
+    expect(await refusals('readback_not_found')).toBe(unknown + 1);
+
+    // A Pix the PSP received, its callback lost and its listing down (so only a callback can tell
+    // of it), told with less than it was and an old time: refused. Told right but for its time:
+    // believed, and what is told on is the PSP's account, its time included.
+    failPixListings = true;
+    try {
+      const { pix: full } = await payer().pay(txidOf(underpaid), undefined, false, true);
+      const lower = { ...told, endToEndId: full.endToEndId, txid: txidOf(underpaid), valor: '29.00' };
+      lower.horario = '2020-01-01T00:00:00.000Z';
+      expect((await callBack(lower)).statusCode).toBe(200);
+      expect(await refusals('readback_mismatch')).toBe(mismatched + 2);
+      expect((await callBack({ ...lower, valor: '30.00' })).statusCode).toBe(200);
+      // The whole amount: approved, not held for review as the lower one would have been.
+      await client.waitForStatus(underpaid.id, 'approved');
+      const facts = await streamMessages(stack, Streams.pix.name, Subjects.pixPaid);
+      const fact = JSON.stringify(facts.find((f) => f.msgId === full.endToEndId)?.data);
+      expect(fact).toContain(full.paidAt.toISOString());
+      expect(fact).not.toContain('2020-01-01');
+    } finally {
+      failPixListings = false;
+    }
+    expect((await client.get(other.id)).status).toBe('pending');
+    for (const payment of [paid, underpaid]) expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
+  });
+
+  it('answers 503 to a callback it cannot read back, and loses nothing: reconciliation applies it once', async () => {
+    const client = await paymentsClient(stack);
+    const payment = await client.create(17.5);
+    const txid = payment.id.replace(/-/g, '');
+    const { pix } = await payer().pay(txid, undefined, false, true);
+    const told = { endToEndId: pix.endToEndId, txid, valor: '17.50', horario: pix.paidAt.toISOString() };
+    const failed = await refusals('readback_failed');
+    failPixReads = true;
+    try {
+      expect((await callBack(told)).statusCode).toBe(503);
+      expect(await refusals('readback_failed')).toBe(failed + 1);
+      // The PSP down for read-backs still lists its Pix: the payment is applied meanwhile.
+      await client.waitForStatus(payment.id, 'approved', 20_000);
+    } finally {
+      failPixReads = false;
+    }
+    // The PSP's next try, read back now: taken, and nothing applied twice.
+    expect((await callBack(told)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
+  });
+
   it('creates the charge through the API Pix client (retrying a 503) and is paid through an mTLS callback', async () => {
     const client = await paymentsClient(stack);
     failNextCharges = 1;
@@ -171,11 +262,23 @@ describe('apipix provider over mutual TLS', () => {
 
     const { pix } = await payer().pay(txid, undefined, false);
     await client.waitForStatus(payment.id, 'approved');
+    // Believed once read back at the PSP.
+    expect(pixReads).toContain(pix.endToEndId);
 
     // The PSP calling again with the same endToEndId changes nothing; anyone else is refused.
     const callback = { pix: [{ endToEndId: pix.endToEndId, txid, valor: '12.34', horario: pix.paidAt.toISOString() }] };
     const again = await got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(pki.client) });
     expect(again.statusCode).toBe(200);
+    // A certificate of the same CA with another key (a merchant's of the PSP): past TLS, refused and counted.
+    const foreign = await refusals('foreign_certificate');
+    const sibling = await got.post(`${callbackUrl}/pix`, {
+      json: callback,
+      https: tlsAs(pki.sibling),
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+    });
+    expect(sibling.statusCode).toBe(403);
+    expect(await refusals('foreign_certificate')).toBe(foreign + 1);
     await expect(
       got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(pki.stranger), retry: { limit: 0 } }),
     ).rejects.toThrow();

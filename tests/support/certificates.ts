@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,10 @@ export interface TestPki {
   client: Pem;
   /** A client certificate signed by another CA, which a mutual-TLS server must refuse. */
   stranger: Pem;
+  /** Another client certificate of the same CA (as a PSP's CA certifies its merchants too), with a key of its own. */
+  sibling: Pem;
+  /** The `sha256/…` SPKI pin of the client certificate, as `openssl` prints it (docs/security.md). */
+  clientPin: string;
   files: Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey', string>;
   remove: () => void;
 }
@@ -86,6 +91,10 @@ export function makeTestPki(serverNames: readonly string[] = []): TestPki {
   makeLeaf(dir, 'ca', 'server', `subjectAltName=${altNames}\nextendedKeyUsage=serverAuth\n`);
   makeLeaf(dir, 'ca', 'client', 'extendedKeyUsage=clientAuth\n');
   makeLeaf(dir, 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
+  makeLeaf(dir, 'ca', 'sibling', 'extendedKeyUsage=clientAuth\n');
+  openssl(dir, 'x509', '-in', 'client.crt', '-pubkey', '-noout', '-out', 'client.pub');
+  openssl(dir, 'pkey', '-pubin', '-in', 'client.pub', '-outform', 'der', '-out', 'client.spki');
+  const spki = fs.readFileSync(path.join(dir, 'client.spki'));
   const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
   const pem = (name: string): Pem => ({ cert: read(`${name}.crt`), key: read(`${name}.key`) });
   return {
@@ -94,6 +103,8 @@ export function makeTestPki(serverNames: readonly string[] = []): TestPki {
     server: pem('server'),
     client: pem('client'),
     stranger: pem('stranger'),
+    sibling: pem('sibling'),
+    clientPin: `sha256/${createHash('sha256').update(spki).digest('base64')}`,
     files: {
       ca: path.join(dir, 'ca.crt'),
       serverCert: path.join(dir, 'server.crt'),

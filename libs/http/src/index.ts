@@ -10,3 +10,26 @@ const loaded = require('got') as Got;
 export const { default: got, HTTPError, RequestError, TimeoutError } = loaded;
 /** An HTTP method as got takes it. */
 export type Method = import('got', { with: { 'resolution-mode': 'import' } }).Method;
+
+/**
+ * What a failed got call says, without what got keeps of it: a RequestError holds the call's
+ * options (the TLS key, the headers, the body) and an HTTPError its response too, which no log
+ * line may get. `cause` is the error under got's (Node's own, with its code and syscall), if any.
+ */
+export interface CallFailure {
+  /** The answer's status, when there was one. */
+  status?: number;
+  code?: string;
+  message: string;
+  cause?: Error;
+}
+
+export function callFailure(err: unknown): CallFailure {
+  if (err instanceof RequestError) {
+    // An answer came (an HTTPError, a body that did not parse): its status tells it, as the message may quote the body.
+    if (err.response)
+      return { status: err.response.statusCode, code: err.code, message: `HTTP ${err.response.statusCode}` };
+    return { code: err.code, message: err.message, cause: err.cause instanceof Error ? err.cause : undefined };
+  }
+  return { message: err instanceof Error ? err.message : String(err) };
+}

@@ -74,7 +74,11 @@ export async function connectNats(
         permissionViolations.inc({ operation, subject: violationLabel(subject) });
         logger.error({ nats: 'permissions violation', operation, subject, queue }, 'NATS refused an operation');
       } else if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
-        logger.warn({ nats: status.type }, 'nats connection status');
+        // The server's error says why (an authorization violation: a seed it does not know); the logger tells it safely.
+        logger.warn(
+          { nats: status.type, ...(status.type === 'error' && { err: status.error }) },
+          'nats connection status',
+        );
       }
     }
   })();

@@ -1,5 +1,5 @@
 /** Logs, metrics, traces and the ops server (health, readiness, metrics) every service runs. */
-export { createLogger, type Logger } from './logger';
+export { createLogger, writeStartFailure, type Logger } from './logger';
 export { createRegistry, libraryMetric, Counter, Gauge, Histogram, Registry } from './metrics';
 export { observeHttp } from './http-observability';
 export { startOpsServer, type ReadinessCheck } from './ops-server';

@@ -1,5 +1,6 @@
 import './tracing';
 import type http from 'node:http';
+import { writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Sealer, Service } from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
@@ -96,6 +97,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`gateway failed to start: ${String(err instanceof Error ? err.stack : err)}\n`);
+  writeStartFailure('gateway', err);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import './tracing';
 import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
 import { CounterReader, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
+import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
 import { cancelPayment } from './cancel';
@@ -108,6 +109,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`payments failed to start: ${String(err instanceof Error ? err.stack : err)}\n`);
+  writeStartFailure('payments', err);
   process.exit(1);
 });

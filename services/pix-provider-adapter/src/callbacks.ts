@@ -1,59 +1,128 @@
 import type { TLSSocket } from 'node:tls';
-import express, { type Request, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
-import type { Logger } from '@pix/observability';
+import type { Counter, Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
 import { PixCallbackSchema, type PixEntry, type ReceivedPix } from './api-pix/wire';
+import { checkPins, type CallbackPin } from './callback-pins';
+import { readBack, type CallbackRefusal } from './callback-readback';
+import type { PixProvider } from './providers/provider';
 import type { ToldFacts } from './told-facts';
 
 export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
 
 /**
- * How the PSP proves it is the PSP: a client certificate signed by the PSP's CA (apipix, the TLS
- * server already refused anyone else), or the sandbox's shared secret in a header.
+ * How the PSP proves it is the PSP: a client certificate signed by the PSP's CA (apipix: the TLS
+ * server refused anyone else) that one of the PSP's pins names, since that CA also certifies the
+ * PSP's merchants; or, in the sandbox, the shared secret in a header.
  */
-export type CallbackAuth = { kind: 'mtls' } | { kind: 'secret'; secret: string };
+export type CallbackAuth = { kind: 'mtls'; pins: readonly CallbackPin[] } | { kind: 'secret'; secret: string };
 
-function authenticated(req: Request, auth: CallbackAuth): boolean {
-  if (auth.kind === 'mtls') return (req.socket as Partial<TLSSocket>).authorized === true;
-  const given = req.get(CALLBACK_SECRET_HEADER);
-  return given !== undefined && sameSecret(given, auth.secret);
+export interface CallbackOptions {
+  js: JetStreamClient;
+  told: ToldFacts;
+  /** Where each Pix a callback tells of is read back (both modes: the sandbox answers from its books). */
+  provider: PixProvider;
+  auth: CallbackAuth;
+  /** psp_callbacks_refused_total, by reason. */
+  refused: Counter<'reason'>;
+  logger: Logger;
+}
+
+/** Who called: the PSP, nobody known (401), or a certificate of the PSP's CA that no pin names (403). */
+function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticated' | 'foreign_certificate' {
+  const { auth } = options;
+  if (auth.kind === 'secret') {
+    const given = req.get(CALLBACK_SECRET_HEADER);
+    return given !== undefined && sameSecret(given, auth.secret) ? 'psp' : 'unauthenticated';
+  }
+  const socket = req.socket as TLSSocket;
+  if (!socket.authorized) return 'unauthenticated';
+  const { pinned, spki, subject, issuer } = checkPins(socket.getPeerCertificate().raw, auth.pins);
+  if (pinned) return 'psp';
+  // Public parts of the certificate only: its own pin is what an operator adds for a PSP's renewed one.
+  options.logger.warn(
+    { reason: 'foreign_certificate', spki, subject, issuer, remoteAddress: socket.remoteAddress },
+    'PSP callback refused: a certificate of the PSP CA that PSP_CALLBACK_PINS does not name',
+  );
+  return 'foreign_certificate';
 }
 
 /**
- * The PSP's callbacks (POST {webhook}/pix). Each received Pix becomes a fact on the PIX stream with
- * the endToEndId in its message id, so a PSP that calls twice produces one event. The PSP gets its
- * 200 only once JetStream has stored the events; otherwise it retries, as PSPs do.
+ * The PSP's callbacks (POST {webhook}/pix). A callback only says "look": each Pix it tells of is
+ * read back at the PSP (readBack, GET /pix/{e2eid}) and what the PSP answers becomes facts on the
+ * PIX stream, with the endToEndId in their message ids, so a PSP that calls twice produces one
+ * event. A Pix the PSP does not hold as told (not found, another txid or amount) is refused: not
+ * applied, logged and counted once, and the PSP gets its 200 (calling again would change nothing;
+ * reconciliation applies whatever the PSP does hold). A Pix that cannot be read back (the PSP away
+ * or slow) is answered 503 once the others are stored: the PSP calls again, and reconciliation lists
+ * it in any case, so none is lost; this keeps no schedule of its own. The PSP gets its 200 only
+ * once JetStream has stored the facts.
  */
-export function callbackRouter(options: {
-  js: JetStreamClient;
-  told: ToldFacts;
-  auth: CallbackAuth;
-  logger: Logger;
-}): Router {
-  const router = express.Router();
-  router.post('/pix', express.json({ limit: '256kb' }), async (req, res) => {
-    if (!authenticated(req, options.auth)) {
+export function callbackRouter(options: CallbackOptions): Router {
+  const { logger, refused } = options;
+  const refuse = (reason: CallbackRefusal) => refused.inc({ reason });
+  const authenticate = (req: Request, res: Response, next: NextFunction) => {
+    const who = caller(req, options);
+    if (who === 'psp') return next();
+    if (who === 'unauthenticated') {
       res.status(401).json({ message: 'unauthorized' });
       return;
     }
+    refuse(who);
+    res.status(403).json({ message: 'forbidden' });
+  };
+  /** The PSP's account of a Pix a callback told of; 'refused' or 'unread' when there is none to believe. */
+  const believe = async (pix: PixEntry): Promise<PixEntry | 'refused' | 'unread'> => {
+    const told = { endToEndId: pix.endToEndId, txid: pix.txid, valor: pix.valor };
+    try {
+      const found = await readBack(options.provider, pix);
+      if ('believed' in found) return found.believed;
+      refuse(found.refused);
+      const held = 'held' in found ? { txid: found.held.txid, valor: found.held.valor } : null;
+      logger.warn(
+        { reason: found.refused, told, held },
+        'PSP callback refused: the PSP does not hold the Pix it told of',
+      );
+      return 'refused';
+    } catch (err) {
+      refuse('readback_failed');
+      // The message only: an error of the PSP's client may carry its request's options.
+      const error = err instanceof Error ? err.message : String(err);
+      logger.warn(
+        { reason: 'readback_failed', told, error },
+        'PSP callback not taken yet: its Pix could not be read back',
+      );
+      return 'unread';
+    }
+  };
+
+  const router = express.Router();
+  router.post('/pix', authenticate, express.json({ limit: '256kb' }), async (req, res) => {
     const parsed = PixCallbackSchema.safeParse(req.body);
     if (!parsed.success) {
       res.status(400).json({ message: 'invalid callback body' });
       return;
     }
-    await receivePix(options.js, options.told, parsed.data.pix, options.logger);
-    res.status(200).json({ received: parsed.data.pix.length });
+    const outcomes = await Promise.all(parsed.data.pix.filter(ofACharge).map(believe));
+    const believed = outcomes.filter((outcome): outcome is PixEntry => typeof outcome === 'object');
+    await receivePix(options.js, options.told, believed, logger);
+    if (outcomes.includes('unread')) {
+      res.status(503).json({ message: 'the PSP could not be read back; call again' });
+      return;
+    }
+    res.status(200).json({ received: believed.length });
   });
   return router;
 }
 
 /**
- * What the PSP tells of each Pix (a callback, a reconciliation's listing, a charge read before it
- * expires) becomes facts on the PIX stream, with the endToEndId in their message ids, so a PSP
- * telling twice produces one fact; so does each of its refunds (devoluções) the PSP settled.
+ * What the PSP tells of each Pix (a callback's Pix as read back, a reconciliation's listing, a
+ * charge read before it expires, the in-process sandbox PSP) becomes facts on the PIX stream, with
+ * the endToEndId in their message ids, so a PSP telling twice produces one fact; so does each of
+ * its refunds (devoluções) the PSP settled.
  * Resolves once JetStream stored them all (only then is the PSP answered, or the sandbox PSP's
  * callback done) with how many of them JetStream had not stored before: what this telling added.
  */

@@ -12,6 +12,7 @@ const apipix = {
   CALLBACK_TLS_CERT_FILE: '/etc/pix/callback.crt',
   CALLBACK_TLS_KEY_FILE: '/etc/pix/callback.key',
   CALLBACK_CLIENT_CA_FILE: '/etc/pix/callback-ca.crt',
+  PSP_CALLBACK_PINS: 'sha256/qlujXETChjRn/MSVpgTYVREGbIQA4AdtWDl5mPn6CKg=',
 };
 
 const issues = (env: Record<string, string>) => {
@@ -40,5 +41,37 @@ describe('the callback secret', () => {
       'PSP_CALLBACK_SECRET: Too small: expected string to have >=16 characters',
     ]);
     expect(adapterEnv.parse(callbackSecret).PSP_CALLBACK_SECRET).toBe(callbackSecret.PSP_CALLBACK_SECRET);
+  });
+});
+
+describe("the PSP's callback pins", () => {
+  const withSecret = { ...apipix, PIX_CLIENT_SECRET: 's3cret' };
+
+  it('are required with a real PSP (apipix), and the refusal names them', () => {
+    for (const pins of [undefined, '', ' , ']) {
+      const env: Record<string, string> = { ...withSecret };
+      if (pins === undefined) delete env.PSP_CALLBACK_PINS;
+      else env.PSP_CALLBACK_PINS = pins;
+      expect(issues(env)).toEqual(['PSP_CALLBACK_PINS: PSP_CALLBACK_PINS is required when PIX_PROVIDER=apipix']);
+    }
+  });
+
+  it('refuse to start on an entry that is no pin, naming it', () => {
+    const env = { ...withSecret, PSP_CALLBACK_PINS: 'sha256/tooshort=, cn:psp' };
+    expect(issues(env)).toEqual([
+      'PSP_CALLBACK_PINS: not a pin (sha256/<base64>, dns:<name> or cn:<name>): sha256/tooshort=',
+    ]);
+  });
+
+  it('are read as a list', () => {
+    const env = { ...withSecret, PSP_CALLBACK_PINS: `${apipix.PSP_CALLBACK_PINS}, dns:callbacks.psp.example` };
+    expect(adapterEnv.parse(env).PSP_CALLBACK_PINS).toEqual([
+      { kind: 'sha256', value: 'qlujXETChjRn/MSVpgTYVREGbIQA4AdtWDl5mPn6CKg=' },
+      { kind: 'dns', value: 'callbacks.psp.example' },
+    ]);
+  });
+
+  it('are not needed with the sandbox PSP', () => {
+    expect(adapterEnv.parse(callbackSecret).PSP_CALLBACK_PINS).toEqual([]);
   });
 });

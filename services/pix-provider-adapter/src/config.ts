@@ -1,5 +1,6 @@
 import { CommonEnv, MongoEnv, duration, loadConfig, port, secret, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
+import { parsePins } from './callback-pins';
 
 const optionalFile = z.string().min(1).optional();
 
@@ -41,6 +42,23 @@ export const adapterEnv = z
     CALLBACK_TLS_CERT_FILE: optionalFile,
     CALLBACK_TLS_KEY_FILE: optionalFile,
     CALLBACK_CLIENT_CA_FILE: optionalFile,
+    /**
+     * apipix: which certificates of that CA are the PSP's (it also certifies the PSP's merchants):
+     * a comma list of `sha256/<base64 SPKI digest>`, `dns:<SAN name>` or `cn:<subject CN>`
+     * (callback-pins.ts). Public values: no secret.
+     */
+    PSP_CALLBACK_PINS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        const parsed = parsePins(text ?? '');
+        if ('pins' in parsed) return parsed.pins;
+        ctx.addIssue({
+          code: 'custom',
+          message: `not a pin (sha256/<base64>, dns:<name> or cn:<name>): ${parsed.invalid.join(', ')}`,
+        });
+        return z.NEVER;
+      }),
     /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
     SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
     /**
@@ -71,6 +89,10 @@ export const adapterEnv = z
     for (const name of required) {
       if (!env[name])
         ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when PIX_PROVIDER=apipix` });
+    }
+    if (env.PSP_CALLBACK_PINS.length === 0) {
+      const message = 'PSP_CALLBACK_PINS is required when PIX_PROVIDER=apipix';
+      ctx.addIssue({ code: 'custom', path: ['PSP_CALLBACK_PINS'], message });
     }
   })
   .transform((env) => ({ ...env, PIX_CLIENT_SECRET: env.PIX_CLIENT_SECRET ?? 'sandbox-client-secret' }));

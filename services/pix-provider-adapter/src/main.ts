@@ -2,8 +2,9 @@ import './tracing';
 import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
 import { callerGone, jetstream, serveRpc, startConsumer, SubjectCount } from '@pix/messaging';
-import { Counter, Gauge, observeHttp } from '@pix/observability';
+import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { CALLBACK_REFUSALS } from './callback-readback';
 import { callbackRouter } from './callbacks';
 import { readCharge } from './charge-reads';
 import { config } from './config';
@@ -46,7 +47,18 @@ async function main(): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   app.use(observeHttp(logger));
-  app.use('/psp/callbacks', callbackRouter({ js, told, auth: selected.callbackAuth, logger }));
+  const callbacksRefused = new Counter({
+    name: 'psp_callbacks_refused_total',
+    help: 'PSP callbacks (or Pix in them) not believed, by reason: foreign_certificate, readback_mismatch, readback_not_found, readback_failed (left to the next try and reconciliation)',
+    labelNames: ['reason'] as const,
+    registers: [service.registry],
+  });
+  // Every reason from zero, so an alert sees the first refusal as an increase.
+  for (const reason of CALLBACK_REFUSALS) callbacksRefused.inc({ reason }, 0);
+  app.use(
+    '/psp/callbacks',
+    callbackRouter({ js, told, provider, auth: selected.callbackAuth, refused: callbacksRefused, logger }),
+  );
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
   if (sandbox) {
@@ -169,6 +181,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`pix-provider-adapter failed to start: ${String(err instanceof Error ? err.stack : err)}\n`);
+  writeStartFailure('pix-provider-adapter', err);
   process.exit(1);
 });

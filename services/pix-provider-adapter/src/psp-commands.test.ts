@@ -48,6 +48,9 @@ class FakePsp implements PixProvider {
   listReceivedPix(): never {
     throw new Error('not here');
   }
+  readPix(): never {
+    throw new Error('not here');
+  }
   sendRefund(input: RefundInput): Promise<RefundAtPsp> {
     this.calls.push(`send ${input.pspRefundId} ${input.amountCents}`);
     return this.sendAnswer();

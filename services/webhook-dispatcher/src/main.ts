@@ -1,6 +1,7 @@
 import './tracing';
 import { Consumers, PaymentEventSchema, type PaymentEvent } from '@pix/contracts';
 import { jetstream, startConsumer } from '@pix/messaging';
+import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
 import { AttemptRunner, CLAIM_LEASE_MS } from './attempts';
@@ -118,6 +119,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`webhook-dispatcher failed to start: ${String(err instanceof Error ? err.stack : err)}\n`);
+  writeStartFailure('webhook-dispatcher', err);
   process.exit(1);
 });

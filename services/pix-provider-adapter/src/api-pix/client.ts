@@ -1,11 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
-import { got, HTTPError, type Method } from '@pix/http';
+import { callFailure, got, HTTPError, type CallFailure, type Method } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import type { z } from 'zod';
 import type { CreateChargeReply } from '@pix/contracts';
 import {
   counted,
+  PspError,
   PspRefusal,
   type ChargeAtPsp,
   type ChargeRemoval,
@@ -29,8 +30,10 @@ import {
   DevolucaoSchema,
   PixListSchema,
   ProblemSchema,
+  ReceivedPixSchema,
   TokenResponseSchema,
   type CobRemovalSchema,
+  type ReceivedPix,
 } from './wire';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
@@ -173,6 +176,20 @@ export class ApiPixClient implements PixProvider {
     }
   }
 
+  async readPix(endToEndId: string): Promise<ReceivedPix | null> {
+    try {
+      return await this.answer('read_pix', {
+        method: 'GET',
+        path: `pix/${encodeURIComponent(endToEndId)}`,
+        schema: ReceivedPixSchema,
+        retry: true,
+      });
+    } catch (err) {
+      if (err instanceof PspRefusal && err.status === 404) return null;
+      throw err;
+    }
+  }
+
   async listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {
     const query = new URLSearchParams({
       inicio: window.from.toISOString(),
@@ -200,6 +217,7 @@ export class ApiPixClient implements PixProvider {
   private call<S extends z.ZodType>(operation: PspOperation, call: Call<S>): Promise<z.infer<S> | null> {
     return counted(this.options.onRequest, operation, async () => {
       const url = `${this.options.baseUrl.replace(/\/$/, '')}/${call.path}`;
+      const failed = pspError(operation, call.method, url);
       const send = async (): Promise<{ status: number; body: unknown }> => {
         try {
           const response = await this.http(url, {
@@ -213,7 +231,8 @@ export class ApiPixClient implements PixProvider {
         } catch (err) {
           // An answer the PSP gave (after the retries): what it says decides; no answer at all is thrown.
           if (err instanceof HTTPError) return { status: err.response.statusCode, body: err.response.body };
-          throw err;
+          if (err instanceof PspError) throw err; // the token's
+          throw failed(callFailure(err));
         }
       };
       let answer = await send();
@@ -223,11 +242,12 @@ export class ApiPixClient implements PixProvider {
         answer = await send();
       }
       if (answer.status >= 200 && answer.status < 300) return call.schema ? call.schema.parse(json(answer.body)) : null;
-      const detail = ProblemSchema.safeParse(json(answer.body)).data?.detail ?? `HTTP ${answer.status}`;
       if (answer.status >= 400 && answer.status < 500 && !TEMPORARY_STATUSES.has(answer.status)) {
+        const detail = ProblemSchema.safeParse(json(answer.body)).data?.detail ?? `HTTP ${answer.status}`;
         throw new PspRefusal(answer.status, detail);
       }
-      throw new Error(`the PSP answered ${operation} with HTTP ${answer.status}: ${detail}`);
+      // Not the problem's detail: a PSP may echo the request (its Authorization header) in it.
+      throw failed({ status: answer.status, message: `HTTP ${answer.status}` });
     });
   }
 
@@ -235,17 +255,41 @@ export class ApiPixClient implements PixProvider {
     if (this.token && this.token.expiresAt > Date.now()) return this.token.value;
     return counted(this.options.onRequest, 'token', async () => {
       const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
+      const failed = pspError('token', 'POST', this.options.tokenUrl);
       const answer = await this.http
         .post(this.options.tokenUrl, {
           form: { grant_type: 'client_credentials' },
           headers: { authorization: `Basic ${basic}` },
         })
-        .json();
+        .json()
+        .catch((err: unknown) => {
+          throw failed(callFailure(err));
+        });
       const token = TokenResponseSchema.parse(answer);
       this.token = { value: token.access_token, expiresAt: Date.now() + token.expires_in * 1000 - TOKEN_MARGIN_MS };
       return token.access_token;
     });
   }
+}
+
+/**
+ * Makes the PspError of one call from how it failed: the call's method and path (no query string),
+ * how long it took since this was made, never its options, headers or bodies.
+ */
+function pspError(operation: PspOperation, method: string, url: string): (failure: CallFailure) => PspError {
+  const started = performance.now();
+  const { pathname } = new URL(url);
+  return (failure) =>
+    new PspError(
+      operation,
+      method,
+      pathname,
+      Math.round(performance.now() - started),
+      failure.status,
+      failure.code,
+      failure.message,
+      failure.cause,
+    );
 }
 
 function devolucaoPath(endToEndId: string, pspRefundId: string): string {

@@ -60,6 +60,38 @@ export class PspRefusal extends Error {
 }
 
 /**
+ * A call to the PSP that failed for now: no answer (`code`: ECONNREFUSED, ETIMEDOUT, a TLS
+ * error's...) or an answer that is no refusal (5xx, 401, 408, 429; `status`). It says which call
+ * and how it ended, never what was sent or answered: the HTTP client's error keeps the call's
+ * options (the client certificate's key, the Authorization header, the body), and a PSP may echo
+ * the request in its answer. `cause` is the network error under it, if any.
+ */
+export class PspError extends Error {
+  /** No answer at all is the PSP (or the way to it) away for a moment: see isTransient of @pix/messaging. */
+  readonly transient: boolean;
+
+  constructor(
+    readonly operation: PspOperation,
+    readonly method: string,
+    readonly path: string,
+    readonly elapsedMs: number,
+    readonly status: number | undefined,
+    readonly code: string | undefined,
+    reason: string,
+    cause?: Error,
+  ) {
+    super(
+      status === undefined
+        ? `the PSP did not answer ${operation} (${method} ${path}): ${reason}`
+        : `the PSP answered ${operation} (${method} ${path}) with HTTP ${status}${code ? ` (${code})` : ''}`,
+      { cause },
+    );
+    this.name = 'PspError';
+    this.transient = status === undefined;
+  }
+}
+
+/**
  * The port to a Pix PSP, in the platform's terms: each provider maps its PSP's words in a
  * transformers module of its own (api-pix/transformers.ts). createCharge is idempotent by txid;
  * a refund is named by its PSP id, so sending it again names the same devolução, but a PSP may
@@ -77,13 +109,18 @@ export interface PixProvider {
   removeCharge(txid: string): Promise<ChargeRemoval>;
   /** GET /cob: the charge and the Pix it received, or null when the PSP has no such charge. */
   readCharge(txid: string): Promise<ChargeAtPsp | null>;
+  /**
+   * GET /pix/{e2eid}: a received Pix as the PSP holds it, its devoluções included (API Pix's words),
+   * or null when it has none with this endToEndId: what a callback is read back against.
+   */
+  readPix(endToEndId: string): Promise<ReceivedPix | null>;
   /** GET /pix: one page of the Pix received from `from` to `to` (both inclusive). */
   listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage>;
 }
 
 /** A PSP operation, as psp_requests_total counts them. */
 export type PspOperation =
-  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'list_pix';
+  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'read_pix' | 'list_pix';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;

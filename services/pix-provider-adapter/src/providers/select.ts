@@ -37,8 +37,9 @@ function file(value: string | undefined): string {
  * The provider port chosen by PIX_PROVIDER: `apipix`, a real PSP's API Pix over mutual TLS, whose
  * callbacks arrive at the adapter's endpoint; `sandbox`, the embedded PSP simulator, called in
  * process, which tells the adapter of each Pix as its callback would (the facts go on the PIX
- * stream the same way). The callback endpoint then takes the shared secret, for a PSP simulated by
- * hand.
+ * stream the same way; its books are this process's own, so there is nothing to read back). The
+ * callback endpoint then takes the shared secret, for a PSP simulated by hand, and reads what it
+ * is told back from the sandbox's books like a real PSP's.
  */
 export async function selectProvider(
   config: Config,
@@ -69,7 +70,7 @@ export async function selectProvider(
         tokenUrl: config.PIX_OAUTH_URL ?? new URL('/oauth/token', baseUrl).toString(),
         tls,
       }),
-      callbackAuth: { kind: 'mtls' },
+      callbackAuth: { kind: 'mtls', pins: config.PSP_CALLBACK_PINS },
       callbackTls: {
         cert: file(config.CALLBACK_TLS_CERT_FILE),
         key: file(config.CALLBACK_TLS_KEY_FILE),

@@ -18,6 +18,7 @@ import {
   type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
+import type { ReceivedPix } from '../api-pix/wire';
 import type { SandboxPsp } from './psp';
 
 /** API Pix's answers to the refusals of a devolução (tests/service/api-pix-psp.ts serves the same). */
@@ -75,6 +76,10 @@ export class SandboxProvider implements PixProvider {
       const cob = await this.psp.getCob(txid);
       return cob && chargeAtPspFrom(cob);
     });
+  }
+
+  readPix(endToEndId: string): Promise<ReceivedPix | null> {
+    return counted(this.onRequest, 'read_pix', () => this.psp.getPix(endToEndId));
   }
 
   listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {

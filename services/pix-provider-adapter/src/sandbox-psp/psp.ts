@@ -72,6 +72,14 @@ export class SandboxPsp {
     return pix.length ? { ...charge.cob, pix } : charge.cob;
   }
 
+  /** GET /pix/{e2eid}: a received Pix, with where its analysis stands and its devoluções. */
+  async getPix(endToEndId: string): Promise<PixEntry | null> {
+    const found = await this.books.pixOf(endToEndId);
+    if (!found) return null;
+    const devolucoes = (await this.books.refundsOfPix(endToEndId)).map((refund) => refund.devolucao);
+    return { ...listedPix(found.charge, found.pix), ...(devolucoes.length && { devolucoes }) };
+  }
+
   /**
    * GET /pix: the Pix received from `inicio` to `fim` (both inclusive), oldest first, a page at a
    * time (pages count from 0), each with where its analysis stands and its devoluções.
