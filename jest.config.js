@@ -63,6 +63,7 @@ module.exports = {
       displayName: 'unit',
       roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/tools'],
       testMatch: ['**/src/**/*.test.ts'],
+      setupFiles: ['<rootDir>/tests/support/unit-env.ts'],
     },
     {
       ...common,

@@ -39,6 +39,14 @@ export const SettingsSchema = z.object({
     tlsSecretName: z.string().min(1),
     /** Namespace of the ingress controller: the only source allowed to reach the gateway. */
     controllerNamespace: z.string().min(1),
+    /**
+     * The proxies before the gateway that each add the address they were reached from to
+     * X-Forwarded-For: the ingress controller is 1; a load balancer before it whose entry the
+     * controller keeps (ingress-nginx's use-forwarded-headers) adds 1. The gateway's TRUST_PROXY:
+     * what it counts refused tokens and public requests by is the client address the outermost
+     * of them saw; one more than there are would let a client name any address it likes.
+     */
+    proxyHops: z.number().int().min(1).max(10),
   }),
   monitoring: z.object({
     /** Namespace of Prometheus: the only source allowed to scrape the ops ports. */

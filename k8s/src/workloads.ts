@@ -144,6 +144,9 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
       env.DASHBOARD_SESSION_SECRET = kplus.EnvValue.fromSecretValue({ secret: dashboardSecret, key: 'session-secret' });
       // Seal the stores' webhook secrets at rest; the first key seals (docs/security.md: rotation).
       env.SECRETS_KEYS = kplus.EnvValue.fromSecretValue({ secret: secretsKeys, key: 'keys' });
+      // The ingress (and what is before it) add their hops to X-Forwarded-For: the client address
+      // the door counts by is the one the outermost saw, not the controller's for every client.
+      env.TRUST_PROXY = kplus.EnvValue.fromValue(String(settings.ingress.proxyHops));
     }
     if (spec.name === 'pix-provider-adapter') {
       env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });

@@ -7,6 +7,7 @@ import { freePort, natsAuthorizationFile, natsCredentials, ROOT } from '@pix/dev
 import { Webhook } from 'standardwebhooks';
 import { api, eventually } from '../support/api';
 import { makeTestPki, type TestPki } from '../support/certificates';
+import { factPairAs } from '../support/fact-keys';
 
 /**
  * `make compose-test`: the compose stack as a developer starts it, from the images `make images`
@@ -121,6 +122,9 @@ describe('the compose stack from the local images', () => {
       COMPOSE_SECRETS: secrets.dir,
       SECRETS_KEYS: `compose:${crypto.randomBytes(32).toString('base64')}`,
       DASHBOARD_SESSION_SECRET: crypto.randomBytes(32).toString('base64'),
+      PSP_CALLBACK_SECRET: crypto.randomBytes(24).toString('base64'),
+      ...factPairAs('ADAPTER_FACT_SIGNING_KEY', 'PIX_FACTS_PUBLIC_KEYS'),
+      ...factPairAs('PAYMENTS_FACT_SIGNING_KEY', 'PAYMENT_FACTS_PUBLIC_KEYS'),
     };
     compose(['down', '-v', '--remove-orphans']);
     compose(['up', '-d', '--no-build'], 300_000);

@@ -85,7 +85,7 @@ describe('the sandbox routes and the payment page in the OpenAPI document', () =
 
   it('documents the address of the hosted payment page', () => {
     expect(document.info.description).toContain('`{PUBLIC_BASE_URL}/pay/{id}`');
-    expect(Object.keys(document.paths['/pay/{id}']?.get.responses ?? {})).toEqual(['200', '404']);
+    expect(Object.keys(document.paths['/pay/{id}']?.get.responses ?? {})).toEqual(['200', '404', '429']);
   });
 });
 

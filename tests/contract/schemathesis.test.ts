@@ -41,7 +41,7 @@ describe('Schemathesis against the real stack', () => {
     if (!fs.existsSync(ST)) throw new Error(`${ST} is missing: run \`make infra\` (scripts/install-schemathesis.sh)`);
     // A stack of its own: the run's thousands of requests stay out of other tests' budgets and
     // under a rate limit that leaves every operation's logic reachable.
-    stack = await startPrivateStack({ env: { RATE_LIMIT_REQUESTS: '1000000' } });
+    stack = await startPrivateStack({ env: { RATE_LIMIT_REQUESTS: '1000000', PUBLIC_RATE_LIMIT_REQUESTS: '1000000' } });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemathesis-'));
   }, 120_000);
   afterAll(async () => {

@@ -1,8 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { sharedStack } from '../support/stack';
+import { factPairAs } from '../support/fact-keys';
 
 /**
  * docker-compose.yml as Docker would run it: `docker-compose config` (the Compose file validator,
@@ -22,13 +24,35 @@ type ComposeService = {
 };
 type Compose = { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
 
+/** What scripts/compose-secrets.sh writes into .env: the settings that guard a door, which have no default. */
+const DOOR_SECRETS = {
+  SECRETS_KEYS: `compose1:${Buffer.alloc(32, 7).toString('base64')}`,
+  DASHBOARD_SESSION_SECRET: 'd'.repeat(43),
+  PSP_CALLBACK_SECRET: 'p'.repeat(32),
+  ...factPairAs('ADAPTER_FACT_SIGNING_KEY', 'PIX_FACTS_PUBLIC_KEYS'),
+  ...factPairAs('PAYMENTS_FACT_SIGNING_KEY', 'PAYMENT_FACTS_PUBLIC_KEYS'),
+};
+
+/** An empty .env file: the compose file's own defaults, not a developer's .env. */
+const NO_ENV_FILE = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'compose-env-')), 'empty.env');
+fs.writeFileSync(NO_ENV_FILE, '');
+afterAll(() => fs.rmSync(path.dirname(NO_ENV_FILE), { recursive: true, force: true }));
+
 function composeConfig(...args: string[]): Compose {
-  const out = execFileSync('docker-compose', ['--project-directory', root, ...args, 'config'], {
-    cwd: root,
-    encoding: 'utf8',
-    // The file's defaults, not whatever the developer's shell holds.
-    env: { PATH: process.env.PATH },
-  });
+  return composeConfigWith(DOOR_SECRETS, ...args);
+}
+
+function composeConfigWith(secrets: Record<string, string>, ...args: string[]): Compose {
+  const out = execFileSync(
+    'docker-compose',
+    ['--project-directory', root, '--env-file', NO_ENV_FILE, ...args, 'config'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      // The file's defaults and the door secrets, not whatever the developer's shell holds.
+      env: { PATH: process.env.PATH, ...secrets },
+    },
+  );
   return YAML.parse(out) as Compose;
 }
 
@@ -84,6 +108,70 @@ describe('docker-compose.yml', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+  });
+
+  it.each([
+    ['gateway', ['DASHBOARD_SESSION_SECRET', 'SECRETS_KEYS']],
+    ['pix-provider-adapter', ['PSP_CALLBACK_SECRET']],
+  ])('has %s refuse to start without its door secrets, naming each', (name, secrets) => {
+    const run = spawnSync('node', ['-e', `require('./services/${name}/dist/config.js')`], {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...IMAGE_ENV },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    for (const secret of secrets) {
+      expect(run.stderr).toContain(`${secret}: is required: a secret guarding a door has no default`);
+    }
+  });
+
+  it.each(Object.keys(DOOR_SECRETS))('refuses to start without %s, naming it (no default)', (name) => {
+    const env = { PATH: process.env.PATH, ...DOOR_SECRETS, [name]: undefined };
+    const run = spawnSync('docker-compose', ['--project-directory', root, '--env-file', NO_ENV_FILE, 'config'], {
+      cwd: root,
+      encoding: 'utf8',
+      env,
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(`run scripts/compose-secrets.sh, or set ${name}`);
+  });
+
+  it('gets its door secrets from scripts/compose-secrets.sh, which every service accepts', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-secrets-'));
+    try {
+      // The script writes .env beside the compose file it is run for: a copy of scripts/ here.
+      fs.mkdirSync(path.join(dir, 'scripts'));
+      fs.copyFileSync(
+        path.join(root, 'scripts', 'compose-secrets.sh'),
+        path.join(dir, 'scripts', 'compose-secrets.sh'),
+      );
+      execFileSync('bash', [path.join(dir, 'scripts', 'compose-secrets.sh')], { encoding: 'utf8' });
+      const envFile = path.join(dir, '.env');
+      expect(fs.statSync(envFile).mode & 0o777).toBe(0o600);
+      const written = Object.fromEntries(
+        fs
+          .readFileSync(envFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
+      expect(Object.keys(written).sort()).toEqual(Object.keys(DOOR_SECRETS).sort());
+      const before = fs.readFileSync(envFile, 'utf8');
+      execFileSync('bash', [path.join(dir, 'scripts', 'compose-secrets.sh')], { encoding: 'utf8' });
+      expect(fs.readFileSync(envFile, 'utf8')).toBe(before);
+      const rendered = composeConfigWith(written);
+      for (const name of APP_SERVICES) {
+        const run = spawnSync('node', ['-e', `require('./services/${name}/dist/config.js')`], {
+          cwd: root,
+          env: { PATH: process.env.PATH, ...IMAGE_ENV, ...rendered.services[name]!.environment },
+          encoding: 'utf8',
+        });
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('has a health check that passes on a ready service and fails on a missing one', () => {

@@ -59,6 +59,7 @@ const named = (objects: K8sObject[], kind: string, name: string) =>
 const podOf = (o: K8sObject): Record<string, any> => o.spec!.template.spec;
 const platform = JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')) as {
   nats: { publicKeys: Record<string, string[]> };
+  ingress: { proxyHops: number };
   psp: { callbackPins: string[] };
 };
 
@@ -295,6 +296,15 @@ describe('k8s/dist', () => {
         PAYMENT_FACTS_PUBLIC_KEYS: { name: 'pix-payments-fact-key', key: 'public-keys' },
       });
     }
+  });
+
+  it('has the gateway believe X-Forwarded-For as far as the ingress it ships, and no further', () => {
+    const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
+    expect(gateway.spec!.template.spec.containers[0].env).toContainEqual({
+      name: 'TRUST_PROXY',
+      value: String(platform.ingress.proxyHops),
+    });
+    expect(platform.ingress.proxyHops).toBe(1);
   });
 
   it('lets ingress reach only the gateway, and the dispatcher only the public internet', () => {

@@ -102,8 +102,8 @@ describe('what the database holds', () => {
       expect(documents).toBeGreaterThan(0);
       const stored = await db.collection('stores').findOne({ _id: store.storeId as never });
       expect(stored?.webhookSecrets).toEqual([
-        expect.objectContaining({ sealed: expect.stringMatching(/^v1\./) }),
-        expect.objectContaining({ sealed: expect.stringMatching(/^v1\./) }),
+        expect.objectContaining({ sealed: expect.stringMatching(/^v2\./) }),
+        expect.objectContaining({ sealed: expect.stringMatching(/^v2\./) }),
       ]);
     } finally {
       await client.close();

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ErrorMessages } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { commandCounts, commandsBetween, total } from '../support/db-commands';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
+import { metric } from '../webhooks/helpers';
 
 /**
  * The public door: refused bearer tokens are counted per client address (here from
@@ -137,7 +138,134 @@ it('believes no X-Forwarded-For without TRUST_PROXY: every client is its connect
     // 100 refusals from "different" addresses all count against 127.0.0.1.
     for (let i = 0; i < 100; i++) expect((await door(`192.0.2.${i}`)).status).toBe(401);
     expect((await door('192.0.2.200')).status).toBe(429);
+    // Nor X-Forwarded-Proto: a plain http connection that says https gets no HSTS.
+    const page = await fetch(`${direct.gatewayUrl}/pay/${randomUUID()}`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(page.headers.get('strict-transport-security')).toBeNull();
   } finally {
     await direct.stop();
   }
+});
+
+it('tells browsers to keep to https when the request came over it through the trusted proxy', async () => {
+  const over = (proto: string) =>
+    fetch(`${stack.gatewayUrl}/pay/${randomUUID()}`, {
+      headers: { 'x-forwarded-proto': proto, 'x-forwarded-for': '198.51.100.77' },
+    });
+  expect((await over('https')).headers.get('strict-transport-security')).toBe('max-age=31536000');
+  expect((await over('http')).headers.get('strict-transport-security')).toBeNull();
+  const api = await fetch(`${stack.gatewayUrl}${LIST}`, {
+    headers: { 'x-forwarded-proto': 'https', authorization: `Bearer ${store.token}` },
+  });
+  expect(api.status).toBe(200);
+  expect(api.headers.get('strict-transport-security')).toBe('max-age=31536000');
+});
+
+/**
+ * A guess spread over many addresses (behind the ingress, X-Forwarded-For says whatever the client
+ * put before the proxy's own entry): past AUTH_FAILURE_REPLICA_LIMIT refused tokens from all
+ * addresses together, tokens memory cannot judge get 429 without a database read, while a valid
+ * token, known or freshly issued, is served. And the public routes without a token are limited
+ * per address. A stack of its own, for its small limits.
+ */
+describe('the replica-wide ceiling and the public routes', () => {
+  const REPLICA_LIMIT = 50;
+  const PUBLIC_LIMIT = 6;
+  let small: PrivateStack;
+  let owner: StoreCredentials;
+  beforeAll(async () => {
+    small = await startPrivateStack({
+      services: ['payments', 'gateway'],
+      env: {
+        TRUST_PROXY: '1',
+        AUTH_FAILURE_REPLICA_LIMIT: String(REPLICA_LIMIT),
+        PUBLIC_RATE_LIMIT_REQUESTS: String(PUBLIC_LIMIT),
+      },
+    });
+    owner = await createStore(small, 'Ceiling store');
+  });
+  afterAll(() => small.stop());
+
+  const fromAddress = (address: string, token: string) =>
+    api<{ statusCode: number; message: string }>(small.gatewayUrl, 'GET', LIST, {
+      token,
+      headers: { 'x-forwarded-for': address },
+    });
+  const gatewayCommands = () => commandCounts({ opsUrls: { gateway: small.opsUrls.gateway } });
+
+  it('bounds the database reads of 400 wrong tokens from 400 addresses, and still serves valid tokens', async () => {
+    expect((await fromAddress('192.0.2.1', owner.token)).status).toBe(200);
+    const before = await gatewayCommands();
+    const statuses = new Map<number, number>();
+    const CONCURRENCY = 10;
+    for (let sent = 0; sent < 400; sent += CONCURRENCY) {
+      const batch = await Promise.all(
+        Array.from({ length: CONCURRENCY }, (_, i) =>
+          fromAddress(`10.${Math.floor((sent + i) / 250)}.${(sent + i) % 250}.9`, randomToken()),
+        ),
+      );
+      for (const res of batch) {
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status === 429) {
+          expect(res.body).toEqual({ statusCode: 429, message: ErrorMessages.authThrottled });
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        } else expect(res.body).toEqual({ statusCode: 401, message: ErrorMessages.tokenInvalid });
+      }
+    }
+    const refused = statuses.get(401) ?? 0;
+    expect(refused + (statuses.get(429) ?? 0)).toBe(400);
+    expect(refused).toBeGreaterThanOrEqual(REPLICA_LIMIT);
+    expect(refused).toBeLessThanOrEqual(REPLICA_LIMIT + CONCURRENCY);
+    // Every database command the 400 cost: one read of tokens per 401, none per 429.
+    const spent = commandsBetween(before, await gatewayCommands());
+    expect([...spent.keys()].every((key) => key.endsWith(' tokens'))).toBe(true);
+    expect(total(spent)).toBe(refused);
+    process.stdout.write(`replica ceiling: ${refused} × 401, ${400 - refused} × 429, ${total(spent)} commands\n`);
+
+    // A known token from an address never seen, and a token issued now (the AUTH bucket told the
+    // replica): both served while every address is throttled.
+    expect((await fromAddress('192.0.2.2', owner.token)).status).toBe(200);
+    const fresh = await admin<{ token: string }>(small, 'token', 'issue', '--store', owner.storeId);
+    const served = await eventually(
+      () => fromAddress('192.0.2.3', fresh.token),
+      (res) => res.status !== 429,
+      2000,
+    );
+    expect(served.status).toBe(200);
+    expect(await metric(small.opsUrls.gateway, 'auth_failures_total', 'limit="replica"')).toBe(400 - refused);
+  });
+
+  it('limits the payment page, the QR image and the status stream per address, with 429 and Retry-After', async () => {
+    const created = await api<{ id: string }>(small.gatewayUrl, 'POST', '/public-api/v1/payments', {
+      token: owner.token,
+      body: { amount: 10 },
+      headers: { 'x-forwarded-for': '192.0.2.10' },
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.id;
+    const controller = new AbortController();
+    const visit = (address: string, path: string) =>
+      fetch(`${small.gatewayUrl}${path}`, { headers: { 'x-forwarded-for': address }, signal: controller.signal });
+    try {
+      // One budget for the three routes together: the page, its stream, the image, twice over.
+      const answers: number[] = [];
+      for (const path of [`/pay/${id}`, `/pay/${id}/events`, `/public-api/v1/qrcodes/${id}.png`]) {
+        for (let i = 0; i < 2; i++) answers.push((await visit('203.0.113.50', path)).status);
+      }
+      expect(answers.every((status) => status !== 429)).toBe(true);
+      for (const path of [`/pay/${id}`, `/pay/${id}/events`, `/public-api/v1/qrcodes/${id}.png`]) {
+        const refused = await visit('203.0.113.50', path);
+        expect(refused.status).toBe(429);
+        expect(await refused.json()).toEqual({ statusCode: 429, message: ErrorMessages.rateLimited });
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      // Another address, and the page's own script and stylesheet, are not held back.
+      expect((await visit('203.0.113.51', `/pay/${id}`)).status).toBe(200);
+      expect((await visit('203.0.113.50', '/pay/assets/payment-page.css')).status).toBe(200);
+      expect(await metric(small.opsUrls.gateway, 'public_requests_throttled_total', 'route="payment_page"')).toBe(1);
+      expect(await metric(small.opsUrls.gateway, 'public_requests_throttled_total', 'route="status_stream"')).toBe(1);
+      expect(await metric(small.opsUrls.gateway, 'public_requests_throttled_total', 'route="qr_image"')).toBe(1);
+    } finally {
+      controller.abort();
+    }
+  });
 });

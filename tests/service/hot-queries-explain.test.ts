@@ -280,6 +280,7 @@ describe('every hot query is served by an index of its schema', () => {
         await gateway.tokens.revoke(token);
         await gateway.stores.rotateWebhookSecret(store.storeId);
         await gateway.stores.resealWebhookSecrets();
+        await gateway.stores.checkWebhookSecrets();
         const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null, expiresInSeconds: null };
         await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });
         await gateway.idempotencyKeys.claim(store.storeId, 'key', { operation: 'create', input });

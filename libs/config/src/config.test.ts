@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { parseDuration, duration, factSigningKey, factVerifyingKeys, flag } from './index';
+import { parseDuration, duration, factSigningKey, factVerifyingKeys, flag, secret } from './index';
 
 describe('parseDuration', () => {
   it.each([
@@ -24,6 +24,14 @@ describe('zod helpers', () => {
   it('duration uses its default and rejects garbage', () => {
     expect(duration('30m').parse(undefined)).toBe(1_800_000);
     expect(duration('30m').safeParse('soon').success).toBe(false);
+  });
+
+  it('secret has no default: missing, it is refused as required; short, as short', () => {
+    const missing = secret(16).safeParse(undefined);
+    expect(missing.success).toBe(false);
+    expect(missing.error?.issues[0]?.message).toBe('is required: a secret guarding a door has no default');
+    expect(secret(16).safeParse('short').error?.issues[0]?.message).toMatch(/>=16 characters/);
+    expect(secret(16).parse('a'.repeat(16))).toBe('a'.repeat(16));
   });
 
   it('flag reads true/false/1/0 only', () => {

@@ -99,6 +99,20 @@ export function factVerifyingKeys() {
     });
 }
 
+/**
+ * zod type for a setting that guards a door (a key, a shared secret): it has no default, so a
+ * deployment that leaves it out refuses to start and names it. `make up` and the tests generate
+ * their own (tools/devstack/src/local-secrets.ts); Kubernetes reads them from Secrets.
+ */
+export function secret(minLength: number) {
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? 'is required: a secret guarding a door has no default' : undefined,
+    })
+    .min(minLength);
+}
+
 /** Settings every service shares. */
 export const CommonEnv = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),

@@ -19,6 +19,8 @@ export const DOMAIN_ERROR_CODES = [
   /** params: storeId. */
   'store_not_found',
   'token_not_found',
+  /** None of the store's webhook secrets opens (sealed under a retired key): params storeId, kids. */
+  'webhook_secrets_unreadable',
   /** The sandbox PSP has no charge for the payment. */
   'charge_not_found',
   /** The payment is the store's, but its charge is not at the PSP yet (it was down at create). */

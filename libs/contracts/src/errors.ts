@@ -80,6 +80,9 @@ export const AdminMessages = {
   transitionContended: 'the payment kept changing while the transition was tried; try again',
   storeNotFound: (storeId: string) => `store not found: ${storeId}`,
   tokenNotFound: 'token not found',
+  webhookSecretsUnreadable: (storeId: string, kids: string) =>
+    `no webhook secret of store ${storeId} opens (sealed under key ${kids}): ` +
+    `admin store rotate-secret ${storeId} issues a new one`,
 } as const;
 
 /**
@@ -127,6 +130,10 @@ export const DomainErrorAnswers: Record<
   delivery_still_pending: (p) => ({ status: 409, message: WebhookAdminMessages.deliveryStillPending(`${p.eventId}`) }),
   store_not_found: (p) => ({ status: 404, message: AdminMessages.storeNotFound(`${p.storeId}`) }),
   token_not_found: () => ({ status: 404, message: AdminMessages.tokenNotFound }),
+  webhook_secrets_unreadable: (p) => ({
+    status: 409,
+    message: AdminMessages.webhookSecretsUnreadable(`${p.storeId}`, `${p.kids}`),
+  }),
   charge_not_found: () => ({ status: 404, message: ErrorMessages.paymentNotFound }),
   charge_missing: () => ({ status: 409, message: SandboxMessages.chargeMissing }),
   charge_expired: () => ({ status: 409, message: SandboxMessages.chargeExpired }),

@@ -11,5 +11,5 @@ export { closeHttpServer } from './http-server';
 export { Periodic } from './periodic';
 export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
-export { parseSealingKeys, Sealer, type SealingKey } from './sealing';
+export { parseSealingKeys, RetiredSealingKey, Sealer, type SealedBinding, type SealingKey } from './sealing';
 export { FactGate, RefusedFacts } from './refused-facts';

@@ -7,9 +7,42 @@ export interface SealingKey {
 }
 
 const KID = /^[A-Za-z0-9_-]{1,32}$/;
-const FORMAT = 'v1';
+/**
+ * v2 binds a value to its context and its expiry; v1 (before issue 37) to its context only, so
+ * whoever could write the record could lengthen a replaced secret's life. v1 is still opened, and
+ * is never current: a re-seal, or the record's next read, writes it again as v2.
+ */
+const FORMAT = 'v2';
+const LEGACY_FORMAT = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+
+/**
+ * What a sealed value is bound to, its associated data: what it belongs to (e.g. a store's id), and
+ * until when it holds (null: until replaced). A value copied onto another record, or whose record's
+ * expiry was changed, does not open.
+ */
+export interface SealedBinding {
+  context: string;
+  expiresAt: Date | null;
+}
+
+/** A value sealed under a key SECRETS_KEYS no longer holds: nothing here can open it again. */
+export class RetiredSealingKey extends Error {
+  constructor(readonly kid: string) {
+    super(`sealed under key ${kid}, which SECRETS_KEYS does not hold`);
+    this.name = 'RetiredSealingKey';
+  }
+}
+
+/** A v2 value's associated data: JSON, so that no context can be read as another expiry. */
+function associatedData(format: string, binding: SealedBinding): Buffer {
+  const data =
+    format === LEGACY_FORMAT
+      ? binding.context
+      : JSON.stringify([binding.context, binding.expiresAt ? binding.expiresAt.toISOString() : null]);
+  return Buffer.from(data, 'utf8');
+}
 
 /**
  * Reads SECRETS_KEYS: `kid:base64key` entries separated by commas, the first one sealing and every
@@ -37,10 +70,10 @@ export function parseSealingKeys(text: string): SealingKey[] {
 
 /**
  * Envelope-style sealing of small secrets at rest: AES-256-GCM under the first key, a fresh
- * 96-bit IV each time, and `context` (what the value belongs to, e.g. a store's id) as additional
- * data, so a sealed value copied onto another record does not open. A sealed value names its key
- * (`v1.<kid>.<iv>.<ciphertext+tag>`, base64url), so keys can be rotated: a new key goes first,
- * the old ones stay to open what they sealed until everything is sealed again (isCurrent).
+ * 96-bit IV each time, and what the value is bound to (SealedBinding: its record and its expiry)
+ * as additional data. A sealed value names its key (`v2.<kid>.<iv>.<ciphertext+tag>`,
+ * base64url), so keys can be rotated: a new key goes first, the old ones stay to open what they
+ * sealed until everything is sealed again (isCurrent).
  */
 export class Sealer {
   private readonly byKid: Map<string, Buffer>;
@@ -58,31 +91,35 @@ export class Sealer {
     return this.current.kid;
   }
 
-  seal(plain: string, context: string): string {
+  seal(plain: string, binding: SealedBinding): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(context, 'utf8'));
+    cipher.setAAD(associatedData(FORMAT, binding));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return [FORMAT, this.current.kid, iv.toString('base64url'), body.toString('base64url')].join('.');
   }
 
-  /** The clear value; throws when the key is unknown, or the value or its context was changed. */
-  open(sealed: string, context: string): string {
+  /**
+   * The clear value; throws RetiredSealingKey when its key is not configured, and another error
+   * when the value, its context or its expiry was changed.
+   */
+  open(sealed: string, binding: SealedBinding): string {
     const [format, kid, iv, body] = sealed.split('.');
-    if (format !== FORMAT || !kid || !iv || !body) throw new Error('not a sealed value');
+    if ((format !== FORMAT && format !== LEGACY_FORMAT) || !kid || !iv || !body) throw new Error('not a sealed value');
     const key = this.byKid.get(kid);
-    if (!key) throw new Error(`sealed under key ${kid}, which SECRETS_KEYS does not hold`);
+    if (!key) throw new RetiredSealingKey(kid);
     const data = Buffer.from(body, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
-    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAAD(associatedData(format, binding));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     return Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]).toString(
       'utf8',
     );
   }
 
-  /** Whether a sealed value is sealed under the current key (else a re-seal rewrites it). */
+  /** Whether a sealed value is in the current format under the current key (else a re-seal rewrites it). */
   isCurrent(sealed: string): boolean {
-    return sealed.split('.')[1] === this.current.kid;
+    const [format, kid] = sealed.split('.');
+    return format === FORMAT && kid === this.current.kid;
   }
 }

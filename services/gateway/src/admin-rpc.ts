@@ -4,6 +4,7 @@ import { serveRpc, type RpcServer } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { AuthCache } from './auth-cache';
 import { hashToken, StoreNotFound, type GatewayStorage } from './storage';
+import type { UnreadableSecretsReport } from './unreadable-secrets';
 
 async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -21,13 +22,16 @@ async function storeMustExist<T>(work: () => Promise<T>): Promise<T> {
  * bucket write fails the call fails and may simply be repeated; an issue is announced there too
  * (best effort: it only clears replicas' negative caches). A secret rotation is announced to the
  * webhook-dispatchers, which cache the secrets (Subjects.storesWebhookSecretsRotated). A re-seal
- * rewrites the secrets' envelopes only: their values, and so the dispatchers' caches, stay.
+ * rewrites the secrets' envelopes only: their values, and so the dispatchers' caches, stay. A
+ * secret that does not open (a retired key) is reported by the dispatcher's reads (`unreadable`),
+ * listed by check-secrets and reseal-secrets, and dropped by a rotation.
  */
 export function serveStoreRpcs(
   nc: NatsConnection,
   storage: Pick<GatewayStorage, 'stores' | 'tokens'>,
   logger: Logger,
   authCache: AuthCache,
+  unreadable: UnreadableSecretsReport,
 ): RpcServer[] {
   const { stores, tokens } = storage;
   const rpc = { queue: QueueGroups.gateway, logger };
@@ -80,20 +84,33 @@ export function serveStoreRpcs(
       GatewayRpc.storesRotateSecret,
       (req) =>
         storeMustExist(async () => {
-          const webhookSecret = await stores.rotateWebhookSecret(req.storeId);
+          const { webhookSecret, dropped } = await stores.rotateWebhookSecret(req.storeId);
+          if (dropped > 0) {
+            logger.warn({ storeId: req.storeId, dropped }, 'rotation dropped webhook secrets that do not open');
+          }
           // Every dispatcher replica drops its cached secrets of the store, so the next delivery
           // is signed with the new set; flushed, so the notice has left before the reply does.
           nc.publish(Subjects.storesWebhookSecretsRotated, JSON.stringify({ storeId: req.storeId }));
           await nc.flush();
-          return { storeId: req.storeId, webhookSecret };
+          return { storeId: req.storeId, webhookSecret, droppedUnreadable: dropped };
         }),
       rpc,
     ),
     serveRpc(nc, GatewayRpc.storesResealSecrets, () => stores.resealWebhookSecrets(), rpc),
+    serveRpc(nc, GatewayRpc.storesCheckSecrets, () => stores.checkWebhookSecrets(), rpc),
     serveRpc(
       nc,
       GatewayRpc.webhookSecrets,
-      (req) => storeMustExist(async () => ({ secrets: await stores.webhookSecrets(req.storeId) })),
+      (req) =>
+        storeMustExist(async () => {
+          const read = await stores.webhookSecrets(req.storeId);
+          if (read.unreadable.length > 0) unreadable.found(req.storeId, read.unreadable, read.secrets.length);
+          if (read.secrets.length === 0 && read.unreadable.length > 0) {
+            const kids = [...new Set(read.unreadable.map((u) => u.kid))].join(',');
+            throw new DomainError('webhook_secrets_unreadable', { storeId: req.storeId, kids });
+          }
+          return { secrets: read.secrets };
+        }),
       rpc,
     ),
   ];

@@ -11,9 +11,13 @@ import { docsRouter } from './openapi';
 import { paymentPageRouter } from './payment-page/routes';
 import type { PaymentStatusFeed } from './payment-page/status-feed';
 import { mountPublicApi } from './public-api';
+import type { PublicLimiter } from './public-limits';
 import { qrRouter } from './qr-route';
 import type { StreamLimiter } from './sse-limits';
 import type { GatewayStorage } from './storage';
+
+/** Strict-Transport-Security on every answer given over https: a year, this host. */
+const HSTS = 'max-age=31536000';
 
 export function createApp(options: {
   nc: NatsConnection;
@@ -26,6 +30,8 @@ export function createApp(options: {
   /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY): what req.ip is. */
   trustProxy: number;
   rateLimit: RateLimit;
+  /** Requests per client address to the public routes without a token (page, QR image, status stream). */
+  publicLimiter: PublicLimiter;
   /** The live status of the hosted payment pages. */
   feed: PaymentStatusFeed;
   /** The public sandbox routes are served only when the adapter runs the sandbox PSP. */
@@ -42,6 +48,12 @@ export function createApp(options: {
   app.set('query parser', 'simple');
   // A hop count, never `true`: a client could otherwise name any address it likes.
   app.set('trust proxy', options.trustProxy);
+  // Reached over https (the connection's, or X-Forwarded-Proto from a proxy TRUST_PROXY believes),
+  // browsers are told to use nothing else for this host for a year.
+  app.use((req, res, next) => {
+    if (req.secure) res.set('Strict-Transport-Security', HSTS);
+    next();
+  });
   // One limiter for the API and the dashboard: a store's dashboard requests count against its token's limit.
   const rateLimiter = new TokenRateLimiter(options.rateLimit);
   mountPublicApi(app, {
@@ -59,6 +71,7 @@ export function createApp(options: {
       feed: options.feed,
       streams: options.streams,
       stores: options.storage.stores,
+      limiter: options.publicLimiter,
     }),
   );
   app.use(
@@ -78,7 +91,7 @@ export function createApp(options: {
       stores: options.storage.stores,
     }),
   );
-  app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs));
+  app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs, options.publicLimiter));
   app.use('/public-api/v1', docsRouter());
   app.use(notFoundHandler);
   app.use(errorHandler(options.logger));

@@ -6,6 +6,11 @@ import { boundedCache } from './bounded-cache';
 export interface AuthFailureLimit {
   /** Failed authentications one client address may make per window. */
   failures: number;
+  /**
+   * Failed authentications all addresses together may make per window on this replica: what bounds
+   * the database reads of a guess spread over many addresses.
+   */
+  replicaFailures: number;
   windowMs: number;
   /** Addresses tracked at once; the least recently seen are forgotten first. */
   maxAddresses?: number;
@@ -14,6 +19,15 @@ export interface AuthFailureLimit {
 interface Window {
   failures: number;
   endsAt: number;
+}
+
+/** Which limit throttles: the presenting address's own, or the replica's over every address. */
+export type AuthFailureScope = 'address' | 'replica';
+
+/** A throttled presentation: which limit, and the seconds until it may fail again. */
+export interface Throttled {
+  scope: AuthFailureScope;
+  retryAfterSeconds: number;
 }
 
 /**
@@ -30,14 +44,18 @@ export function clientKey(address: string | undefined): string {
 }
 
 /**
- * Failed bearer authentications per client address, in fixed windows, in this replica's memory.
- * Past the limit an address is throttled until its window ends: its further failures are answered
- * 429 without a database read (auth.ts). Memory is bounded: at most `maxAddresses` windows are
- * kept, each forgotten when it ends.
+ * Failed bearer authentications per client address, and over all addresses together, in fixed
+ * windows, in this replica's memory. Past an address's limit that address is throttled until its
+ * window ends; past the replica's, every address is, until the replica's window ends: further
+ * tokens memory cannot judge are answered 429 without a database read (auth.ts). So a guess spread
+ * over any number of addresses (behind a proxy, X-Forwarded-For is whatever the client says
+ * before the proxy's own entry) costs at most `replicaFailures` reads a window. Memory is bounded:
+ * at most `maxAddresses` windows are kept, each forgotten when it ends.
  */
 export class AuthFailures {
   private readonly windows: LRUCache<string, Window>;
-  private readonly answers: Counter<'answer'>;
+  private replica: Window = { failures: 0, endsAt: 0 };
+  private readonly answers: Counter<'answer' | 'limit'>;
 
   constructor(
     private readonly limit: AuthFailureLimit,
@@ -51,36 +69,51 @@ export class AuthFailures {
     });
     this.answers = new Counter({
       name: 'auth_failures_total',
-      help: 'Bearer tokens refused, by answer: 401 below the per-address limit, 429 past it',
-      labelNames: ['answer'],
+      help:
+        'Bearer tokens refused, by answer and limit: 401 below the limits (limit none), 429 past the ' +
+        "address's limit (address) or the replica's over all addresses (replica)",
+      labelNames: ['answer', 'limit'],
       registers: [registry],
     });
+    this.answers.inc({ answer: '401', limit: 'none' }, 0);
+    for (const limit of ['address', 'replica']) this.answers.inc({ answer: '429', limit }, 0);
   }
 
-  /** Seconds until the address may fail again, while it is over the limit; null otherwise. */
-  throttled(key: string): number | null {
+  /** The limit the address is over now, and until when; null while it is under both. */
+  throttled(key: string): Throttled | null {
+    const now = this.now();
     const window = this.windows.get(key);
-    const left = window ? window.endsAt - this.now() : 0;
-    if (!window || window.failures < this.limit.failures || left <= 0) return null;
-    return Math.max(1, Math.ceil(left / 1000));
+    if (window && window.failures >= this.limit.failures && window.endsAt > now) {
+      return { scope: 'address', retryAfterSeconds: secondsUntil(window.endsAt, now) };
+    }
+    if (this.replica.failures >= this.limit.replicaFailures && this.replica.endsAt > now) {
+      return { scope: 'replica', retryAfterSeconds: secondsUntil(this.replica.endsAt, now) };
+    }
+    return null;
   }
 
-  /** Counts one refused token from the address. */
+  /** Counts one refused token from the address, against its window and the replica's. */
   failed(key: string): void {
     const now = this.now();
     const window = this.windows.get(key);
     if (window && window.endsAt > now) window.failures++;
     else this.windows.set(key, { failures: 1, endsAt: now + this.limit.windowMs });
-    this.answers.inc({ answer: '401' });
+    if (this.replica.endsAt > now) this.replica.failures++;
+    else this.replica = { failures: 1, endsAt: now + this.limit.windowMs };
+    this.answers.inc({ answer: '401', limit: 'none' });
   }
 
-  /** Counts one 429 (a failure past the limit, not counted against the window again). */
-  refused(): void {
-    this.answers.inc({ answer: '429' });
+  /** Counts one 429 (a failure past a limit, not counted against the windows again). */
+  refused(scope: AuthFailureScope): void {
+    this.answers.inc({ answer: '429', limit: scope });
   }
 
   /** Addresses tracked now (bounded by maxAddresses). */
   get size(): number {
     return this.windows.size;
   }
+}
+
+function secondsUntil(endsAt: number, now: number): number {
+  return Math.max(1, Math.ceil((endsAt - now) / 1000));
 }

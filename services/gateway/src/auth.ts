@@ -51,10 +51,13 @@ export type DoorAnswer = AuthResult | { ok: false; reason: 'throttled'; retryAft
 /**
  * The door every presented token passes (the API's bearer auth and the dashboard's login). Refused
  * tokens are counted per client address (req.ip: the connection's address, or X-Forwarded-For as
- * far as TRUST_PROXY trusts it). Past the limit, the address's tokens are judged from memory: one
- * this replica knows to be valid passes as always, one the AUTH bucket said was issued is read from
- * the database as below the limit (a guess never is one), any other is answered 429 without a
- * database read. Below the limit an unknown token costs one read, then none (the negative cache).
+ * far as TRUST_PROXY trusts it) and over all addresses together on this replica. Past either
+ * limit, the address's tokens are judged from memory: one this replica knows to be valid passes as
+ * always, one the AUTH bucket said was issued is read from the database as below the limit (a
+ * guess never is one), any other is answered 429 without a database read. Below the limits an
+ * unknown token costs one read, then none (the negative cache). Past the replica's limit the
+ * answer is 429 rather than 401: the token was not looked at, and a valid one the bucket did not
+ * announce (issued before the bucket existed) is told to come back, not that it is invalid.
  */
 export async function throughTheDoor(
   cache: AuthCache,
@@ -64,13 +67,13 @@ export async function throughTheDoor(
 ): Promise<DoorAnswer> {
   const key = clientKey(req.ip);
   const tokenHash = hashToken(token);
-  const retryAfterSeconds = failures.throttled(key);
-  if (retryAfterSeconds !== null) {
+  const throttled = failures.throttled(key);
+  if (throttled !== null) {
     const known = cache.fromMemory(tokenHash);
     if (known?.ok || known?.reason === 'store_inactive') return known;
     if (known === null && cache.wasIssued(tokenHash)) return cache.authenticateHash(tokenHash);
-    failures.refused();
-    return { ok: false, reason: 'throttled', retryAfterSeconds };
+    failures.refused(throttled.scope);
+    return { ok: false, reason: 'throttled', retryAfterSeconds: throttled.retryAfterSeconds };
   }
   const result = await cache.authenticateHash(tokenHash);
   if (!result.ok && result.reason === 'token_invalid') failures.failed(key);

@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
-import { CommonEnv, MongoEnv, duration, factVerifyingKeys, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factVerifyingKeys, loadConfig, port, secret, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
-import { parseSealingKeys, type SealingKey } from '@pix/runtime';
+import { parseSealingKeys } from '@pix/runtime';
 
 /** The gateway's environment, checked once at start (exported for its tests). */
 export const gatewayEnv = z
@@ -17,6 +16,12 @@ export const gatewayEnv = z
     /** Requests one token may make per RATE_LIMIT_WINDOW, on each gateway replica. */
     RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(1200),
     RATE_LIMIT_WINDOW: duration('1m'),
+    /**
+     * Requests one client address may make per PUBLIC_RATE_LIMIT_WINDOW, on each replica, to the
+     * public routes without a token (the payment page, the QR image, the status stream) together.
+     */
+    PUBLIC_RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(300),
+    PUBLIC_RATE_LIMIT_WINDOW: duration('1m'),
     /** The adapter's PSP (the same variable): the public sandbox routes exist only with `sandbox`. */
     PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
     /**
@@ -24,29 +29,35 @@ export const gatewayEnv = z
      * when it is https, and a state-changing request must come from its origin.
      */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-    /** Signs the dashboard's session cookies; every replica needs the same one. */
-    DASHBOARD_SESSION_SECRET: z.string().min(32).optional(),
+    /**
+     * Signs the dashboard's session cookies; every replica needs the same one. Required, like
+     * SECRETS_KEYS: a secret that guards a door has no default (`make up` and the tests generate
+     * their own, tools/devstack/src/local-secrets.ts).
+     */
+    DASHBOARD_SESSION_SECRET: secret(32),
     /**
      * Seal the stores' webhook secrets at rest (AES-256-GCM): `kid:base64key` entries, comma
      * separated, 32-byte keys; the first seals, every one opens (docs/security.md: rotation).
      */
-    SECRETS_KEYS: z
-      .string()
-      .optional()
-      .transform((text, ctx) => {
-        if (text === undefined) return undefined;
-        try {
-          return parseSealingKeys(text);
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message });
-          return z.NEVER;
-        }
-      }),
+    SECRETS_KEYS: secret(1).transform((text, ctx) => {
+      try {
+        return parseSealingKeys(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
     /**
      * Failed bearer authentications one client address may make per AUTH_FAILURE_WINDOW on each
      * replica; past it, further failures answer 429 without a database read.
      */
     AUTH_FAILURE_LIMIT: z.coerce.number().int().positive().default(100),
+    /**
+     * Failed bearer authentications all addresses together may make per AUTH_FAILURE_WINDOW on each
+     * replica: past it, tokens memory cannot judge are answered 429 without a database read, so a
+     * guess spread over many addresses costs at most this many reads a window.
+     */
+    AUTH_FAILURE_REPLICA_LIMIT: z.coerce.number().int().positive().default(1000),
     AUTH_FAILURE_WINDOW: duration('1m'),
     /** How long an unknown token is remembered as unknown (it then costs no database read). */
     AUTH_NEGATIVE_CACHE_TTL: duration('1m'),
@@ -64,40 +75,10 @@ export const gatewayEnv = z
     /** Payments' public keys: a payment event signed by none of them reaches no page nor dashboard. */
     PAYMENT_FACTS_PUBLIC_KEYS: factVerifyingKeys(),
   })
-  // Behind https, or with a real PSP, the gateway is a deployment merchants use: a key derived from
-  // a MONGO_URL that carries no secret would make sessions forgeable and sealed secrets readable,
-  // so both must be given.
-  .superRefine((env, ctx) => {
-    const production = env.PUBLIC_BASE_URL?.startsWith('https:')
-      ? 'PUBLIC_BASE_URL is https'
-      : env.PIX_PROVIDER === 'apipix'
-        ? 'PIX_PROVIDER=apipix'
-        : null;
-    if (!production) return;
-    for (const name of ['DASHBOARD_SESSION_SECRET', 'SECRETS_KEYS'] as const) {
-      if (env[name] === undefined)
-        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when ${production}` });
-    }
-  })
   .transform((env) => ({
     ...env,
     PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${env.GATEWAY_PORT}`,
-    DASHBOARD_SESSION_SECRET: env.DASHBOARD_SESSION_SECRET ?? developmentSecret(env.MONGO_URL, 'dashboard-session'),
-    SECRETS_KEYS: env.SECRETS_KEYS ?? developmentSealingKeys(env.MONGO_URL),
   }));
 
 export const config = loadConfig(gatewayEnv);
 export type Config = typeof config;
-
-/**
- * Without DASHBOARD_SESSION_SECRET or SECRETS_KEYS (only on http with the sandbox PSP: development,
- * compose) each is derived from MONGO_URL, so that every replica of one stack agrees on it with
- * nothing more to configure. `make up` and the tests generate real ones (tools/devstack).
- */
-function developmentSecret(mongoUrl: string, purpose: string): string {
-  return createHmac('sha256', mongoUrl).update(`pix-payments/${purpose}/v1`).digest('base64url');
-}
-
-function developmentSealingKeys(mongoUrl: string): SealingKey[] {
-  return [{ kid: 'dev', key: Buffer.from(developmentSecret(mongoUrl, 'secrets-key'), 'base64url') }];
-}

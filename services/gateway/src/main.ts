@@ -11,8 +11,10 @@ import { config } from './config';
 import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
+import { PublicLimiter } from './public-limits';
 import { StreamLimiter } from './sse-limits';
 import { GatewayStorage } from './storage';
+import { UnreadableSecretsReport } from './unreadable-secrets';
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
@@ -34,7 +36,13 @@ async function main(): Promise<void> {
   service.mark('auth cache');
   service.onShutdown('auth cache', () => authCache.stop());
 
-  const subscriptions = serveStoreRpcs(nc, storage, logger, authCache);
+  const subscriptions = serveStoreRpcs(
+    nc,
+    storage,
+    logger,
+    authCache,
+    new UnreadableSecretsReport(logger, service.registry),
+  );
   service.onShutdown('rpc subscriptions', async () => {
     await Promise.all(subscriptions.map((sub) => sub.drain()));
   });
@@ -52,11 +60,19 @@ async function main(): Promise<void> {
     storage,
     authCache,
     authFailures: new AuthFailures(
-      { failures: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW },
+      {
+        failures: config.AUTH_FAILURE_LIMIT,
+        replicaFailures: config.AUTH_FAILURE_REPLICA_LIMIT,
+        windowMs: config.AUTH_FAILURE_WINDOW,
+      },
       service.registry,
     ),
     trustProxy: config.TRUST_PROXY,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowMs: config.RATE_LIMIT_WINDOW },
+    publicLimiter: new PublicLimiter(
+      { requests: config.PUBLIC_RATE_LIMIT_REQUESTS, windowMs: config.PUBLIC_RATE_LIMIT_WINDOW },
+      service.registry,
+    ),
     feed,
     sandbox: config.PIX_PROVIDER === 'sandbox',
     streams: new StreamLimiter(

@@ -200,6 +200,11 @@ const paymentPage: Json = {
         content: { 'text/html': { schema: { type: 'string' } } },
       },
       '404': { description: 'No such payment', content: { 'text/html': { schema: { type: 'string' } } } },
+      '429': jsonResponse(
+        `Too many requests from this client address to the public routes: ${ErrorMessages.rateLimited}`,
+        'Error',
+        RETRY_AFTER,
+      ),
     },
   },
 };

@@ -1,8 +1,9 @@
 import { testFactKeys } from '../../../libs/config/src/testing/fact-keys';
 import { adapterEnv } from './config';
 
-/** The key every deployment gives, beside the settings each case is about. */
-const facts = { FACT_SIGNING_KEY: testFactKeys.FACT_SIGNING_KEY };
+/** What every deployment gives, beside the settings each case is about. */
+const callbackSecret = { PSP_CALLBACK_SECRET: 'a-callback-secret-of-the-test' };
+const facts = { FACT_SIGNING_KEY: testFactKeys.FACT_SIGNING_KEY, ...callbackSecret };
 
 const apipix = {
   ...facts,
@@ -33,6 +34,18 @@ describe("the adapter's PSP client secret", () => {
 
   it('has a default with the sandbox PSP only', () => {
     expect(adapterEnv.parse(facts).PIX_CLIENT_SECRET).toBe('sandbox-client-secret');
+  });
+});
+
+describe('the callback secret', () => {
+  it('has no default: a deployment without it refuses to start, and the refusal names it', () => {
+    expect(issues({ FACT_SIGNING_KEY: facts.FACT_SIGNING_KEY })).toEqual([
+      'PSP_CALLBACK_SECRET: is required: a secret guarding a door has no default',
+    ]);
+    expect(issues({ FACT_SIGNING_KEY: facts.FACT_SIGNING_KEY, PSP_CALLBACK_SECRET: 'short' })).toEqual([
+      'PSP_CALLBACK_SECRET: Too small: expected string to have >=16 characters',
+    ]);
+    expect(adapterEnv.parse(facts).PSP_CALLBACK_SECRET).toBe(callbackSecret.PSP_CALLBACK_SECRET);
   });
 });
 

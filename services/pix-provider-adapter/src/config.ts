@@ -1,4 +1,4 @@
-import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, z } from '@pix/config';
+import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, secret, z } from '@pix/config';
 import { PIX_PROVIDERS } from '@pix/contracts';
 import { parsePins } from './callback-pins';
 
@@ -68,8 +68,11 @@ export const adapterEnv = z
      */
     RECONCILE_INTERVAL: duration('60s'),
     RECONCILE_OVERLAP: duration('2m'),
-    /** sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. */
-    PSP_CALLBACK_SECRET: z.string().min(16).default('sandbox-callback-secret-change-me'),
+    /**
+     * sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. Required
+     * (no default guards a door): `make up` and the tests generate one, Kubernetes reads a Secret.
+     */
+    PSP_CALLBACK_SECRET: secret(16),
     /** The key the adapter signs the PSP's facts with (pix.events.*): payments applies no other. */
     FACT_SIGNING_KEY: factSigningKey(),
   })

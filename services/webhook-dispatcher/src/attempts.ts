@@ -1,4 +1,9 @@
-import { WebhookAttemptMessageSchema, type PaymentEvent, type WebhookAttemptMessage } from '@pix/contracts';
+import {
+  DomainError,
+  WebhookAttemptMessageSchema,
+  type PaymentEvent,
+  type WebhookAttemptMessage,
+} from '@pix/contracts';
 import type { HandlerOutcome, JetStreamClient, JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { advance, firstAttempt, type AttemptStep } from './attempt-messages';
@@ -233,12 +238,25 @@ export class AttemptRunner {
     return current;
   }
 
-  /** The store's signing secrets; null when they cannot be read now (our outage, not the merchant's). */
+  /**
+   * The store's signing secrets; null when they cannot be read now (our outage, not the merchant's),
+   * or none of them opens (sealed under a retired key): the attempt waits either way, until the
+   * gateway answers or the store's secret is rotated.
+   */
   private async secretsOf(msg: WebhookAttemptMessage): Promise<string[] | null> {
     try {
       return await this.deps.secrets.secretsOf(msg.storeId);
     } catch (err) {
-      this.deps.logger.warn({ err, eventId: msg.eventId }, 'cannot read the store webhook secrets; attempt postponed');
+      if (err instanceof DomainError && err.code === 'webhook_secrets_unreadable') {
+        // The gateway logs such a store once an hour and counts every read (an alert pages);
+        // a line per postponed attempt here would only repeat it every 5 s.
+        this.deps.logger.debug({ eventId: msg.eventId, storeId: msg.storeId }, 'no webhook secret of the store opens');
+      } else {
+        this.deps.logger.warn(
+          { err, eventId: msg.eventId },
+          'cannot read the store webhook secrets; attempt postponed',
+        );
+      }
       return null;
     }
   }

@@ -94,15 +94,26 @@ store
   .action((storeId: string) => call(GatewayRpc.storesSetActive, { storeId, active: true }));
 store
   .command('rotate-secret <storeId>')
-  .description('new webhook secret; the previous ones keep signing deliveries for 24 hours')
+  .description(
+    'new webhook secret; the previous ones keep signing deliveries for 24 hours, but those that do not open ' +
+      '(a retired key) are dropped (droppedUnreadable)',
+  )
   .action((storeId: string) => call(GatewayRpc.storesRotateSecret, { storeId }));
 
 store
   .command('reseal-secrets')
   .description(
-    "seal every store's webhook secrets under SECRETS_KEYS' first key (after a key rotation, before the old key goes)",
+    "seal every store's webhook secrets under SECRETS_KEYS' first key (after a key rotation, before the old key " +
+      'goes); secrets that do not open are left as they are, their stores listed in `unreadable`',
   )
   .action(() => call(GatewayRpc.storesResealSecrets, {}));
+store
+  .command('check-secrets')
+  .description(
+    "read every store's webhook secrets and list the stores with one that does not open (`unreadable`: under a " +
+      'key SECRETS_KEYS no longer holds), and how many a re-seal would write (`toReseal`); changes nothing',
+  )
+  .action(() => call(GatewayRpc.storesCheckSecrets, {}));
 
 const token = program.command('token').description('bearer tokens');
 token

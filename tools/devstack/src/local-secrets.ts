@@ -26,6 +26,8 @@ export interface LocalSecrets {
   /** The gateway's SECRETS_KEYS (`kid:base64key`) and DASHBOARD_SESSION_SECRET. */
   secretsKeys: string;
   dashboardSessionSecret: string;
+  /** The adapter's PSP_CALLBACK_SECRET (its sandbox PSP calls back with it). */
+  pspCallbackSecret: string;
   /**
    * The key each producer of money-moving facts signs them with (FACT_SIGNING_KEY), and its public
    * half for the service that verifies them (PIX_FACTS_PUBLIC_KEYS, PAYMENT_FACTS_PUBLIC_KEYS).
@@ -76,22 +78,22 @@ function generate(): LocalSecrets {
     secretsKeys: `local1:${randomBytes(32).toString('base64')}`,
     dashboardSessionSecret: randomBytes(32).toString('base64url'),
     factKeys: { 'pix-provider-adapter': factKeyPair(), payments: factKeyPair() },
+    pspCallbackSecret: password(),
   };
 }
 
 /**
  * The secrets in `file`, generated (and written, readable by this user only) when it does not
  * exist yet; `created` says which, since a PostgreSQL cluster older than the file needs its
- * superuser's password set.
+ * superuser's password set. A secret added to LocalSecrets since the file was written is
+ * generated into it, so a stack made before starts again.
  */
 export function loadLocalSecrets(file: string): { secrets: LocalSecrets; created: boolean } {
   if (fs.existsSync(file)) {
-    const secrets = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalSecrets;
-    // A stack made before facts were signed gets its keys on its next start.
-    if (!secrets.factKeys) {
-      secrets.factKeys = generate().factKeys;
-      fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-    }
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LocalSecrets>;
+    const secrets = { ...generate(), ...stored };
+    if (Object.keys(secrets).length > Object.keys(stored).length)
+      writePrivateFile(file, `${JSON.stringify(secrets, null, 2)}\n`);
     return { secrets, created: false };
   }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

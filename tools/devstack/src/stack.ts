@@ -267,13 +267,14 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
     // Local development: merchants test their webhooks on localhost.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     PUBLIC_BASE_URL: gatewayUrl,
-    // The gateway's keys reach the gateway only.
+    // Each service's keys reach that service only.
     ...(name === 'gateway' && {
       SECRETS_KEYS: secrets.secretsKeys,
       DASHBOARD_SESSION_SECRET: secrets.dashboardSessionSecret,
     }),
     // Each producer's signing key reaches that producer only; the public halves, their verifiers.
     ...factKeysOf(name, secrets.factKeys),
+    ...(name === 'pix-provider-adapter' && { PSP_CALLBACK_SECRET: secrets.pspCallbackSecret }),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,

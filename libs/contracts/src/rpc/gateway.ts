@@ -9,6 +9,22 @@ const StoreCreateReplySchema = z.object({
   webhookSecret: z.string(),
 });
 
+/** A store whose unexpired webhook secrets include ones that do not open (under a retired key, or altered). */
+const StoreWithUnreadableSecretsSchema = z.object({
+  storeId: z.string(),
+  /** The keys those secrets name. */
+  kids: z.array(z.string()),
+  /** None of its secrets opens: its deliveries wait, unsigned and unsent, until a rotation. */
+  none: z.boolean(),
+});
+
+/** A pass over every store: how many, and those whose secrets do not all open (the first 1000 named). */
+const SecretsPassSchema = z.object({
+  stores: z.number().int(),
+  unreadableStores: z.number().int(),
+  unreadable: z.array(StoreWithUnreadableSecretsSchema),
+});
+
 /** The operator's store and token commands: the admin CLI alone calls them. */
 const forOperator = { server: 'gateway', callers: ['admin'] } as const;
 
@@ -37,25 +53,41 @@ export const GatewayRpc = {
     z.object({ revoked: z.literal(true) }),
     forOperator,
   ),
+  /**
+   * A new webhook secret; the previous ones keep signing for 24 hours, except those that do not
+   * open (`droppedUnreadable`: under a retired key, they can sign nothing).
+   */
   storesRotateSecret: defineRpc(
     'admin.stores.rotate-secret',
     z.object({ storeId: z.string() }),
-    z.object({ storeId: z.string(), webhookSecret: z.string() }),
+    z.object({ storeId: z.string(), webhookSecret: z.string(), droppedUnreadable: z.number().int() }),
     forOperator,
   ),
   /**
-   * Seals again every store's webhook secrets that are in clear (written before sealing) or under
-   * a key SECRETS_KEYS no longer has first: after a key rotation, before the old key is removed.
+   * Seals again every store's webhook secrets that are in clear (written before sealing), in the
+   * v1 format or under a key SECRETS_KEYS no longer has first: after a key rotation, before the
+   * old key is removed. Secrets that do not open are left as they are, their stores listed.
    */
   storesResealSecrets: defineRpc(
     'admin.stores.reseal-secrets',
     z.object({}),
-    z.object({ stores: z.number().int(), resealed: z.number().int() }),
+    SecretsPassSchema.extend({ resealed: z.number().int() }),
+    forOperator,
+  ),
+  /**
+   * Reads every store's webhook secrets and reports the stores whose secrets do not all open, and
+   * how many a re-seal would write; changes nothing. Before removing a key from SECRETS_KEYS.
+   */
+  storesCheckSecrets: defineRpc(
+    'admin.stores.check-secrets',
+    z.object({}),
+    SecretsPassSchema.extend({ toReseal: z.number().int() }),
     forOperator,
   ),
   /**
    * The dispatcher's read of a store's webhook secrets (it caches them). Whoever holds a secret can
-   * forge that store's webhooks: the dispatcher alone may ask.
+   * forge that store's webhooks: the dispatcher alone may ask. When none of them opens, the answer
+   * is the domain error webhook_secrets_unreadable.
    */
   webhookSecrets: defineRpc(
     'stores.webhook-secrets',

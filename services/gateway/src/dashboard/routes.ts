@@ -458,7 +458,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
       return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, 'webhooks')));
     }
-    await showWebhooks(res, await stores.webhookSecrets(storeOf(res)));
+    await showWebhooks(res, (await stores.webhookSecrets(storeOf(res))).secrets);
   });
 
   // Whether the session still stands: the script asks when its stream was refused.

@@ -13,6 +13,7 @@ import { callRpc } from '@pix/messaging';
 import { methodNotAllowed } from '../http-errors';
 import { openEventStream } from '../event-stream';
 import { refusalAnswer, type StreamLimiter } from '../sse-limits';
+import type { PublicLimiter } from '../public-limits';
 import type { Stores } from '../storage';
 import { browserScript, serveScript } from '../pages/browser-scripts';
 import { PAGE_STYLE } from './assets';
@@ -40,7 +41,8 @@ function sendPage(res: Response, status: number, html: string): void {
  * The hosted payment page, `GET /pay/{id}`, public like the QR image (the id is an unguessable
  * UUID), and its live status, `GET /pay/{id}/events` (Server-Sent Events). Both read the payment
  * once, by id, through payments.public-view; the stream then carries the PAYMENTS events of that
- * payment as this replica's feed receives them.
+ * payment as this replica's feed receives them. Both count against the client address's limit on
+ * the public routes (public-limits.ts); the page's script and stylesheet do not.
  */
 export function paymentPageRouter(options: {
   nc: NatsConnection;
@@ -50,8 +52,10 @@ export function paymentPageRouter(options: {
   streams: StreamLimiter;
   /** The page shows the store's name. */
   stores: Pick<Stores, 'name'>;
+  /** Requests per client address to the page and its stream (with the QR image). */
+  limiter: PublicLimiter;
 }): Router {
-  const { nc, rpcTimeoutMs, feed, streams, stores } = options;
+  const { nc, rpcTimeoutMs, feed, streams, stores, limiter } = options;
   const router = express.Router();
 
   /** The payment as the page may show it; null when there is no such payment. */
@@ -72,6 +76,10 @@ export function paymentPageRouter(options: {
   router.get('/assets/payment-page.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(PAGE_STYLE);
   });
+
+  // Each guard runs before its route's handler (registered first, it passes on or answers 429).
+  router.get('/:id', limiter.guard('payment_page'));
+  router.get('/:id/events', limiter.guard('status_stream'));
 
   router.get('/:id', async (req, res) => {
     let view: PaymentPublicView | null;

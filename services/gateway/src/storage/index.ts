@@ -12,7 +12,7 @@ export {
   type IdempotencyKeys,
   type IdempotentRequest,
 } from './idempotency-keys';
-export { SECRET_ROTATION_OVERLAP_MS, type Stores } from './stores';
+export { SECRET_ROTATION_OVERLAP_MS, type Stores, type UnreadableSecret } from './stores';
 export { hashToken, StoreNotFound, type TokenRecord, type Tokens } from './tokens';
 
 /**

@@ -16,9 +16,10 @@ export interface StoreDoc {
 }
 
 /**
- * One webhook signing secret: `sealed` by the gateway's Sealer (AES-256-GCM, its key id inside).
- * Records written before sealing hold `secret` in clear instead: still read, and sealed on the
- * store's next rotation or by `admin store reseal-secrets`.
+ * One webhook signing secret: `sealed` by the gateway's Sealer (AES-256-GCM, its key id inside,
+ * bound to its store and `expiresAt`). Records written before sealing hold `secret` in clear
+ * instead: still read, and sealed on the store's first read, next rotation or
+ * `admin store reseal-secrets`.
  */
 export interface SecretEntry {
   sealed?: string;

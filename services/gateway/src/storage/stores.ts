@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Sealer } from '@pix/runtime';
+import { RetiredSealingKey, type SealedBinding, type Sealer } from '@pix/runtime';
 import { StoreModel, type SecretEntry, type StoreDoc } from './records';
 import { StoreNotFound, type Tokens } from './tokens';
 
@@ -17,9 +17,42 @@ const RESEAL_PAGE = 100;
 
 type Secrets = Pick<StoreDoc, 'webhookSecrets'>;
 
-/** What a sealed secret is bound to: its store, so a value copied onto another store does not open. */
-function sealingContext(storeId: string): string {
-  return `stores/${storeId}/webhookSecrets`;
+/** How many stores with an unreadable secret a check or a re-seal names (the count covers them all). */
+const UNREADABLE_LISTED = 1000;
+
+/** A store's secret that cannot be opened: under a key SECRETS_KEYS no longer holds, or altered. */
+export interface UnreadableSecret {
+  /** The key id its sealed value names (a clear value always opens). */
+  kid: string;
+  reason: 'retired_key' | 'does_not_open';
+}
+
+/** A store whose unexpired webhook secrets include unreadable ones, as a check or a re-seal reports it. */
+interface StoreWithUnreadableSecrets {
+  storeId: string;
+  /** The keys its unreadable secrets name, each once. */
+  kids: string[];
+  /** Whether none of its unexpired secrets opens: its deliveries cannot be signed until a rotation. */
+  none: boolean;
+}
+
+/** What a store's secrets are now, read: the open ones (newest first) and the unreadable ones. */
+export interface ReadSecrets {
+  secrets: string[];
+  unreadable: UnreadableSecret[];
+}
+
+/** The report of a pass over every store (check or re-seal). */
+interface SecretsPass {
+  stores: number;
+  /** Stores with an unexpired secret that does not open; the first UNREADABLE_LISTED in `unreadable`. */
+  unreadableStores: number;
+  unreadable: StoreWithUnreadableSecrets[];
+}
+
+/** What a sealed secret is bound to: its store, and its expiry (so neither can be changed in the record). */
+function binding(storeId: string, expiresAt: Date | null): SealedBinding {
+  return { context: `stores/${storeId}/webhookSecrets`, expiresAt };
 }
 
 /**
@@ -32,7 +65,38 @@ function unchangedSecrets(entries: readonly SecretEntry[]): Record<string, unkno
   return first.sealed ? { 'webhookSecrets.0.sealed': first.sealed } : { 'webhookSecrets.0.secret': first.secret };
 }
 
-/** The merchants' stores: whether each is active, its name, its webhook signing secrets (sealed at rest). */
+const unexpired = (entry: SecretEntry, now: Date) => !entry.expiresAt || entry.expiresAt > now;
+
+/** An entry opened, or why it does not open. */
+type Opened = { entry: SecretEntry; secret: string } | { entry: SecretEntry; unreadable: UnreadableSecret };
+
+/** The stores' secrets as a pass over them finds them. */
+class PassReport {
+  stores = 0;
+  unreadableStores = 0;
+  readonly unreadable: StoreWithUnreadableSecrets[] = [];
+
+  add(storeId: string, opened: readonly Opened[]): void {
+    this.stores++;
+    const bad = opened.flatMap((o) => ('unreadable' in o ? [o.unreadable.kid] : []));
+    if (bad.length === 0) return;
+    this.unreadableStores++;
+    if (this.unreadable.length < UNREADABLE_LISTED) {
+      this.unreadable.push({ storeId, kids: [...new Set(bad)], none: bad.length === opened.length });
+    }
+  }
+
+  result(): SecretsPass {
+    return { stores: this.stores, unreadableStores: this.unreadableStores, unreadable: this.unreadable };
+  }
+}
+
+/**
+ * The merchants' stores: whether each is active, its name, its webhook signing secrets (sealed at
+ * rest, bound to their store and expiry). A secret under a key SECRETS_KEYS no longer holds cannot
+ * sign again: reads leave it out and name it, a re-seal leaves it as it is and lists its store, a
+ * rotation drops it (docs/security.md, rotating each secret).
+ */
 export class Stores {
   constructor(
     private readonly tokens: Tokens,
@@ -40,13 +104,26 @@ export class Stores {
   ) {}
 
   private sealed(storeId: string, secret: string, createdAt: Date, expiresAt: Date | null): SecretEntry {
-    return { sealed: this.sealer.seal(secret, sealingContext(storeId)), createdAt, expiresAt };
+    return { sealed: this.sealer.seal(secret, binding(storeId, expiresAt)), createdAt, expiresAt };
   }
 
-  private opened(storeId: string, entry: SecretEntry): string {
-    if (entry.sealed) return this.sealer.open(entry.sealed, sealingContext(storeId));
-    if (entry.secret) return entry.secret;
-    throw new Error(`a webhook secret of store ${storeId} holds no value`);
+  private open(storeId: string, entry: SecretEntry): Opened {
+    if (!entry.sealed) {
+      if (entry.secret) return { entry, secret: entry.secret };
+      throw new Error(`a webhook secret of store ${storeId} holds no value`);
+    }
+    try {
+      return { entry, secret: this.sealer.open(entry.sealed, binding(storeId, entry.expiresAt)) };
+    } catch (err) {
+      if (err instanceof RetiredSealingKey) return { entry, unreadable: { kid: err.kid, reason: 'retired_key' } };
+      const kid = entry.sealed.split('.')[1] ?? '';
+      return { entry, unreadable: { kid, reason: 'does_not_open' } };
+    }
+  }
+
+  /** Every unexpired entry, opened or not. */
+  private openAll(storeId: string, entries: readonly SecretEntry[], now: Date): Opened[] {
+    return entries.filter((e) => unexpired(e, now)).map((e) => this.open(storeId, e));
   }
 
   /** A new active store with its first token and webhook secret. */
@@ -82,46 +159,80 @@ export class Stores {
     return store ? store.name : null;
   }
 
-  /** The secrets deliveries of a store are signed with: every one not yet expired, opened. */
-  async webhookSecrets(storeId: string, now = new Date()): Promise<string[]> {
+  /**
+   * The secrets deliveries of a store are signed with: every one not yet expired that opens, and
+   * those that do not. A store whose secrets are not all current (in clear from before sealing,
+   * in the v1 format, under an older key, or with expired ones beside them) is sealed again on
+   * this read, so a clear value does not outlive its first read.
+   */
+  async webhookSecrets(storeId: string, now = new Date()): Promise<ReadSecrets> {
     const store = await StoreModel.findById(storeId).select({ webhookSecrets: 1 }).lean<Secrets>();
     if (!store) throw new StoreNotFound(storeId);
-    return store.webhookSecrets.filter((s) => !s.expiresAt || s.expiresAt > now).map((s) => this.opened(storeId, s));
+    const opened = this.openAll(storeId, store.webhookSecrets, now);
+    if (this.resealable(store.webhookSecrets, opened, now))
+      await this.writeResealed(storeId, store.webhookSecrets, opened);
+    return {
+      secrets: opened.flatMap((o) => ('secret' in o ? [o.secret] : [])),
+      unreadable: opened.flatMap((o) => ('unreadable' in o ? [o.unreadable] : [])),
+    };
   }
 
   /**
    * Gives the store a new webhook secret. Secrets still in use without an expiry get one 24 hours
-   * away, so deliveries carry both signatures meanwhile; expired ones are dropped, and the kept
-   * ones are written sealed under the current key (a clear one from before sealing included). The
-   * update is conditional on the secrets read, so two rotations at once cannot lose one another's.
+   * away, so deliveries carry both signatures meanwhile; expired ones are dropped, and so are the
+   * ones that do not open (they can sign nothing: `dropped` counts them, and the merchant then has
+   * no overlap). The kept ones are sealed again with their expiry. The update is conditional on
+   * the secrets read, so two rotations at once cannot lose one another's.
    */
-  async rotateWebhookSecret(storeId: string, now = new Date()): Promise<string> {
+  async rotateWebhookSecret(storeId: string, now = new Date()): Promise<{ webhookSecret: string; dropped: number }> {
     for (let tries = 0; tries < ROTATION_TRIES; tries++) {
       const store = await StoreModel.findById(storeId).select({ webhookSecrets: 1 }).lean<Secrets>();
       if (!store) throw new StoreNotFound(storeId);
       const webhookSecret = newWebhookSecret();
       const overlapEnds = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS);
-      const kept = this.resealed(storeId, store.webhookSecrets, now).map((s) => ({
-        ...s,
-        expiresAt: s.expiresAt ?? overlapEnds,
-      }));
+      const opened = this.openAll(storeId, store.webhookSecrets, now);
+      const kept = opened.flatMap((o) =>
+        'secret' in o ? [this.sealed(storeId, o.secret, o.entry.createdAt, o.entry.expiresAt ?? overlapEnds)] : [],
+      );
       const result = await StoreModel.updateOne(
         { _id: { $eq: storeId }, ...unchangedSecrets(store.webhookSecrets) },
         { $set: { webhookSecrets: [this.sealed(storeId, webhookSecret, now, null), ...kept] } },
       );
-      if (result.modifiedCount === 1) return webhookSecret;
+      if (result.modifiedCount === 1) return { webhookSecret, dropped: opened.length - kept.length };
     }
     throw new Error(`webhook secret of store ${storeId} changed under ${ROTATION_TRIES} rotations in a row`);
   }
 
   /**
-   * Seals again, under the current key, every store's secrets that are in clear or under an older
-   * key (after SECRETS_KEYS gained a new first key), and drops expired ones; a store rotated
-   * meanwhile is left as its rotation wrote it. Pages through the stores by _id; idempotent.
+   * Seals again, under the current key and format, every store's secrets that are in clear, in the
+   * v1 format or under an older key (after SECRETS_KEYS gained a new first key), and drops expired
+   * ones; a store rotated meanwhile is left as its rotation wrote it. A secret that does not open
+   * is left as it is, and its store listed: the pass goes on. Pages through the stores by _id;
+   * idempotent.
    */
-  async resealWebhookSecrets(now = new Date()): Promise<{ stores: number; resealed: number }> {
-    let stores = 0;
+  async resealWebhookSecrets(now = new Date()): Promise<SecretsPass & { resealed: number }> {
     let resealed = 0;
+    const report = await this.eachStore(now, async (storeId, entries, opened) => {
+      if (this.resealable(entries, opened, now)) resealed += await this.writeResealed(storeId, entries, opened);
+    });
+    return { ...report, resealed };
+  }
+
+  /** Reads every store's unexpired secrets and reports the stores whose secrets do not all open; writes nothing. */
+  async checkWebhookSecrets(now = new Date()): Promise<SecretsPass & { toReseal: number }> {
+    let toReseal = 0;
+    const report = await this.eachStore(now, async (_storeId, entries, opened) => {
+      if (this.resealable(entries, opened, now)) toReseal++;
+    });
+    return { ...report, toReseal };
+  }
+
+  /** Pages through every store by _id, opening its unexpired secrets, and reports what did not open. */
+  private async eachStore(
+    now: Date,
+    visit: (storeId: string, entries: SecretEntry[], opened: Opened[]) => Promise<void>,
+  ): Promise<SecretsPass> {
+    const report = new PassReport();
     for (let after = ''; ;) {
       const page = await StoreModel.find({ _id: { $gt: after } })
         .sort({ _id: 1 })
@@ -129,31 +240,42 @@ export class Stores {
         .select({ webhookSecrets: 1 })
         .lean<(Secrets & { _id: string })[]>();
       for (const store of page) {
-        stores++;
-        const current = store.webhookSecrets.every(
-          (s) => s.sealed && this.sealer.isCurrent(s.sealed) && (!s.expiresAt || s.expiresAt > now),
-        );
-        if (current) continue;
-        const result = await StoreModel.updateOne(
-          { _id: { $eq: store._id }, ...unchangedSecrets(store.webhookSecrets) },
-          { $set: { webhookSecrets: this.resealed(store._id, store.webhookSecrets, now) } },
-        );
-        resealed += result.modifiedCount;
+        const opened = this.openAll(store._id, store.webhookSecrets, now);
+        report.add(store._id, opened);
+        await visit(store._id, store.webhookSecrets, opened);
       }
       const last = page[page.length - 1];
-      if (!last || page.length < RESEAL_PAGE) return { stores, resealed };
+      if (!last || page.length < RESEAL_PAGE) return report.result();
       after = last._id;
     }
   }
 
-  /** The unexpired entries, each sealed under the current key (kept as it is when it already is). */
-  private resealed(storeId: string, entries: readonly SecretEntry[], now: Date): SecretEntry[] {
-    return entries
-      .filter((s) => !s.expiresAt || s.expiresAt > now)
-      .map((s) =>
-        s.sealed && this.sealer.isCurrent(s.sealed)
-          ? { sealed: s.sealed, createdAt: s.createdAt, expiresAt: s.expiresAt }
-          : this.sealed(storeId, this.opened(storeId, s), s.createdAt, s.expiresAt),
-      );
+  /**
+   * Whether writing the entries again changes them: an expired one goes, or one that opens is not
+   * sealed in the current format under the current key. One that does not open changes nothing.
+   */
+  private resealable(entries: readonly SecretEntry[], opened: readonly Opened[], now: Date): boolean {
+    return (
+      entries.some((e) => !unexpired(e, now)) ||
+      opened.some((o) => 'secret' in o && !(o.entry.sealed && this.sealer.isCurrent(o.entry.sealed)))
+    );
+  }
+
+  /**
+   * Writes the unexpired entries back, each that opens sealed under the current key (kept as it is
+   * when it already is), each that does not as it is; conditional on nothing having changed.
+   * Returns 1 when written, 0 when a rotation or another re-seal came first.
+   */
+  private async writeResealed(storeId: string, entries: readonly SecretEntry[], opened: Opened[]): Promise<number> {
+    const next = opened.map((o) =>
+      'unreadable' in o || (o.entry.sealed && this.sealer.isCurrent(o.entry.sealed))
+        ? { sealed: o.entry.sealed, createdAt: o.entry.createdAt, expiresAt: o.entry.expiresAt }
+        : this.sealed(storeId, o.secret, o.entry.createdAt, o.entry.expiresAt),
+    );
+    const result = await StoreModel.updateOne(
+      { _id: { $eq: storeId }, ...unchangedSecrets(entries) },
+      { $set: { webhookSecrets: next } },
+    );
+    return result.modifiedCount;
   }
 }
