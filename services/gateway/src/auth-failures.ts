@@ -1,7 +1,6 @@
 import ipaddr from 'ipaddr.js';
-import type { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from '@pix/observability';
-import { boundedCache } from './bounded-cache';
+import { FixedWindows, secondsUntil, type Window } from './fixed-windows';
 
 export interface AuthFailureLimit {
   /** Failed authentications one client address may make per window. */
@@ -14,11 +13,6 @@ export interface AuthFailureLimit {
   windowMs: number;
   /** Addresses tracked at once; the least recently seen are forgotten first. */
   maxAddresses?: number;
-}
-
-interface Window {
-  failures: number;
-  endsAt: number;
 }
 
 /** Which limit throttles: the presenting address's own, or the replica's over every address. */
@@ -53,8 +47,8 @@ export function clientKey(address: string | undefined): string {
  * at most `maxAddresses` windows are kept, each forgotten when it ends.
  */
 export class AuthFailures {
-  private readonly windows: LRUCache<string, Window>;
-  private replica: Window = { failures: 0, endsAt: 0 };
+  private readonly windows: FixedWindows;
+  private replica: Window = { count: 0, endsAt: 0 };
   private readonly answers: Counter<'answer' | 'limit'>;
 
   constructor(
@@ -62,11 +56,7 @@ export class AuthFailures {
     registry: Registry,
     private readonly now: () => number = Date.now,
   ) {
-    this.windows = boundedCache<string, Window>(limit.maxAddresses ?? 50_000, {
-      ttl: limit.windowMs,
-      ttlAutopurge: false,
-      perf: { now },
-    });
+    this.windows = new FixedWindows(limit.windowMs, limit.maxAddresses ?? 50_000, now);
     this.answers = new Counter({
       name: 'auth_failures_total',
       help:
@@ -82,11 +72,11 @@ export class AuthFailures {
   /** The limit the address is over now, and until when; null while it is under both. */
   throttled(key: string): Throttled | null {
     const now = this.now();
-    const window = this.windows.get(key);
-    if (window && window.failures >= this.limit.failures && window.endsAt > now) {
+    const window = this.windows.current(key);
+    if (window && window.count >= this.limit.failures) {
       return { scope: 'address', retryAfterSeconds: secondsUntil(window.endsAt, now) };
     }
-    if (this.replica.failures >= this.limit.replicaFailures && this.replica.endsAt > now) {
+    if (this.replica.count >= this.limit.replicaFailures && this.replica.endsAt > now) {
       return { scope: 'replica', retryAfterSeconds: secondsUntil(this.replica.endsAt, now) };
     }
     return null;
@@ -95,11 +85,9 @@ export class AuthFailures {
   /** Counts one refused token from the address, against its window and the replica's. */
   failed(key: string): void {
     const now = this.now();
-    const window = this.windows.get(key);
-    if (window && window.endsAt > now) window.failures++;
-    else this.windows.set(key, { failures: 1, endsAt: now + this.limit.windowMs });
-    if (this.replica.endsAt > now) this.replica.failures++;
-    else this.replica = { failures: 1, endsAt: now + this.limit.windowMs };
+    this.windows.add(key);
+    if (this.replica.endsAt > now) this.replica.count++;
+    else this.replica = { count: 1, endsAt: now + this.limit.windowMs };
     this.answers.inc({ answer: '401', limit: 'none' });
   }
 
@@ -112,8 +100,4 @@ export class AuthFailures {
   get size(): number {
     return this.windows.size;
   }
-}
-
-function secondsUntil(endsAt: number, now: number): number {
-  return Math.max(1, Math.ceil((endsAt - now) / 1000));
 }

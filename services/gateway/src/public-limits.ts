@@ -1,9 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { LRUCache } from 'lru-cache';
 import { ErrorMessages } from '@pix/contracts';
 import { Counter, type Registry } from '@pix/observability';
 import { clientKey } from './auth-failures';
-import { boundedCache } from './bounded-cache';
+import { FixedWindows, secondsUntil } from './fixed-windows';
 import { sendError } from './http-errors';
 
 /** The public routes without a token that the limit guards. */
@@ -17,11 +16,6 @@ export interface PublicLimit {
   maxAddresses?: number;
 }
 
-interface Window {
-  requests: number;
-  endsAt: number;
-}
-
 /**
  * Requests per client address (clientKey of req.ip: TRUST_PROXY decides what it is) to the public
  * routes that need no token: the payment page, the QR image and the page's status stream. Each
@@ -31,7 +25,7 @@ interface Window {
  * replica's memory, at most `maxAddresses` of them.
  */
 export class PublicLimiter {
-  private readonly windows: LRUCache<string, Window>;
+  private readonly windows: FixedWindows;
   private readonly refused: Counter<'route'>;
 
   constructor(
@@ -39,11 +33,7 @@ export class PublicLimiter {
     registry: Registry,
     private readonly now: () => number = Date.now,
   ) {
-    this.windows = boundedCache<string, Window>(limit.maxAddresses ?? 50_000, {
-      ttl: limit.windowMs,
-      ttlAutopurge: false,
-      perf: { now },
-    });
+    this.windows = new FixedWindows(limit.windowMs, limit.maxAddresses ?? 50_000, now);
     this.refused = new Counter({
       name: 'public_requests_throttled_total',
       help: 'Requests to the public routes without a token answered 429, their address past its limit, by route',
@@ -55,15 +45,8 @@ export class PublicLimiter {
 
   /** Counts one request of the address; the seconds it must wait when it is past the limit, else null. */
   take(key: string): number | null {
-    const now = this.now();
-    let window = this.windows.get(key);
-    if (!window || window.endsAt <= now) {
-      window = { requests: 0, endsAt: now + this.limit.windowMs };
-      this.windows.set(key, window);
-    }
-    window.requests++;
-    if (window.requests <= this.limit.requests) return null;
-    return Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+    const window = this.windows.add(key);
+    return window.count <= this.limit.requests ? null : secondsUntil(window.endsAt, this.now());
   }
 
   /** The middleware in front of a guarded route: 429 `rateLimited`, with Retry-After, past the limit. */
