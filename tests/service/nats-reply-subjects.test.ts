@@ -15,6 +15,7 @@ import {
   Streams,
   SandboxRpc,
   Subjects,
+  subjectMatches,
   txidFor,
   type ConsumerDefinition,
   type NatsIdentity,
@@ -42,20 +43,9 @@ import { jetStreamAdmin } from '../support/streams';
  * step is left out: it administers JetStream, and may configure a stream to republish anywhere.
  */
 
-/** NATS subject matching: `*` is one token, `>` the rest (one token or more). */
-function matches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.');
-  const s = subject.split('.');
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === '>') return s.length > i;
-    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
-  }
-  return p.length === s.length;
-}
-
 const permissions = natsPermissions();
 const mayPublish = (identity: NatsIdentity, subject: string) =>
-  permissions[identity].publish.allow.some((allowed) => matches(allowed, subject));
+  permissions[identity].publish.allow.some((allowed) => subjectMatches(allowed, subject));
 const streams: StreamDefinition[] = [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream];
 const consumers = Object.values(Consumers) as ConsumerDefinition[];
 const requesters = NATS_IDENTITIES.filter((identity) => identity !== 'provisioner');

@@ -133,7 +133,7 @@ export {
   type FactRefusalReason,
   type RefusedFact,
 } from './signed-facts';
-export { Subjects, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
+export { Subjects, subjectMatches, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
 export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
 export { Notices, type NoticeDefinition } from './notices';
 export {

@@ -5,27 +5,16 @@ import type { NatsIdentity } from './identities';
 import type { RpcDefinition } from './rpc/define-rpc';
 import { Streams, type StreamDefinition } from './streams';
 import { Notices } from './notices';
-import { Subjects } from './subjects';
+import { subjectMatches, Subjects } from './subjects';
 
 /** A subject of a pattern, its wildcards filled in. */
 const concrete = (pattern: string) => pattern.replace(/\*/g, 'x').replace('>', 'x.y');
 
-/** NATS subject matching: `*` is one token, `>` the rest (one token or more). */
-function matches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.');
-  const s = subject.split('.');
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === '>') return s.length > i;
-    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
-  }
-  return p.length === s.length;
-}
-
 const table = natsPermissions();
 const mayPublish = (identity: NatsIdentity, subject: string) =>
-  table[identity].publish.allow.some((allowed) => matches(allowed, subject));
+  table[identity].publish.allow.some((allowed) => subjectMatches(allowed, subject));
 const maySubscribe = (identity: NatsIdentity, subject: string) =>
-  table[identity].subscribe.allow.some((allowed) => matches(allowed, subject));
+  table[identity].subscribe.allow.some((allowed) => subjectMatches(allowed, subject));
 const everyone = contracts.NATS_IDENTITIES;
 const others = (...allowed: NatsIdentity[]) => everyone.filter((identity) => !allowed.includes(identity));
 
@@ -52,7 +41,7 @@ describe('a new subject cannot be forgotten', () => {
       ...Object.values(Notices).map((n) => n.subject),
       ...[...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream].flatMap((s) => s.feed?.subject ?? []),
     ];
-    expect(samples.filter((subject) => !homes.some((home) => matches(home, subject)))).toEqual([]);
+    expect(samples.filter((subject) => !homes.some((home) => subjectMatches(home, subject)))).toEqual([]);
   });
 
   it('every RPC is served by one identity and called by at least one other', () => {
@@ -139,7 +128,8 @@ describe('who may do what', () => {
       const capturing = [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream].filter((s) =>
         s.subjects.some(
           (subject) =>
-            matches(subject, concrete(stream.feed!.subject)) || matches(stream.feed!.subject, concrete(subject)),
+            subjectMatches(subject, concrete(stream.feed!.subject)) ||
+            subjectMatches(stream.feed!.subject, concrete(subject)),
         ),
       );
       expect(capturing).toEqual([]);
@@ -240,7 +230,9 @@ describe('natsAccounts: every answer comes back to the account that asked', () =
     for (const account of accounts) {
       const subjects = account.imports.filter((e) => e.kind === 'service').map((e) => e.subject);
       for (const a of subjects) {
-        const overlapping = subjects.filter((b) => b !== a && (matches(a, concrete(b)) || matches(b, concrete(a))));
+        const overlapping = subjects.filter(
+          (b) => b !== a && (subjectMatches(a, concrete(b)) || subjectMatches(b, concrete(a))),
+        );
         expect([account.name, a, overlapping]).toEqual([account.name, a, []]);
       }
     }

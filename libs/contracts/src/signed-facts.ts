@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Subjects } from './subjects';
+import { subjectMatches, Subjects } from './subjects';
 
 /**
  * The facts that move money, and who states them: a Pix received or settled (`pix.events.*`, the
@@ -12,7 +12,7 @@ export const SIGNED_FACT_SUBJECTS = [Subjects.pixEventsAll, Subjects.paymentEven
 
 /** Whether a message on `subject` is a fact that must carry its producer's signature. */
 export function isSignedFactSubject(subject: string): boolean {
-  return SIGNED_FACT_SUBJECTS.some((pattern) => subject.startsWith(pattern.slice(0, -1)));
+  return SIGNED_FACT_SUBJECTS.some((pattern) => subjectMatches(pattern, subject));
 }
 
 /**

@@ -80,3 +80,14 @@ export type PaymentDueKind = 'expiry' | 'refund' | 'charge';
 
 /** What payments asks of the PSP through the adapter's work queue: a refund, or the removal of a charge. */
 export type PixCommandKind = 'refund' | 'cancel';
+
+/** NATS subject matching: `*` is one token, `>` the rest (one token or more). */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
+  }
+  return p.length === s.length;
+}
