@@ -16,6 +16,7 @@ import {
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { makeTestPki, type TestPki } from '../support/certificates';
+import { factPairAs } from '../support/fact-keys';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 /**
@@ -49,6 +50,12 @@ const SECRET_SETTINGS = {
   DASHBOARD_SESSION_SECRET: MARKERS.DASHBOARD_SESSION_SECRET,
   SECRETS_KEYS: MARKERS.SECRETS_KEYS,
 };
+/**
+ * The fact keys a service refused a login is started with: real Ed25519 keys (a marker is no key,
+ * and a service refuses to start without one), looked for in the logs like the markers.
+ */
+const refusedFactKeys = factPairAs('FACT_SIGNING_KEY', 'PIX_FACTS_PUBLIC_KEYS');
+const FACT_KEYS = { ...refusedFactKeys, PAYMENT_FACTS_PUBLIC_KEYS: refusedFactKeys.PIX_FACTS_PUBLIC_KEYS! };
 /** Whatever the failure, a line is not worth more than this to wait for. */
 const FAILURE_LOGGED_MS = 30_000;
 
@@ -142,6 +149,7 @@ async function startRefused(name: ServiceName, label: string, env: NodeJS.Proces
     env: {
       ...process.env,
       ...SECRET_SETTINGS,
+      ...FACT_KEYS,
       LOG_LEVEL: 'debug',
       NATS_URL: stack.natsUrl,
       NATS_NKEY_SEED_FILE: stack.natsCredentials?.[name],
@@ -290,6 +298,11 @@ it('logs every failure without a secret in any line', async () => {
     ),
     ['the Basic credential', Buffer.from(`${MARKERS.PIX_CLIENT_ID}:${MARKERS.PIX_CLIENT_SECRET}`).toString('base64')],
     ['the stranger seed', fs.readFileSync(strangerSeed, 'utf8').trim()],
+    ["a refused service's fact signing key", refusedFactKeys.FACT_SIGNING_KEY!],
+    ...Object.entries(readLocalSecrets(stack.secretsFile).factKeys).map(([producer, pair]): [string, string] => [
+      `${producer}'s fact signing key`,
+      pair.privateKey,
+    ]),
     ...SERVICE_NAMES.map((name): [string, string] => [`${name}'s database password`, logins[name].password]),
     ...Object.entries(stack.natsCredentials ?? {}).map(([identity, file]): [string, string] => [
       `${identity}'s seed`,
