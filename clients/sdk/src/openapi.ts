@@ -3560,6 +3560,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many requests from this client address to the public routes: Limite de requisições excedido. Tente novamente mais tarde. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     paymentCreatedWebhook: {
