@@ -14,6 +14,7 @@ export {
   type JetStreamClient,
   type JsMsg,
 } from './jetstream';
+export { followStream } from './stream-follower';
 export { incrementCounter, CounterReader } from './counters';
 export { SubjectCount } from './subject-count';
 export {
