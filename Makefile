@@ -67,7 +67,7 @@ images: build ## Every image with podman, from Debian's archive and this checkou
 compose-test: images ## The compose stack from those images: the walkthrough, a service killed and restarted
 	bash scripts/compose-test.sh
 
-chaos: build ## The chaos test alone at issue 19's 50 creates a second (make test runs it at 20); give it the machine to itself
+chaos: build ## The chaos test alone at issue 19's 50 creates a second (make test runs it at 6); give it the machine to itself
 	CHAOS_RATE=$${CHAOS_RATE:-50} npx jest --ci --selectProjects chaos
 
 test-unit: node_modules/.package-lock.json ## The unit layer only: no stack, no I/O, seconds

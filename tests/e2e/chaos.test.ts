@@ -49,12 +49,13 @@ import { verify } from '../webhooks/helpers';
  */
 /**
  * Creates per second (half of them paid: 1.5 requests and 1.5 webhooks a second per create);
- * CHAOS_RATE overrides it. `make test` runs 20, which keeps a 2-core machine 45-57 % busy in most
- * runs (this test's own client and endpoint included), so it passes with a full core taken away; at 50
- * (`make chaos`) the machine is ~95 % busy, and CI's, slower, fell behind from the first minute
- * (docs/decisions/chaos-rate.md).
+ * CHAOS_RATE overrides it. `make test` runs 6: the machines CI ran on in November 2026 were 100 %
+ * busy at 20 (the baseline commit too), so queues grew from the first minute and creates were given
+ * up; at 8 the same machine was 87 % busy with a build beside it. The rate is set where CI's machine
+ * has room left, so that the test measures recovery from the faults, not a queue
+ * (docs/decisions/chaos-rate.md); `make chaos` runs issue 19's 50.
  */
-const RATE = Number(process.env.CHAOS_RATE ?? 20);
+const RATE = Number(process.env.CHAOS_RATE ?? 6);
 /** How long the merchant's client retries one request before giving it up. */
 const CLIENT_PATIENCE_MS = 60_000;
 /** Time between one fault's recovery and the next fault. */
