@@ -44,9 +44,10 @@ function tlsBlock(indent: string, verifyPeers: boolean): string[] {
 
 /**
  * The server configuration; also checked by `nats-server -t` in the tests. Clients and routes speak
- * TLS; every client is one of the platform's identities (the authorization that
- * @pix/contracts derives from its permissions table, with their public keys), and a client
- * without a listed key is refused. The routes are not subject to it: they are the members'.
+ * TLS; every client is one of the platform's identities, each in an account of its own and
+ * JetStream in the JETSTREAM account (the accounts that @pix/contracts derives from its
+ * permissions table, with their public keys), and a client without a listed key is refused. The
+ * routes are not subject to it: they are the members'.
  */
 export function natsConfig(replicas: number, publicKeys: Record<NatsIdentity, readonly string[]>): string {
   const routes = Array.from({ length: replicas }, (_, i) => `    nats://nats-${i}.nats:${NATS_CLUSTER_PORT}`);

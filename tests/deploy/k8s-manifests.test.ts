@@ -348,7 +348,9 @@ describe('k8s/dist', () => {
 
   it("gives NATS the platform's authorization: each identity's public keys, no anonymous user", () => {
     const conf = named(objects, 'ConfigMap', 'nats-config').data!['nats.conf']!;
-    expect(conf).toMatch(/^authorization \{$/m);
+    // An account per identity, JetStream in its own (docs/decisions/nats-accounts.md).
+    expect(conf).toMatch(/^accounts \{$/m);
+    expect(conf).toMatch(/^ {2}JETSTREAM \{\n {4}jetstream: enabled$/m);
     for (const [identity, keys] of Object.entries(platform.nats.publicKeys)) {
       const variable = `PERMISSIONS_${identity.toUpperCase().replaceAll('-', '_')}`;
       for (const key of keys) expect(conf).toContain(`{ nkey: ${key}, permissions: $${variable} }`);

@@ -165,6 +165,28 @@ describe('serveRpc and the caller deadline', () => {
     await server.drain();
   });
 
+  it('takes no message without a reply subject: an answer landing on its subject is no request', async () => {
+    const definition = echo(`test.answer.${Date.now()}`);
+    const seen: number[] = [];
+    const server = serveRpc(
+      nc,
+      definition,
+      async (req) => {
+        seen.push(req.n);
+        return req;
+      },
+      options,
+    );
+    await nc.flush();
+    // What JetStream's or another server's answer asked onto this subject looks like: no reply
+    // subject, or a pulled message's acknowledgement subject.
+    nc.publish(definition.subject, JSON.stringify({ n: 1 }));
+    nc.publish(definition.subject, JSON.stringify({ n: 2 }), { reply: '$JS.ACK.PIX.payments-pix.1.1.1.1.0' });
+    await expect(callRpc(nc, definition, { n: 3 })).resolves.toEqual({ n: 3 });
+    expect(seen).toEqual([3]);
+    await server.drain();
+  });
+
   it('tells the handler when its caller gives up, so that the work it started stops', async () => {
     const definition = echo(`test.gone.${Date.now()}`);
     let aborted: boolean | undefined;

@@ -11,7 +11,6 @@ import {
   DomainError,
   GatewayRpc,
   PaymentsRpc,
-  QueueGroups,
   Streams,
   Subjects,
   type NatsIdentity,
@@ -20,8 +19,7 @@ import { connectAs, type StackNats } from '@pix/devstack';
 import { callRpc, connectNats, CounterReader, publishEvent } from '@pix/messaging';
 import { createRegistry } from '@pix/observability';
 import pino from 'pino';
-import { createStore } from '../support/admin';
-import { api, eventually } from '../support/api';
+import { eventually } from '../support/api';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 
 /**
@@ -79,13 +77,15 @@ describe('what each identity may do, it does', () => {
     await expect(missing).rejects.toBeInstanceOf(DomainError);
   });
 
-  it('the gateway follows PAYMENTS and uses its AUTH bucket; payments reads its counters', async () => {
+  it("the gateway receives PAYMENTS' feed and uses its AUTH bucket; payments reads its counters", async () => {
     const gateway = await as('gateway');
-    const follower = await jetstream(gateway).consumers.get(Streams.payments.name, {
-      filter_subjects: Subjects.paymentEventsAll,
-    });
-    const batch = await follower.fetch({ max_messages: 1, expires: 1000 });
-    for await (const msg of batch) expect(msg.subject).toMatch(/^payments\.events\./);
+    const feed = gateway.subscribe(Subjects.paymentEventsFeedAll, { max: 1 });
+    await gateway.flush();
+    await jetstream(await as('payments')).publish(Subjects.paymentEvent('payment.created'), '{"probe":"feed"}');
+    for await (const msg of feed) {
+      expect([msg.subject, msg.string()]).toEqual(['feeds.payments.events.created', '{"probe":"feed"}']);
+      expect(msg.headers?.get('Nats-Stream')).toBe(Streams.payments.name);
+    }
     const kv = await new Kvm(gateway).open(AuthBucket.name);
     await kv.put('probe.permissions', '{}');
     expect((await kv.get('probe.permissions'))?.string()).toBe('{}');
@@ -127,18 +127,28 @@ describe('what it may not do, NATS refuses', () => {
     await refused(dispatcher.request(next, JSON.stringify({ batch: 1 }), { timeout: 2000 }), next);
   });
 
-  it("the gateway, which follows PAYMENTS, cannot take the dispatcher's consumer there", async () => {
+  it("the gateway cannot take the dispatcher's consumer on PAYMENTS", async () => {
     const gateway = await as('gateway');
     const { stream, durable } = Consumers.dispatcherPayments;
     const next = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`;
     await refused(gateway.request(next, JSON.stringify({ batch: 1 }), { timeout: 2000 }), next);
-    const jsm = await jetstreamManager(gateway);
-    const config = { durable_name: durable, filter_subject: Subjects.paymentEventsAll, ack_policy: AckPolicy.Explicit };
-    await refused(
-      jsm.consumers.add(stream, config),
-      `$JS.API.CONSUMER.CREATE.${stream}.${durable}.${config.filter_subject}`,
-    );
   });
+
+  it.each(['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const)(
+    '%s creates no consumer: a push consumer could deliver onto any subject inside JetStream',
+    async (identity) => {
+      const stream = identity === 'gateway' ? `KV_${AuthBucket.name}` : Streams.payments.name;
+      const filter = identity === 'gateway' ? `$KV.${AuthBucket.name}.>` : Subjects.paymentEventsAll;
+      const jsm = await jetstreamManager(await as(identity));
+      const config = {
+        name: 'redirect',
+        filter_subject: filter,
+        deliver_subject: PaymentsRpc.transition.subject,
+        ack_policy: AckPolicy.None,
+      };
+      await refused(jsm.consumers.add(stream, config), `$JS.API.CONSUMER.CREATE.${stream}.redirect.${filter}`);
+    },
+  );
 
   it('no service creates or changes a stream', async () => {
     for (const identity of ['payments', 'webhook-dispatcher'] as const) {
@@ -255,51 +265,5 @@ describe('scheduled messages fire with permissions on', () => {
       schedule: { specification: new Date(), target: Subjects.pixPaid },
     });
     await expect(aimed).rejects.toThrow(/target is invalid/);
-  });
-});
-
-describe('a stream pushed onto an operation is no request', () => {
-  it("the gateway's bucket redirected onto payments.admin.transition changes no payment", async () => {
-    // NATS lets whoever may create a consumer name any deliver subject: the gateway, which watches
-    // its bucket, can push an entry it wrote onto an operation that only admin may call. The
-    // message keeps its bucket subject, and serveRpc takes only requests sent on its own subject.
-    const store = await createStore(stack, 'Redirect store');
-    const created = await api<{ id: string; status: string }>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {
-      token: store.token,
-      body: { amount: 12 },
-    });
-    expect(created.status).toBe(200);
-    const gateway = await as('gateway');
-    const kv = await new Kvm(gateway).open(AuthBucket.name);
-    const key = `probe.${created.body.id}`;
-    await kv.put(key, JSON.stringify({ paymentId: created.body.id, status: 'rejected' }));
-    const jsm = await jetstreamManager(gateway);
-    const name = `redirect_${Date.now()}`;
-    await jsm.consumers.add(`KV_${AuthBucket.name}`, {
-      name,
-      filter_subject: `$KV.${AuthBucket.name}.${key}`,
-      deliver_subject: PaymentsRpc.transition.subject,
-      // Payments' replicas listen in their queue group.
-      deliver_group: QueueGroups.payments,
-      ack_policy: AckPolicy.None,
-    });
-    try {
-      const log = path.join(stack.dir, 'logs', 'payments.log');
-      const outcome = await eventually(
-        async () => ({
-          dropped: fs.readFileSync(log, 'utf8').includes(`"received":"$KV.${AuthBucket.name}.${key}"`),
-          status: (
-            await api<{ status: string }>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${created.body.id}`, {
-              token: store.token,
-            })
-          ).body.status,
-        }),
-        (seen) => seen.dropped || seen.status !== 'pending',
-      );
-      expect(outcome).toEqual({ dropped: true, status: 'pending' });
-    } finally {
-      // An ephemeral consumer: the server may have removed it already.
-      await jsm.consumers.delete(`KV_${AuthBucket.name}`, name).catch(() => undefined);
-    }
   });
 });

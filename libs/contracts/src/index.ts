@@ -143,7 +143,19 @@ export {
   type ServiceIdentity,
   type NatsIdentity,
 } from './identities';
-export { natsPermissions, allRpcs, RPC_GROUPS, AuthBucketStream, type NatsPermissions } from './permissions';
+export {
+  natsPermissions,
+  natsAccounts,
+  accountOf,
+  allRpcs,
+  RPC_GROUPS,
+  AuthBucketStream,
+  JETSTREAM_ACCOUNT,
+  type NatsPermissions,
+  type NatsAccount,
+  type NatsImport,
+  type NatsExport,
+} from './permissions';
 export { natsAuthorization, isUserPublicKey } from './nats-authorization';
 export {
   PaymentEventSchema,

@@ -1,29 +1,27 @@
 import { NATS_IDENTITIES, type NatsIdentity } from './identities';
-import { natsPermissions, type NatsPermissions } from './permissions';
+import { natsAccounts, natsPermissions, type NatsAccount, type NatsPermissions } from './permissions';
 
 /**
- * The nats-server `authorization` block for the permissions table: one nkey user per public key,
- * each with its identity's permissions, so nobody connects without a known key (no anonymous
- * user). An identity may have several keys: while a key is rotated, the old and the new one both
- * connect. Public keys only: the seeds stay with their owners.
+ * The nats-server configuration for the permissions table: one variable per identity with its
+ * users' permissions, and the `accounts` block (permissions.ts's natsAccounts): each account with
+ * its nkey users, one per public key, and what it imports and exports. Nobody connects without a
+ * known key (no anonymous user, no global account). An identity may have several keys: while a
+ * key is rotated, the old and the new one both connect. Public keys only: the seeds stay with
+ * their owners. The server must run with JetStream on (`-js` or a `jetstream {}` block); only the
+ * JETSTREAM account uses it.
  */
 export function natsAuthorization(publicKeys: Record<NatsIdentity, readonly string[]>): string {
   const permissions = natsPermissions();
-  const lines = ['authorization {'];
-  // One variable per identity, which each of its keys refers to.
-  for (const identity of NATS_IDENTITIES) {
-    lines.push(`  ${variableOf(identity)} = ${render(permissions[identity])}`);
-  }
-  lines.push('  users = [');
   for (const identity of NATS_IDENTITIES) {
     const keys = publicKeys[identity];
     if (keys.length === 0) throw new Error(`no NATS public key for ${identity}`);
-    for (const key of keys) {
-      if (!isUserPublicKey(key)) throw new Error(`not an nkey user public key for ${identity}: ${key}`);
-      lines.push(`    { nkey: ${key}, permissions: $${variableOf(identity)} }`);
-    }
+    const bad = keys.find((key) => !isUserPublicKey(key));
+    if (bad) throw new Error(`not an nkey user public key for ${identity}: ${bad}`);
   }
-  lines.push('  ]', '}');
+  const lines = NATS_IDENTITIES.map((identity) => `${variableOf(identity)} = ${render(permissions[identity])}`);
+  lines.push('accounts {');
+  for (const account of natsAccounts()) lines.push(...renderAccount(account, publicKeys));
+  lines.push('}');
   return `${lines.join('\n')}\n`;
 }
 
@@ -42,15 +40,36 @@ function list(subjects: readonly string[]): string {
 }
 
 function render(p: NatsPermissions): string {
-  const publish = [
-    `allow: ${list(p.publish.allow)}`,
-    ...(p.publish.deny.length ? [`deny: ${list(p.publish.deny)}`] : []),
-  ];
   return [
     '{',
-    `    publish: { ${publish.join(', ')} }`,
-    `    subscribe: { allow: ${list(p.subscribe.allow)} }`,
-    `    allow_responses: ${p.allowResponses}`,
-    '  }',
+    `  publish: { allow: ${list(p.publish.allow)} }`,
+    `  subscribe: { allow: ${list(p.subscribe.allow)} }`,
+    `  allow_responses: ${p.allowResponses}`,
+    '}',
   ].join('\n');
+}
+
+function renderAccount(account: NatsAccount, publicKeys: Record<NatsIdentity, readonly string[]>): string[] {
+  const users = account.identities.flatMap((identity) =>
+    publicKeys[identity].map((key) => `      { nkey: ${key}, permissions: $${variableOf(identity)} }`),
+  );
+  const imports = account.imports.map(
+    (entry) => `      { ${entry.kind}: { account: ${entry.account}, subject: ${JSON.stringify(entry.subject)} } }`,
+  );
+  const exports = account.exports.map(
+    (entry) =>
+      `      { ${entry.kind}: ${JSON.stringify(entry.subject)}, accounts: [${entry.accounts.join(', ')}]` +
+      // Without it, an export answers once per request and forgets the reply subject after the first message.
+      `${entry.streamedAnswers ? ', response_type: stream' : ''} }`,
+  );
+  return [
+    `  ${account.name} {`,
+    `    jetstream: ${account.jetstream ? 'enabled' : 'disabled'}`,
+    '    users: [',
+    ...users,
+    '    ]',
+    ...(imports.length ? ['    imports: [', ...imports, '    ]'] : []),
+    ...(exports.length ? ['    exports: [', ...exports, '    ]'] : []),
+    '  }',
+  ];
 }

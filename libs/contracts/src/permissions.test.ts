@@ -1,16 +1,18 @@
 import * as contracts from './index';
 import { natsAuthorization } from './nats-authorization';
-import { allRpcs, AuthBucketStream, natsPermissions } from './permissions';
+import { accountOf, allRpcs, AuthBucketStream, JETSTREAM_ACCOUNT, natsAccounts, natsPermissions } from './permissions';
 import type { NatsIdentity } from './identities';
 import type { RpcDefinition } from './rpc/define-rpc';
 import { Streams, type StreamDefinition } from './streams';
 import { Notices } from './notices';
 import { subjectMatches, Subjects } from './subjects';
 
+/** A subject of a pattern, its wildcards filled in. */
+const concrete = (pattern: string) => pattern.replace(/\*/g, 'x').replace('>', 'x.y');
+
 const table = natsPermissions();
 const mayPublish = (identity: NatsIdentity, subject: string) =>
-  table[identity].publish.allow.some((allowed) => subjectMatches(allowed, subject)) &&
-  !table[identity].publish.deny.some((denied) => subjectMatches(denied, subject));
+  table[identity].publish.allow.some((allowed) => subjectMatches(allowed, subject));
 const maySubscribe = (identity: NatsIdentity, subject: string) =>
   table[identity].subscribe.allow.some((allowed) => subjectMatches(allowed, subject));
 const everyone = contracts.NATS_IDENTITIES;
@@ -37,6 +39,7 @@ describe('a new subject cannot be forgotten', () => {
     const homes = [
       ...(Object.values(Streams) as StreamDefinition[]).flatMap((s) => s.subjects),
       ...Object.values(Notices).map((n) => n.subject),
+      ...[...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream].flatMap((s) => s.feed?.subject ?? []),
     ];
     expect(samples.filter((subject) => !homes.some((home) => subjectMatches(home, subject)))).toEqual([]);
   });
@@ -101,13 +104,36 @@ describe('who may do what', () => {
     }
   });
 
-  it("a follower creates consumers of its own by name and filter, never under a durable consumer's name", () => {
-    const create = (name: string) => `$JS.API.CONSUMER.CREATE.PAYMENTS.${name}.payments.events.>`;
-    expect(mayPublish('gateway', create('oc_feed_1'))).toBe(true);
-    expect(mayPublish('gateway', `$JS.API.CONSUMER.MSG.NEXT.PAYMENTS.oc_feed_1`)).toBe(true);
-    expect(mayPublish('gateway', create('webhook-dispatcher'))).toBe(false);
-    expect(mayPublish('gateway', '$JS.API.CONSUMER.CREATE.PAYMENTS')).toBe(false);
-    expect(mayPublish('gateway', '$JS.API.CONSUMER.DURABLE.CREATE.PAYMENTS.feed')).toBe(false);
+  it('no service creates, changes or deletes a consumer (a push consumer delivers inside JETSTREAM)', () => {
+    for (const identity of others('provisioner')) {
+      for (const operation of ['CREATE', 'DURABLE.CREATE', 'DELETE']) {
+        const allowed = table[identity].publish.allow.filter((s) => s.startsWith(`$JS.API.CONSUMER.${operation}.`));
+        expect([identity, operation, allowed]).toEqual([identity, operation, []]);
+      }
+      expect(mayPublish(identity, '$JS.API.CONSUMER.CREATE.PAYMENTS.feed.payments.events.>')).toBe(false);
+    }
+  });
+
+  it('a feed is received by its subscribers alone, and no stream captures it (a republish would loop)', () => {
+    const fed = [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream].filter((s) => s.feed);
+    expect(fed.map((s) => s.name).sort()).toEqual(['KV_AUTH', 'PAYMENTS']);
+    for (const stream of fed) {
+      // The republish maps the stream's one subject onto the feed's, token for token after the prefix.
+      expect(stream.subjects).toHaveLength(1);
+      expect([stream.subjects[0]!.endsWith('.>'), stream.feed!.subject.endsWith('.>')]).toEqual([true, true]);
+      for (const identity of everyone) {
+        const subscribers: readonly NatsIdentity[] = stream.feed!.subscribers;
+        expect(maySubscribe(identity, stream.feed!.subject)).toBe(subscribers.includes(identity));
+      }
+      const capturing = [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream].filter((s) =>
+        s.subjects.some(
+          (subject) =>
+            subjectMatches(subject, concrete(stream.feed!.subject)) ||
+            subjectMatches(stream.feed!.subject, concrete(subject)),
+        ),
+      );
+      expect(capturing).toEqual([]);
+    }
   });
 
   it('a stream that takes schedules is written by identities that may publish every subject of it', () => {
@@ -148,6 +174,83 @@ describe('who may do what', () => {
   });
 });
 
+describe('natsAccounts: every answer comes back to the account that asked', () => {
+  const accounts = natsAccounts();
+  const accountNamed = (name: string) => accounts.find((account) => account.name === name)!;
+  const services = (identity: NatsIdentity) =>
+    accountNamed(accountOf(identity)).imports.filter((entry) => entry.kind === 'service');
+
+  it('JetStream in one account with the provisioning step alone; every other identity in an account of its own', () => {
+    expect(accounts.filter((account) => account.jetstream).map((a) => [a.name, a.identities])).toEqual([
+      [JETSTREAM_ACCOUNT, ['provisioner']],
+    ]);
+    for (const identity of others('provisioner')) {
+      expect(accountNamed(accountOf(identity)).identities).toEqual([identity]);
+    }
+    expect(accountNamed(JETSTREAM_ACCOUNT).imports).toEqual([]);
+  });
+
+  it('an account imports exactly what its identity may publish elsewhere (services) or receive from elsewhere (streams)', () => {
+    for (const identity of others('provisioner')) {
+      const notices: string[] = Object.values(Notices)
+        .filter((notice) => (notice.publishers as readonly NatsIdentity[]).includes(identity))
+        .map((notice) => notice.subject);
+      // What it publishes in its own account is a notice only, which its subscribers import.
+      expect([
+        identity,
+        services(identity)
+          .map((entry) => entry.subject)
+          .sort(),
+      ]).toEqual([identity, table[identity].publish.allow.filter((subject) => !notices.includes(subject))]);
+      for (const entry of accountNamed(accountOf(identity)).imports.filter((e) => e.kind === 'stream')) {
+        expect(maySubscribe(identity, entry.subject)).toBe(true);
+      }
+    }
+  });
+
+  it('every import has its export, to exactly the accounts that import it', () => {
+    for (const account of accounts) {
+      for (const entry of account.imports) {
+        const offered = accountNamed(entry.account).exports.filter(
+          (e) => e.kind === entry.kind && e.subject === entry.subject,
+        );
+        expect(offered).toHaveLength(1);
+        expect(offered[0]!.accounts).toContain(account.name);
+      }
+      for (const offer of account.exports) {
+        const importers = accounts.filter((other) =>
+          other.imports.some((e) => e.account === account.name && e.kind === offer.kind && e.subject === offer.subject),
+        );
+        expect(importers.map((other) => other.name).sort()).toEqual(offer.accounts);
+      }
+    }
+  });
+
+  it("an account's imports never overlap (a message would cross twice)", () => {
+    for (const account of accounts) {
+      const subjects = account.imports.filter((e) => e.kind === 'service').map((e) => e.subject);
+      for (const a of subjects) {
+        const overlapping = subjects.filter(
+          (b) => b !== a && (subjectMatches(a, concrete(b)) || subjectMatches(b, concrete(a))),
+        );
+        expect([account.name, a, overlapping]).toEqual([account.name, a, []]);
+      }
+    }
+  });
+
+  it("answers of several messages are streamed back: a pull's batch, a batched direct get; no other", () => {
+    const streamed = accountNamed(JETSTREAM_ACCOUNT)
+      .exports.filter((e) => e.streamedAnswers)
+      .map((e) => e.subject);
+    expect(streamed.length).toBeGreaterThan(0);
+    for (const subject of streamed)
+      expect(subject).toMatch(/^\$JS\.API\.(CONSUMER\.MSG\.NEXT\.[^.]+\.[^.]+|DIRECT\.GET\.[^.]+)$/);
+    for (const consumer of Object.values(contracts.Consumers)) {
+      expect(streamed).toContain(`$JS.API.CONSUMER.MSG.NEXT.${consumer.stream}.${consumer.durable}`);
+    }
+  });
+});
+
 describe('natsAuthorization', () => {
   const key = (letter: string) => `U${letter.repeat(55)}`;
   const keys = Object.fromEntries(everyone.map((identity, i) => [identity, [key('ABCDEFG'[i]!)]])) as Record<
@@ -160,8 +263,16 @@ describe('natsAuthorization', () => {
     expect(conf).toContain(`{ nkey: ${key('Z')}, permissions: $PERMISSIONS_GATEWAY }`);
     expect(conf).toContain(`{ nkey: ${key('Y')}, permissions: $PERMISSIONS_GATEWAY }`);
     expect(conf).toContain(`{ nkey: ${key('B')}, permissions: $PERMISSIONS_PAYMENTS }`);
-    expect(conf).toContain('"$JS.API.CONSUMER.MSG.NEXT.PIX.payments-pix"');
-    expect(conf).not.toMatch(/no_auth_user|password/);
+    expect(conf).toMatch(/^ {2}PAYMENTS \{\n {4}jetstream: disabled\n/m);
+    expect(conf).toMatch(/^ {2}JETSTREAM \{\n {4}jetstream: enabled\n/m);
+    expect(conf).toContain(
+      '{ service: { account: JETSTREAM, subject: "$JS.API.CONSUMER.MSG.NEXT.PIX.payments-pix" } }',
+    );
+    expect(conf).toContain(
+      '{ service: "$JS.API.CONSUMER.MSG.NEXT.PIX.payments-pix", accounts: [PAYMENTS], response_type: stream }',
+    );
+    expect(conf).toContain('{ stream: "feeds.payments.events.>", accounts: [GATEWAY] }');
+    expect(conf).not.toMatch(/no_auth_user|password|^authorization/m);
   });
 
   it('refuses an identity without a key, and a seed given for a public key', () => {

@@ -10,14 +10,17 @@ import { Subjects } from './subjects';
  * Who may use it (permissions.ts makes NATS hold to it): `writers` publish on every one of its
  * subjects, which is also what lets a scheduled message fire (the server checks only that its
  * target is a subject of the same stream, so whoever may schedule must be allowed every target);
- * `followers` read it with ordered consumers of their own (every replica sees every message);
- * `lookups` read a subject's last message. Durable consumers name their reader below.
+ * `feed`: the stream republishes each message it stores onto that subject (its one subject's
+ * tokens after the feed's prefix), which the `subscribers` receive as core NATS messages (every
+ * replica sees every message, at most once: nothing is redelivered after a disconnection); no
+ * service creates a consumer of its own. `lookups` read a subject's last message, or a batch of
+ * messages. Durable consumers name their reader below.
  */
 export interface StreamDefinition {
   name: string;
   subjects: readonly string[];
   writers: readonly NatsIdentity[];
-  followers?: readonly NatsIdentity[];
+  feed?: { subject: string; subscribers: readonly NatsIdentity[] };
   lookups?: readonly NatsIdentity[];
   schedules?: boolean;
   workQueue?: boolean;
@@ -26,7 +29,12 @@ export interface StreamDefinition {
 
 export const Streams = {
   /** Payment events: the dispatcher's webhooks, and the gateway's live payment pages. */
-  payments: { name: 'PAYMENTS', subjects: [Subjects.paymentEventsAll], writers: ['payments'], followers: ['gateway'] },
+  payments: {
+    name: 'PAYMENTS',
+    subjects: [Subjects.paymentEventsAll],
+    writers: ['payments'],
+    feed: { subject: Subjects.paymentEventsFeedAll, subscribers: ['gateway'] },
+  },
   paymentSchedules: {
     name: 'PAYMENT_SCHEDULES',
     subjects: [Subjects.paymentSchedulesAll, Subjects.paymentDueAll],

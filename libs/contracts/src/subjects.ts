@@ -11,6 +11,11 @@ export const Subjects = {
   /** `payments.events.created`, `…status_changed`, `…refund_created`, `…refund_succeeded`, `…refund_failed`. */
   paymentEvent: (type: EventType) => `payments.events.${type.replace(/^payment\./, '').replace('.', '_')}`,
   /**
+   * The PAYMENTS stream's feed: each event it stores, republished by the stream onto
+   * `feeds.payments.events.<type>` for the gateway's live payment pages (streams.ts, `feed`).
+   */
+  paymentEventsFeedAll: 'feeds.payments.events.>',
+  /**
    * A payment's scheduled work (charge expiry, the review refund, a charge or refund retry): the
    * schedule waits on its own subject and is delivered on `paymentDue(kind)` when it falls due.
    */
@@ -63,6 +68,8 @@ export const Subjects = {
    * drops its cached copy, so the next delivery is signed with the new set.
    */
   storesWebhookSecretsRotated: 'stores.webhook-secrets.rotated',
+  /** The AUTH bucket's feed: each change of `$KV.AUTH.<key>` republished onto `feeds.auth.<key>` for the gateway's replicas. */
+  authFeedAll: 'feeds.auth.>',
 } as const;
 
 /** What a store's payment counter counts: the payments in one status, or all of them. */

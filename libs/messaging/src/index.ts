@@ -14,7 +14,6 @@ export {
   type JetStreamClient,
   type JsMsg,
 } from './jetstream';
-export { followStream } from './stream-follower';
 export { incrementCounter, CounterReader } from './counters';
 export { SubjectCount } from './subject-count';
 export {

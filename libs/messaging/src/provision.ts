@@ -9,7 +9,14 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { AuthBucket, Consumers, Streams, type ConsumerDefinition, type StreamDefinition } from '@pix/contracts';
+import {
+  AuthBucket,
+  AuthBucketStream,
+  Consumers,
+  Streams,
+  type ConsumerDefinition,
+  type StreamDefinition,
+} from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { ACK_WAIT_MS } from './jetstream';
 import { retrySetup } from './setup-retry';
@@ -29,7 +36,9 @@ const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
  * it before the services, Kubernetes as a Job), not the services'. A stream's or a consumer's
  * configuration can send its messages onto any subject (a republish, a push consumer's deliver
  * subject), so whoever may write one could make a fact of anything; the services may only bind to
- * what is here. Safe to run again, and patient with a cluster that is still forming (retrySetup).
+ * what is here. A stream with a feed republishes its messages onto the feed's subject (the gateway's
+ * live pages and auth cache receive them there instead of creating consumers of their own); an
+ * existing stream or bucket gets a changed configuration, feeds included, by an update. Safe to run again, and patient with a cluster that is still forming (retrySetup).
  * `replicas` > 1 spreads each stream over that many servers of a cluster, so losing one loses nothing.
  */
 export async function provisionJetStream(nc: NatsConnection, replicas = 1, logger?: Logger): Promise<void> {
@@ -40,6 +49,7 @@ export async function provisionJetStream(nc: NatsConnection, replicas = 1, logge
       for (const stream of Object.values(Streams) as StreamDefinition[]) await putStream(jsm, stream, replicas);
       for (const consumer of Object.values(Consumers) as ConsumerDefinition[]) await putConsumer(jsm, consumer);
       await new Kvm(nc).create(AuthBucket.name, { history: AuthBucket.history, replicas });
+      await putFeed(jsm, AuthBucketStream);
     },
     logger,
   );
@@ -58,6 +68,7 @@ async function putStream(jsm: JetStreamManager, stream: StreamDefinition, replic
     ...(stream.workQueue && { retention: RetentionPolicy.Workqueue }),
     // The server keeps only each counter's last message, which holds its total.
     ...(stream.counters && { allow_msg_counter: true, allow_direct: true, max_msgs_per_subject: 1 }),
+    ...(stream.feed && { republish: republishOf(stream) }),
   };
   const existing = await jsm.streams.info(stream.name).then(
     (info) => info.config,
@@ -65,6 +76,24 @@ async function putStream(jsm: JetStreamManager, stream: StreamDefinition, replic
   );
   if (!existing) await jsm.streams.add(config);
   else if (differs(existing, config)) await jsm.streams.update(stream.name, config);
+}
+
+/**
+ * A stream's feed: each message it stores republished onto the feed's subject, the stream's one
+ * subject's tokens after the feed's prefix (payments.events.created → feeds.payments.events.created).
+ */
+function republishOf(stream: StreamDefinition): { src: string; dest: string } {
+  const [subject, ...more] = stream.subjects;
+  if (!stream.feed || !subject || more.length > 0)
+    throw new Error(`${stream.name}: a feed takes a stream of one subject`);
+  return { src: subject, dest: stream.feed.subject };
+}
+
+/** The feed of a stream created by other means (a bucket: Kvm creates it, and leaves an existing one as it is). */
+async function putFeed(jsm: JetStreamManager, stream: StreamDefinition): Promise<void> {
+  const existing = (await jsm.streams.info(stream.name)).config;
+  const wanted = { republish: republishOf(stream) };
+  if (differs(existing, wanted)) await jsm.streams.update(stream.name, { ...existing, ...wanted });
 }
 
 /** A definition's durable, explicitly acked pull consumer. */

@@ -47,7 +47,7 @@ export interface RpcServer {
  * (callerGone) to bound what it starts. A message that arrives with another subject is no request:
  * a JetStream consumer can push a stream's messages onto any subject that has a listener, and they
  * keep their stream's subject, so whoever may create one could otherwise make a stream's content a
- * request here. It is dropped and logged.
+ * request here. It is dropped and logged, and so is a message with no reply subject to answer on.
  */
 export function serveRpc<D extends RpcDefinition>(
   nc: NatsConnection,
@@ -68,6 +68,13 @@ export function serveRpc<D extends RpcDefinition>(
       }
       if (msg.subject !== subject) {
         logger.error({ subject, received: msg.subject }, 'a message that is no request for this subject; dropped');
+        return;
+      }
+      // An answer is no request: one that a replica of this service asked for onto this subject
+      // comes back into its own account here (docs/decisions/nats-accounts.md), without a reply
+      // subject, or with a pulled message's acknowledgement subject.
+      if (!msg.reply || msg.reply.startsWith('$JS.')) {
+        logger.error({ subject, reply: msg.reply }, 'a message without a reply subject to answer on; dropped');
         return;
       }
       // The handler's span is a child of the caller's, whose context travels in the headers.

@@ -1,6 +1,6 @@
 import mongoose, { Schema, type Model } from 'mongoose';
 import { FactHeaders, REFUSED_PAYLOAD_CHARS, type FactRefusalReason, type RefusedFact } from '@pix/contracts';
-import type { FactVerifier, HandlerOutcome, JsMsg } from '@pix/messaging';
+import type { FactVerifier, HandlerOutcome, JsMsg, ReceivedFact } from '@pix/messaging';
 import { Counter, libraryMetric, type Logger } from '@pix/observability';
 import { syncIndexes } from './indexes';
 
@@ -174,25 +174,33 @@ export class FactGate {
     const check = this.verifier.check(msg);
     if (check.genuine) return true;
     const first = this.keptAside ? await this.keptAside.keep(msg, check.reason, check.keyId) : true;
-    if (first) this.refused(msg, check.reason, check.keyId);
+    if (first) this.refused(msg, { stream: msg.info.stream, seq: msg.seq }, check.reason, check.keyId);
     return false;
   }
 
-  /** For a consumer without a dead letter (the gateway's live pages): whether to show the fact. */
-  admitNow(msg: JsMsg): boolean {
-    const check = this.verifier.check(msg);
-    if (!check.genuine) this.refused(msg, check.reason, check.keyId);
+  /**
+   * For a reader without a dead letter (the gateway's live pages, fed by a stream's republish): whether
+   * to show the fact, as its stream stored it (its original subject and sequence).
+   */
+  admitNow(fact: ReceivedFact, stored: { stream: string; seq?: number }): boolean {
+    const check = this.verifier.check(fact);
+    if (!check.genuine) this.refused(fact, stored, check.reason, check.keyId);
     return check.genuine;
   }
 
-  private refused(msg: JsMsg, reason: FactRefusalReason, keyId: string | null): void {
-    factsRefused.inc({ stream: msg.info.stream, reason });
+  private refused(
+    fact: ReceivedFact,
+    stored: { stream: string; seq?: number },
+    reason: FactRefusalReason,
+    keyId: string | null,
+  ): void {
+    factsRefused.inc({ stream: stored.stream, reason });
     this.logger.error(
       {
-        subject: msg.subject,
-        msgId: msg.headers?.get('Nats-Msg-Id') || undefined,
-        stream: msg.info.stream,
-        seq: msg.seq,
+        subject: fact.subject,
+        msgId: fact.headers?.get('Nats-Msg-Id') || undefined,
+        stream: stored.stream,
+        seq: stored.seq,
         reason,
         keyId,
       },

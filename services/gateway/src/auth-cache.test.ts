@@ -1,7 +1,7 @@
-import type { KV, KvWatchEntry } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { KV } from '@nats-io/kv';
 import { AuthBucket } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
+import type { AuthBucketChanges, AuthBucketEntry } from './auth-bucket-feed';
 import { AuthCache, DEFAULT_AUTH_CACHE_LIMITS, type AuthRecords } from './auth-cache';
 import { hashToken, type TokenRecord } from './storage';
 
@@ -10,33 +10,34 @@ const findTokenMock = jest.fn<Promise<TokenRecord | null>, [string]>();
 const findStoreActiveMock = jest.fn<Promise<boolean | null>, [string]>();
 const records: AuthRecords = { token: findTokenMock, storeActive: findStoreActiveMock };
 
-/** A watch whose entries the test pushes, like the AUTH bucket would. */
-class FakeWatch implements AsyncIterable<KvWatchEntry> {
-  private readonly waiting: ((entry: IteratorResult<KvWatchEntry>) => void)[] = [];
+/** The bucket's changes, which the test makes, like the AUTH bucket's feed would. */
+class FakeChanges implements AuthBucketChanges {
+  private apply: ((entry: AuthBucketEntry) => void) | undefined;
+  private forget: (() => void) | undefined;
   private revision = 0;
 
+  follow(forget: () => void, apply: (entry: AuthBucketEntry) => void): Promise<void> {
+    [this.forget, this.apply] = [forget, apply];
+    forget();
+    return Promise.resolve();
+  }
+
   put(key: string, value: unknown): void {
-    const entry = {
-      key,
-      operation: 'PUT',
-      revision: ++this.revision,
-      json: () => value,
-    } as unknown as KvWatchEntry;
-    this.waiting.shift()?.({ value: entry, done: false });
+    this.apply?.({ key, revision: ++this.revision, deleted: false, json: () => value });
+  }
+
+  /** A NATS reconnection: the feed may have missed changes. */
+  reconnected(): void {
+    this.forget?.();
   }
 
   stop(): void {
-    for (const resolve of this.waiting.splice(0)) resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<KvWatchEntry> {
-    return { next: () => new Promise((resolve) => this.waiting.push(resolve)) };
+    this.apply = undefined;
   }
 }
 
-const watch = new FakeWatch();
-const kv = { watch: async () => watch, put: jest.fn(async () => 1) } as unknown as KV;
-const nc = { status: () => (async function* () {})() } as unknown as NatsConnection;
+const watch = new FakeChanges();
+const kv = { put: jest.fn(async () => 1) } as unknown as KV;
 const logger = createLogger('test', 'silent');
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -58,13 +59,11 @@ async function revokedDuringItsRead() {
 beforeEach(async () => {
   findTokenMock.mockReset().mockResolvedValue(record);
   findStoreActiveMock.mockReset().mockResolvedValue(true);
-  cache = new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxTokens: 2, maxUnknown: 2 });
+  cache = new AuthCache(kv, watch, records, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxTokens: 2, maxUnknown: 2 });
   await cache.start();
 });
 afterEach(async () => {
-  const stopping = cache.stop();
-  watch.stop();
-  await stopping;
+  await cache.stop();
 });
 
 describe('AuthCache', () => {
@@ -111,6 +110,14 @@ describe('AuthCache', () => {
     await tick();
     active(true);
     expect(await other).toEqual({ ok: false, reason: 'store_inactive' });
+  });
+
+  it('after a NATS reconnection, whose feed may have missed changes, reads tokens and stores again', async () => {
+    expect((await cache.authenticate(token)).ok).toBe(true);
+    watch.reconnected();
+    findStoreActiveMock.mockResolvedValueOnce(false);
+    expect(await cache.authenticate(token)).toEqual({ ok: false, reason: 'store_inactive' });
+    expect(findTokenMock).toHaveBeenCalledTimes(2);
   });
 
   it('writes revocations and activations to the bucket, and applies them here at once', async () => {
@@ -194,7 +201,7 @@ describe('AuthCache revocations', () => {
     expect((await revokedDuringItsRead()).ok).toBe(false);
     // The stale read kept nothing: forgetting the revocation leaves the database to refuse it.
     findTokenMock.mockResolvedValueOnce({ ...record, revokedAt: new Date() });
-    const bounded = new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxRevoked: 1 });
+    const bounded = new AuthCache(kv, watch, records, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, maxRevoked: 1 });
     await bounded.tokenRevoked(hashToken('pxt_a'));
     await bounded.tokenRevoked(hashToken(token));
     await bounded.tokenRevoked(hashToken('pxt_b'));

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { LRUCache } from 'lru-cache';
-import type { NatsConnection, QueuedIterator } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from '@pix/contracts';
 import { retrySetup } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
+import { AuthBucketFeed, type AuthBucketChanges, type AuthBucketEntry } from './auth-bucket-feed';
 import { boundedCache } from './bounded-cache';
 import { hashToken, type TokenRecord } from './storage';
 
@@ -22,7 +23,6 @@ interface CachedToken {
   expiresAt: number | null;
 }
 
-const RESTART_DELAY_MS = 500;
 /**
  * How long a revocation is kept in memory. It guards against a database read that began before the
  * revocation and returns the token as it was; past a few seconds no such read is still running,
@@ -54,8 +54,8 @@ export const DEFAULT_AUTH_CACHE_LIMITS: AuthCacheLimits = {
  * Who a bearer token speaks for, answered from memory for a known token. MongoDB is asked once per
  * token (and once per store); an unknown token is asked once too, then remembered as unknown for a
  * while (the negative cache), so repeating it costs nothing. Revocations, issues and store
- * (de)activations reach every replica through a watch on the AUTH KV bucket, which the admin
- * handlers write right after MongoDB. Facts from the bucket win over what a concurrent MongoDB read
+ * (de)activations reach every replica through the AUTH KV bucket's feed (auth-bucket-feed.ts),
+ * which the admin handlers write right after MongoDB. Facts from the bucket win over what a concurrent MongoDB read
  * returned, so a read that started before a revocation cannot bring the token back, and an issue
  * clears the token's negative entry at once. Every map is bounded.
  */
@@ -74,15 +74,11 @@ export class AuthCache {
   private readonly storeActive = new Map<string, boolean>();
   /** Dashboard sessions ended before their expiry, with that expiry (they matter only until then). */
   private readonly endedSessions = new Map<string, number>();
-  private watcher: QueuedIterator<KvWatchEntry> | undefined;
-  private lastRevision = 0;
-  private stopped = false;
-  private loop: Promise<void> | undefined;
 
   constructor(
     private readonly kv: KV,
+    private readonly changes: AuthBucketChanges,
     private readonly records: AuthRecords,
-    private readonly nc: NatsConnection,
     private readonly logger: Logger,
     private readonly limits: AuthCacheLimits = DEFAULT_AUTH_CACHE_LIMITS,
   ) {
@@ -107,26 +103,21 @@ export class AuthCache {
       },
       logger,
     );
-    return new AuthCache(kv, records, nc, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, ...limits });
+    const changes = new AuthBucketFeed(nc, logger);
+    return new AuthCache(kv, changes, records, logger, { ...DEFAULT_AUTH_CACHE_LIMITS, ...limits });
   }
 
-  /** Starts watching the bucket; resolves once the first watch is in place. */
+  /** Starts following the bucket; resolves once its current entries are applied. */
   async start(): Promise<void> {
-    await this.openWatch();
-    this.loop = this.watchForever();
-    // After a reconnect the watch resumes from the last revision seen, so nothing written while
-    // this replica was cut off is missed.
-    void (async () => {
-      for await (const status of this.nc.status()) {
-        if (status.type === 'reconnect') this.watcher?.stop();
-      }
-    })();
+    await this.changes.follow(
+      () => this.forgetLearned(),
+      (entry) => this.apply(entry),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.watcher?.stop();
-    await this.loop;
+  stop(): Promise<void> {
+    this.changes.stop();
+    return Promise.resolve();
   }
 
   async tokenRevoked(tokenHash: string): Promise<void> {
@@ -280,9 +271,20 @@ export class AuthCache {
     this.issued.set(tokenHash, true);
   }
 
-  private apply(entry: KvWatchEntry): void {
-    this.lastRevision = entry.revision;
-    if (entry.operation !== 'PUT') return;
+  /**
+   * What may have changed unseen (after a NATS reconnection, whose feed messages are lost): the
+   * tokens and stores read from the database, which are read again, and the negative cache. The
+   * revocations and ended sessions stay (they are final); the bucket's entries are applied again
+   * right after.
+   */
+  private forgetLearned(): void {
+    this.tokens.clear();
+    this.storeActive.clear();
+    this.unknown.clear();
+  }
+
+  private apply(entry: AuthBucketEntry): void {
+    if (entry.deleted) return;
     const [kind, id] = [entry.key.slice(0, entry.key.indexOf('.')), entry.key.slice(entry.key.indexOf('.') + 1)];
     try {
       if (kind === 'token') {
@@ -300,23 +302,6 @@ export class AuthCache {
       }
     } catch (err) {
       this.logger.warn({ err, key: entry.key }, 'unreadable auth bucket entry ignored');
-    }
-  }
-
-  private async openWatch(): Promise<void> {
-    this.watcher = await this.kv.watch(this.lastRevision > 0 ? { resumeFromRevision: this.lastRevision + 1 } : {});
-  }
-
-  private async watchForever(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        if (!this.watcher) await this.openWatch();
-        for await (const entry of this.watcher ?? []) this.apply(entry);
-      } catch (err) {
-        this.logger.warn({ err }, 'auth bucket watch failed; restarting');
-      }
-      this.watcher = undefined;
-      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
     }
   }
 }

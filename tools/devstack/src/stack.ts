@@ -28,6 +28,8 @@ export interface StackPorts {
   nats: number;
   /** With more than one member, NATS runs as a JetStream cluster of these on loopback. */
   natsCluster?: NatsNodePorts[];
+  /** A single NATS server's monitoring endpoint (subscriptions by account: /subsz), for the tests that look at interest. */
+  natsMonitor?: number;
   /** The stack's own PostgreSQL server (unused when it is given one). */
   postgres: number;
   mongo: number;
@@ -138,7 +140,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
   }
   return {
     nats: natsCluster[0]?.client ?? (await freePort()),
-    ...(natsCluster.length > 0 && { natsCluster }),
+    ...(natsCluster.length > 0 ? { natsCluster } : { natsMonitor: await freePort() }),
     postgres: await freePort(),
     mongo: await freePort(),
     mongoDebug: await freePort(),
@@ -173,7 +175,7 @@ export async function startNats(
   dir: string,
   port: number,
   detached: boolean,
-  options: { open?: boolean } = {},
+  options: { open?: boolean; monitorPort?: number } = {},
 ): Promise<Started> {
   const dataDir = path.join(dir, 'data', 'nats');
   fs.mkdirSync(dataDir, { recursive: true });
@@ -182,7 +184,17 @@ export async function startNats(
   const started = launch(
     'nats-server',
     binary('nats-server'),
-    [...authorization, '-js', '-sd', dataDir, '-a', '127.0.0.1', '-p', String(port)],
+    [
+      ...authorization,
+      ...(options.monitorPort ? ['-m', String(options.monitorPort)] : []),
+      '-js',
+      '-sd',
+      dataDir,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+    ],
     {
       env: process.env,
       logFile: path.join(dir, 'logs', 'nats-server.log'),
@@ -370,7 +382,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     if (!options.natsUrl && ports.natsCluster) {
       started.push(...(await startNatsCluster(dir, ports.natsCluster, options.detached, STARTUP_TIMEOUT_MS)));
     } else if (!options.natsUrl) {
-      started.push(await startNats(dir, ports.nats, options.detached));
+      started.push(await startNats(dir, ports.nats, options.detached, { monitorPort: ports.natsMonitor }));
     }
     const database = stackDatabase(options);
     const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/${database}`;

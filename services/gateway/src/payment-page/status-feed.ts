@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import {
   pagePhase,
   PaymentEventSchema,
@@ -7,7 +7,6 @@ import {
   type PaymentEvent,
   type PaymentPageUpdate,
 } from '@pix/contracts';
-import { followStream, type JsMsg } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { FactGate } from '@pix/runtime';
 
@@ -23,9 +22,9 @@ export interface StoreListener {
   end(): void;
 }
 
-/** How long the feed keeps following the stream after its last page or dashboard closed. */
+/** How long the replica keeps its subscription after its last page or dashboard closed. */
 const LINGER_MS = 30_000;
-/** How long a new listener waits for the stream to be followed (NATS away): then its page answers 503. */
+/** How long a new listener waits for the subscription to be in place (NATS away): then its page answers 503. */
 const READY_TIMEOUT_MS = 5_000;
 
 /**
@@ -39,17 +38,20 @@ export interface Subscription {
 
 /**
  * The live status of the payment pages (and the dashboards) open on this gateway replica, fed by
- * the PAYMENTS stream: while any is open (and a while after the last one closed), the replica
- * follows the stream itself (an ordered consumer from new messages, so every replica sees every
- * event) and hands each event to the pages of its payment. With none open it follows nothing, so
- * a replica nobody watches costs no message per payment event. No database is read here; a page
- * gets its starting state from one read when it connects, once its subscription is `ready`.
+ * the PAYMENTS stream's feed (the stream republishes each event it stores, streams.ts): while any
+ * is open (and a while after the last one closed), the replica subscribes to the feed (no queue
+ * group, so every replica sees every event) and hands each event to the pages of its payment. With
+ * none open it subscribes to nothing, so a replica nobody watches costs no message per payment
+ * event. No database is read here; a page gets its starting state from one read when it connects,
+ * once its subscription is `ready`. The feed is delivered at most once: after a NATS reconnection
+ * events may have been missed, so every open page and dashboard is ended, and their browsers
+ * reconnect and read their state again.
  */
 export class PaymentStatusFeed {
   private readonly listeners = new Map<string, Set<PageListener>>();
   private readonly storeListeners = new Map<string, Set<StoreListener>>();
-  private follower: { stop: () => Promise<void> } | undefined;
-  /** Resolves once the current follower's consumer is in place. */
+  private subscription: NatsSubscription | undefined;
+  /** Resolves once the current subscription is in place on the server. */
   private following: Promise<void> | undefined;
   private idle: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -59,7 +61,11 @@ export class PaymentStatusFeed {
     private readonly logger: Logger,
     /** What payments signed reaches a page or a dashboard; a refused event is counted and logged only. */
     private readonly facts: FactGate,
-  ) {}
+  ) {
+    void (async () => {
+      for await (const status of nc.status()) if (status.type === 'reconnect') this.endAll();
+    })();
+  }
 
   /** Registers an open page of a payment. */
   subscribe(paymentId: string, listener: PageListener): Subscription {
@@ -72,14 +78,20 @@ export class PaymentStatusFeed {
   }
 
   /** Stops following and ends every open page's stream (their browsers reconnect to another replica). */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.idle);
+    this.endAll();
+    this.subscription?.unsubscribe();
+    return Promise.resolve();
+  }
+
+  /** Ends every open page's and dashboard's stream: their browsers reconnect and read their state again. */
+  private endAll(): void {
     for (const pages of this.listeners.values()) for (const page of pages) page.end();
     for (const dashboards of this.storeListeners.values()) for (const dashboard of dashboards) dashboard.end();
     this.listeners.clear();
     this.storeListeners.clear();
-    await this.follower?.stop();
   }
 
   private watch(unregister: () => void): Subscription {
@@ -97,17 +109,18 @@ export class PaymentStatusFeed {
   }
 
   private follow(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.follower = followStream(
-        this.nc,
-        {
-          stream: Streams.payments.name,
-          subject: Subjects.paymentEventsAll,
-          logger: this.logger,
-          onFollowing: resolve,
-        },
-        (msg) => this.deliver(msg),
-      );
+    const subscription = this.nc.subscribe(Subjects.paymentEventsFeedAll, {
+      callback: (err, msg) => {
+        if (err) this.logger.warn({ err }, 'payment events feed failed');
+        else this.deliver(msg);
+      },
+    });
+    this.subscription = subscription;
+    return this.nc.flush().catch((err: unknown) => {
+      // Not in place: the next listener subscribes again.
+      subscription.unsubscribe();
+      if (this.subscription === subscription) [this.subscription, this.following] = [undefined, undefined];
+      throw err;
     });
   }
 
@@ -115,17 +128,22 @@ export class PaymentStatusFeed {
     clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       if (this.listeners.size > 0 || this.storeListeners.size > 0) return;
-      const follower = this.follower;
-      this.follower = undefined;
+      this.subscription?.unsubscribe();
+      this.subscription = undefined;
       this.following = undefined;
-      void follower?.stop();
     }, LINGER_MS);
     this.idle.unref();
   }
 
-  private deliver(msg: JsMsg): void {
-    if (!this.facts.admitNow(msg)) return;
-    const parsed = PaymentEventSchema.safeParse(msg.json());
+  private deliver(msg: Msg): void {
+    // Only the stream's republish: an answer that this identity asked onto the feed's subject comes
+    // back into its own account there too (a direct get of its bucket names KV_AUTH, an RPC answer
+    // names no stream).
+    if (msg.headers?.get('Nats-Stream') !== Streams.payments.name) return;
+    // payments signed the event on the subject it published (the republish's Nats-Subject), not the feed's.
+    const published = { subject: msg.headers.get('Nats-Subject'), headers: msg.headers, data: msg.data };
+    if (!this.facts.admitNow(published, { stream: Streams.payments.name })) return;
+    const parsed = PaymentEventSchema.safeParse(safeJson(msg));
     if (!parsed.success) return;
     const event = parsed.data;
     for (const dashboard of this.storeListeners.get(event.storeId) ?? []) dashboard.event(event);
@@ -138,6 +156,15 @@ export class PaymentStatusFeed {
     const pixReceived = body.event === 'payment.status_changed' && body.previousStatus !== 'pending';
     const update = { phase: pagePhase(body.status, pixReceived, cause === 'cancel'), sequence };
     for (const page of pages) page.update(update);
+  }
+}
+
+/** A message's JSON body, or undefined when it is none. */
+function safeJson(msg: Msg): unknown {
+  try {
+    return msg.json();
+  } catch {
+    return undefined;
   }
 }
 
