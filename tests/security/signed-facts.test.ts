@@ -5,6 +5,7 @@ import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-n
 import {
   FactHeaders,
   RefusedFactSchema,
+  REFUSED_FACTS_LIST_MAX,
   Streams,
   Subjects,
   txidFor,
@@ -15,7 +16,7 @@ import {
 import { connectAs, type LocalSecrets, type StackNats } from '@pix/devstack';
 import { FactSigner, factKeyId } from '@pix/messaging';
 import { z } from 'zod';
-import { admin, createStore } from '../support/admin';
+import { admin, adminFails, createStore } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
@@ -218,6 +219,18 @@ describe('PSP facts (pix.events.*), as payments applies them', () => {
     const changes = await statusChangedEvents(stack, paymentId, 1);
     expect(changes.map((change) => change.data.body.status)).toEqual(['approved']);
     expect(await statusOf(paymentId)).toBe('approved');
+  });
+});
+
+describe('admin facts refused', () => {
+  it('refuses a --limit past what one listing returns on the command line, with the bound', async () => {
+    const refused = await adminFails(stack, 'facts', 'refused', '--limit', String(REFUSED_FACTS_LIST_MAX + 1));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`must be at most ${REFUSED_FACTS_LIST_MAX}`);
+    const listed = RefusedListSchema.parse(
+      await admin(stack, 'facts', 'refused', '--limit', String(REFUSED_FACTS_LIST_MAX)),
+    );
+    expect(Object.keys(listed).sort()).toEqual(['payments', 'webhook-dispatcher']);
   });
 });
 

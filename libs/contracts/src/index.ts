@@ -127,6 +127,7 @@ export {
   SIGNED_FACT_SUBJECTS,
   FACT_REFUSAL_REASONS,
   REFUSED_PAYLOAD_CHARS,
+  REFUSED_FACTS_LIST_MAX,
   FactHeaders,
   RefusedFactSchema,
   isSignedFactSubject,

@@ -49,7 +49,11 @@ export type RefusedFact = z.infer<typeof RefusedFactSchema>;
 /** How much of a refused fact's payload is kept: enough to see what it claimed. */
 export const REFUSED_PAYLOAD_CHARS = 4096;
 
-export const RefusedFactsRequestSchema = z.object({ limit: z.number().int().min(1).max(500).default(50) });
+/** The most refused facts one listing returns (of each verifier). */
+export const REFUSED_FACTS_LIST_MAX = 500;
+export const RefusedFactsRequestSchema = z.object({
+  limit: z.number().int().min(1).max(REFUSED_FACTS_LIST_MAX).default(50),
+});
 export const RefusedFactsReplySchema = z.object({ facts: z.array(RefusedFactSchema) });
 /** What `facts reapply` did: kept facts that verify now and were applied, and those still refused. */
 export const ReapplyFactsReplySchema = z.object({ applied: z.number().int(), refused: z.number().int() });

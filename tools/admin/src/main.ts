@@ -11,6 +11,7 @@ import {
   PAYMENT_STATUSES,
   PaymentsRpc,
   SandboxRpc,
+  REFUSED_FACTS_LIST_MAX,
   type PaymentStatus,
   type RpcDefinition,
   type RpcRequest,
@@ -69,6 +70,15 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number');
   return n;
+}
+
+/** A positive whole number no greater than `max`, refused on the command line rather than by the server. */
+function positiveIntUpTo(max: number): (value: string) => number {
+  return (value) => {
+    const n = positiveInt(value);
+    if (n > max) throw new InvalidArgumentError(`must be at most ${max}`);
+    return n;
+  };
 }
 
 function brlAmount(value: string): number {
@@ -171,7 +181,12 @@ facts
   .description(
     'the newest facts refused for their signature, kept aside: by payments (pix.events) and the dispatcher (payments.events)',
   )
-  .option('--limit <n>', 'how many of each, newest first', positiveInt, 50)
+  .option(
+    '--limit <n>',
+    `how many of each, newest first (at most ${REFUSED_FACTS_LIST_MAX})`,
+    positiveIntUpTo(REFUSED_FACTS_LIST_MAX),
+    50,
+  )
   .action((opts: { limit: number }) =>
     withNats('admin', async (nc) => ({
       payments: (await callRpc(nc, PaymentsRpc.refusedFacts, { limit: opts.limit }, 15_000)).facts,
