@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -520,6 +521,29 @@ describe('k8s/dist', () => {
     for (const other of others.filter((o) => o.metadata.name !== ADAPTER)) {
       expect(secretsNamed(other).filter((name) => name in LIVE_SECRETS)).toEqual([]);
     }
+  });
+
+  it('gives the adapter an environment its own schema accepts in apipix mode', () => {
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    const env: Record<string, string> = { ...named(objects, 'ConfigMap', 'pix-config').data!, PATH: process.env.PATH! };
+    // What each Secret would hold: stand-ins of a secret's length, a real signing key.
+    for (const variable of containerEnv(adapter)) env[variable.name] = variable.value ?? `stand-in ${'x'.repeat(32)}`;
+    env.FACT_SIGNING_KEY = generateKeyPairSync('ed25519')
+      .privateKey.export({ format: 'der', type: 'pkcs8' })
+      .toString('base64');
+    const config = path.join(root, 'services', ADAPTER, 'dist', 'config.js');
+    const read = spawnSync('node', ['-p', `JSON.stringify(require(${JSON.stringify(config)}).config)`], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(read.stderr).toBe('');
+    const parsed = JSON.parse(read.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      PIX_PROVIDER: 'apipix',
+      PIX_API_URL: platform.psp.live.apiUrl,
+      PIX_TLS_CERT_FILE: '/etc/pix/psp-api/tls.crt',
+      CALLBACK_CLIENT_CA_FILE: '/etc/pix/psp-callback-client-ca/ca.crt',
+    });
   });
 
   it('routes the PSP to the callback port through a load balancer of its own, TLS passed through to the adapter', () => {
