@@ -6,7 +6,8 @@ import { addMongo } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
 import { addNetworkPolicies } from './network-policies';
-import { labelsOf } from './services';
+import { addCallbackRoute } from './psp-connection';
+import { labelsOf, SERVICES } from './services';
 import type { Settings } from './settings';
 import { addServices } from './workloads';
 
@@ -50,6 +51,12 @@ export function buildApp(settings: Settings, outdir: string): App {
       },
     ],
   });
+
+  addCallbackRoute(
+    services,
+    settings,
+    SERVICES.find((spec) => spec.name === 'pix-provider-adapter')!,
+  );
 
   addNetworkPolicies(new Chart(app, '30-network', inNamespace), settings);
   addMonitoring(new Chart(app, '40-monitoring', inNamespace), settings);

@@ -1,6 +1,7 @@
 import type { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import { MONGO_INIT_COMPONENT } from './mongodb';
+import { callbackRouteSources, pspApiPorts } from './psp-connection';
 import {
   MONGO_PORT,
   NATS_CLIENT_PORT,
@@ -41,7 +42,8 @@ function policy(chart: Chart, name: string, spec: k8s.NetworkPolicySpec): void {
 /**
  * Default deny in both directions, then one allowance per need: the ingress controller reaches the
  * gateway only; every service reaches NATS, and MongoDB when it uses it; the dispatcher reaches the
- * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP; the
+ * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP's API, and
+ * the PSP's callback ranges reach the adapter's callback port (with the live connection); the
  * JetStream provisioning Job and the operator's admin CLI pod reach NATS only. On NATS each still
  * proves who it is with its own key, and may only what its identity may.
  */
@@ -71,8 +73,10 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
     if (spec.name === 'gateway') {
       ingress.push({ from: [namespace(settings.ingress.controllerNamespace)], ports: [tcp(spec.httpPort!.port)] });
     }
-    if (spec.name === 'pix-provider-adapter' && settings.psp.callbackCidrs.length > 0) {
-      ingress.push({ from: cidrs(settings.psp.callbackCidrs), ports: [tcp(spec.httpPort!.port)] });
+    const callbackSources = callbackRouteSources(settings);
+    if (spec.name === 'pix-provider-adapter' && callbackSources.length > 0) {
+      // The callback route keeps the PSP's address (externalTrafficPolicy Local): admitted by it.
+      ingress.push({ from: cidrs(callbackSources), ports: [tcp(spec.httpPort!.port)] });
     }
     policy(chart, spec.name, {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': spec.name } },
@@ -142,6 +146,8 @@ function serviceEgress(
     // Any port: a merchant's webhook URL may name one.
     egress.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: NON_PUBLIC_RANGES } }] });
   }
-  if (spec.name === 'pix-provider-adapter') egress.push({ to: cidrs(settings.psp.apiCidrs), ports: [tcp(443)] });
+  if (spec.name === 'pix-provider-adapter') {
+    egress.push({ to: cidrs(settings.psp.apiCidrs), ports: pspApiPorts(settings).map(tcp) });
+  }
   return egress;
 }

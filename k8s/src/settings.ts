@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isUserPublicKey, NATS_IDENTITIES, type NatsIdentity } from '@pix/contracts';
+import { isUserPublicKey, NATS_IDENTITIES, PIX_PROVIDERS, type NatsIdentity } from '@pix/contracts';
 import { z } from 'zod';
 
 const cidr = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 CIDR such as 203.0.113.0/24');
@@ -27,6 +27,29 @@ const publicKeys = z.object(
     ]),
   ) as Record<NatsIdentity, z.ZodArray<z.ZodString>>,
 );
+
+const httpsUrl = z.url({ protocol: /^https$/, error: 'an https:// URL' });
+
+/**
+ * The live PSP connection's public parts. Its credentials (OAuth2 client, client certificate, the
+ * PSP's CAs, the callback server's certificate) are in Secrets the SRE creates, mounted into the
+ * adapter alone (k8s/src/psp-connection.ts; docs/go-live.md names each).
+ */
+const liveConnection = z.object({
+  /** Base of the PSP's API Pix, …/v2 (PIX_API_URL). */
+  apiUrl: httpsUrl,
+  /** The PSP's OAuth2 token endpoint (PIX_OAUTH_URL); without it, /oauth/token on apiUrl's host. */
+  oauthUrl: httpsUrl.optional(),
+  /** The receiver's Pix key, written into every charge (PIX_RECEIVER_KEY): a public value. */
+  receiverKey: z.string().min(1),
+  /**
+   * The name the PSP calls back at: the callback server certificate's name, registered at the PSP
+   * as https://<callbackHost>/psp/callbacks, and given to external-dns on the callback route.
+   */
+  callbackHost: z.hostname(),
+  /** The cloud's annotations for the callback route's load balancer (a network one: TLS passes through). */
+  callbackServiceAnnotations: z.record(z.string(), z.string()).default({}),
+});
 
 export const SettingsSchema = z.object({
   namespace: z.string().min(1),
@@ -77,18 +100,40 @@ export const SettingsSchema = z.object({
   }),
   /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
   mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
-  psp: z.object({
-    /** Where the PSP's API lives: the adapter's only egress besides NATS and MongoDB. */
-    apiCidrs: z.array(cidr).min(1),
-    /** Where the PSP's payment callbacks come from. */
-    callbackCidrs: z.array(cidr),
-    /**
-     * Which client certificates of the PSP's CA are the PSP's own (PSP_CALLBACK_PINS, required with
-     * PIX_PROVIDER=apipix): `sha256/<base64 SPKI digest>`, `dns:<name>` or `cn:<name>`, checked by
-     * the adapter at start. Public values.
-     */
-    callbackPins: z.array(z.string().min(1)),
-  }),
+  psp: z
+    .object({
+      /**
+       * The adapter's PSP (PIX_PROVIDER, for the gateway too): `sandbox`, the embedded simulator
+       * with the gateway's sandbox routes; `apipix`, the live connection below, over mutual TLS.
+       */
+      provider: z.enum(PIX_PROVIDERS),
+      /** Where the PSP's API lives: the adapter's only egress besides NATS and MongoDB. */
+      apiCidrs: z.array(cidr).min(1),
+      /**
+       * Where the PSP's payment callbacks come from: the only sources of the callback route (with
+       * `apipix`; none, no route).
+       */
+      callbackCidrs: z.array(cidr),
+      /**
+       * Which client certificates of the PSP's CA are the PSP's own (PSP_CALLBACK_PINS, required with
+       * PIX_PROVIDER=apipix): `sha256/<base64 SPKI digest>`, `dns:<name>` or `cn:<name>`, checked by
+       * the adapter at start. Public values.
+       */
+      callbackPins: z.array(z.string().min(1)),
+      /** The live connection, with `apipix` only. */
+      live: liveConnection.optional(),
+    })
+    .superRefine((psp, ctx) => {
+      if (psp.provider === 'apipix') {
+        if (!psp.live) ctx.addIssue({ code: 'custom', path: ['live'], message: 'required with provider apipix' });
+        if (psp.callbackPins.length === 0) {
+          ctx.addIssue({ code: 'custom', path: ['callbackPins'], message: 'required with provider apipix' });
+        }
+      } else if (psp.live) {
+        const message = 'only with provider apipix: the sandbox uses no live connection';
+        ctx.addIssue({ code: 'custom', path: ['live'], message });
+      }
+    }),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

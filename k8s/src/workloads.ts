@@ -4,6 +4,7 @@ import * as kplus from 'cdk8s-plus-33';
 import { AuthBucket, Consumers, Streams, type NatsIdentity } from '@pix/contracts';
 import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret } from './mongodb';
 import { NATS_TLS_SECRET } from './nats';
+import { liveConnection, liveConnectionFiles, type SecretFiles } from './psp-connection';
 import {
   MONGO_PORT,
   NATS_CLIENT_PORT,
@@ -106,7 +107,7 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
       OPS_HOST: '0.0.0.0',
       HTTP_HOST: '0.0.0.0',
       PUBLIC_BASE_URL: `https://${settings.publicHost}`,
-      PIX_PROVIDER: 'sandbox',
+      PIX_PROVIDER: settings.psp.provider,
       // Merchant URLs on private networks would let a store probe the cluster.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
     },
@@ -148,7 +149,14 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
       // the door counts by is the one the outermost saw, not the controller's for every client.
       env.TRUST_PROXY = kplus.EnvValue.fromValue(String(settings.ingress.proxyHops));
     }
+    let pspFiles: SecretFiles = { volumes: [], mounts: [] };
     if (spec.name === 'pix-provider-adapter') {
+      const live = liveConnection(settings);
+      if (live) {
+        const files = liveConnectionFiles(chart, live);
+        Object.assign(env, files.env);
+        pspFiles = files;
+      }
       env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });
       if (settings.psp.callbackPins.length > 0) {
         env.PSP_CALLBACK_PINS = kplus.EnvValue.fromValue(settings.psp.callbackPins.join(','));
@@ -162,7 +170,7 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     if (spec.name === 'webhook-dispatcher' || spec.name === 'gateway') {
       env.PAYMENT_FACTS_PUBLIC_KEYS = kplus.EnvValue.fromSecretValue({ secret: paymentsFactKey, key: 'public-keys' });
     }
-    const deployment = serviceDeployment(chart, settings, spec, config, env);
+    const deployment = serviceDeployment(chart, settings, spec, config, env, pspFiles);
     const ports = [{ name: 'ops', port: spec.opsPort, targetPort: spec.opsPort }];
     if (spec.httpPort)
       ports.push({ name: spec.httpPort.name, port: spec.httpPort.port, targetPort: spec.httpPort.port });
@@ -236,6 +244,7 @@ function serviceDeployment(
   spec: ServiceSpec,
   config: kplus.ConfigMap,
   env: Record<string, kplus.EnvValue>,
+  secretFiles: SecretFiles,
 ): kplus.Deployment {
   const tmp = kplus.Volume.fromEmptyDir(chart, `${spec.name}-tmp`, 'tmp');
   // The CA that signed the in-cluster MongoDB's certificate: ca.crt alone, never the server's key.
@@ -267,7 +276,7 @@ function serviceDeployment(
     terminationGracePeriod: Duration.seconds(TERMINATION_GRACE_SECONDS),
     automountServiceAccountToken: false,
     securityContext: { ensureNonRoot: true, user: APP_UID, group: APP_UID, fsGroup: APP_UID },
-    volumes: [tmp, ...(mongoCa ? [mongoCa] : []), ...nats.volumes],
+    volumes: [tmp, ...(mongoCa ? [mongoCa] : []), ...nats.volumes, ...secretFiles.volumes],
     containers: [
       {
         name: spec.name,
@@ -280,6 +289,7 @@ function serviceDeployment(
           { path: '/tmp', volume: tmp },
           ...(mongoCa ? [{ path: MONGO_CA_DIR, volume: mongoCa, readOnly: true }] : []),
           ...nats.mounts,
+          ...secretFiles.mounts,
         ],
         resources: {
           cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },

@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,8 +61,65 @@ const podOf = (o: K8sObject): Record<string, any> => o.spec!.template.spec;
 const platform = JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')) as {
   nats: { publicKeys: Record<string, string[]> };
   ingress: { proxyHops: number };
-  psp: { callbackPins: string[] };
+  psp: {
+    provider: string;
+    callbackCidrs: string[];
+    callbackPins: string[];
+    live: { apiUrl: string; oauthUrl: string; receiverKey: string; callbackHost: string };
+  };
 };
+
+/**
+ * The live PSP connection's Secrets, by the names and keys docs/go-live.md gives the SRE: each
+ * variable of the adapter's that reads one, or the file it names.
+ */
+const LIVE_SECRETS = {
+  'pix-psp-client': { 'client-id': 'PIX_CLIENT_ID', 'client-secret': 'PIX_CLIENT_SECRET' },
+  'pix-psp-api-tls': { 'tls.crt': 'PIX_TLS_CERT_FILE', 'tls.key': 'PIX_TLS_KEY_FILE', 'ca.crt': 'PIX_TLS_CA_FILE' },
+  'pix-psp-callback-tls': { 'tls.crt': 'CALLBACK_TLS_CERT_FILE', 'tls.key': 'CALLBACK_TLS_KEY_FILE' },
+  'pix-psp-callback-client-ca': { 'ca.crt': 'CALLBACK_CLIENT_CA_FILE' },
+} as const;
+const ADAPTER = 'pix-provider-adapter';
+const CALLBACK_PORT = 8081;
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+const containerEnv = (o: K8sObject): EnvVar[] => podOf(o).containers[0].env;
+
+/** Every Secret a pod template names, by env or volume. */
+function secretsNamed(o: K8sObject): string[] {
+  const pod = podOf(o);
+  const fromEnv = (pod.containers as { env?: EnvVar[] }[]).flatMap((c) =>
+    (c.env ?? []).flatMap((v) => (v.valueFrom?.secretKeyRef ? [v.valueFrom.secretKeyRef.name] : [])),
+  );
+  const fromVolumes = ((pod.volumes ?? []) as { secret?: { secretName: string } }[]).flatMap((v) =>
+    v.secret ? [v.secret.secretName] : [],
+  );
+  return [...fromEnv, ...fromVolumes];
+}
+
+/** The adapter's NetworkPolicy rules that admit address ranges (not pods or namespaces). */
+function rangeRules(objects: K8sObject[]): { from: { ipBlock: { cidr: string } }[]; ports: object[] }[] {
+  return named(objects, 'NetworkPolicy', ADAPTER).spec!.ingress.filter((rule: { from: { ipBlock?: object }[] }) =>
+    rule.from.some((peer) => peer.ipBlock),
+  );
+}
+
+const callbackRoute = (objects: K8sObject[]) =>
+  byKind(objects, 'Service').find((s) => s.metadata.name === `${ADAPTER}-callbacks`);
+
+function withPsp(psp: object): object {
+  return { ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')), psp };
+}
+
+/** What synthesising a settings file says when it refuses it. */
+function refusal(settings: object): string {
+  try {
+    synthInto(settings);
+  } catch (err) {
+    return String((err as { stderr?: Buffer }).stderr ?? err);
+  }
+  throw new Error('the settings were accepted');
+}
 
 /**
  * NATS's configuration as `nats-server -t` checks it: the certificate files it names exist (a
@@ -419,6 +477,134 @@ describe('k8s/dist', () => {
     expect(clients).toContainEqual({ 'app.kubernetes.io/name': 'nats-provision' });
   });
 
+  it('takes the PSP mode from the settings, for the gateway and the adapter alike, and hard-codes none', () => {
+    expect(platform.psp.provider).toBe('apipix');
+    expect(named(objects, 'ConfigMap', 'pix-config').data!.PIX_PROVIDER).toBe(platform.psp.provider);
+    for (const deployment of byKind(objects, 'Deployment')) {
+      expect(containerEnv(deployment).map((v) => v.name)).not.toContain('PIX_PROVIDER');
+    }
+    // Fresh synths of either mode give its value: nothing in k8s/src fixes one.
+    for (const provider of ['apipix', 'sandbox']) {
+      const live = provider === 'apipix' ? platform.psp.live : undefined;
+      const fresh = readObjects(synthInto(withPsp({ ...platform.psp, provider, live })));
+      expect(named(fresh, 'ConfigMap', 'pix-config').data!.PIX_PROVIDER).toBe(provider);
+    }
+  });
+
+  it("hands the adapter alone the live connection's Secrets, by the names and keys docs/go-live.md gives", () => {
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v]));
+    const pod = podOf(adapter);
+    const goLive = fs.readFileSync(path.join(root, 'docs', 'go-live.md'), 'utf8');
+    for (const [secret, keys] of Object.entries(LIVE_SECRETS)) {
+      expect(goLive).toContain(`\`${secret}\``);
+      const volume = (pod.volumes as { name: string; secret?: { secretName: string; items: object[] } }[]).find(
+        (v) => v.secret?.secretName === secret,
+      );
+      for (const [key, variable] of Object.entries(keys)) {
+        expect(goLive).toMatch(new RegExp(`\`${secret}\`[^\n]*\`${key.replace('.', '\\.')}\``));
+        if (!volume) {
+          expect(env[variable]).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: secret, key } } });
+          continue;
+        }
+        // A file of the Secret's, mounted read-only where the variable points.
+        expect(volume.secret!.items).toContainEqual({ key, path: key });
+        const mount = (pod.containers[0].volumeMounts as { name: string; mountPath: string; readOnly: boolean }[]).find(
+          (m) => m.name === volume.name,
+        )!;
+        expect(mount.readOnly).toBe(true);
+        expect(env[variable]!.value).toBe(`${mount.mountPath}/${key}`);
+      }
+    }
+    expect(env.PIX_API_URL!.value).toBe(platform.psp.live.apiUrl);
+    expect(env.PIX_OAUTH_URL!.value).toBe(platform.psp.live.oauthUrl);
+    expect(env.PIX_RECEIVER_KEY!.value).toBe(platform.psp.live.receiverKey);
+    const others = [...byKind(objects, 'Deployment'), ...byKind(objects, 'StatefulSet'), ...byKind(objects, 'Job')];
+    for (const other of others.filter((o) => o.metadata.name !== ADAPTER)) {
+      expect(secretsNamed(other).filter((name) => name in LIVE_SECRETS)).toEqual([]);
+    }
+  });
+
+  it('gives the adapter an environment its own schema accepts in apipix mode', () => {
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    const env: Record<string, string> = { ...named(objects, 'ConfigMap', 'pix-config').data!, PATH: process.env.PATH! };
+    // What each Secret would hold: stand-ins of a secret's length, a real signing key.
+    for (const variable of containerEnv(adapter)) env[variable.name] = variable.value ?? `stand-in ${'x'.repeat(32)}`;
+    env.FACT_SIGNING_KEY = generateKeyPairSync('ed25519')
+      .privateKey.export({ format: 'der', type: 'pkcs8' })
+      .toString('base64');
+    const config = path.join(root, 'services', ADAPTER, 'dist', 'config.js');
+    const read = spawnSync('node', ['-p', `JSON.stringify(require(${JSON.stringify(config)}).config)`], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(read.stderr).toBe('');
+    const parsed = JSON.parse(read.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      PIX_PROVIDER: 'apipix',
+      PIX_API_URL: platform.psp.live.apiUrl,
+      PIX_TLS_CERT_FILE: '/etc/pix/psp-api/tls.crt',
+      CALLBACK_CLIENT_CA_FILE: '/etc/pix/psp-callback-client-ca/ca.crt',
+    });
+  });
+
+  it('routes the PSP to the callback port through a load balancer of its own, TLS passed through to the adapter', () => {
+    const route = callbackRoute(objects)!;
+    expect(route.spec).toMatchObject({
+      type: 'LoadBalancer',
+      // The PSP's own address reaches the pod, which the NetworkPolicy admits by.
+      externalTrafficPolicy: 'Local',
+      loadBalancerSourceRanges: platform.psp.callbackCidrs,
+      selector: { 'app.kubernetes.io/name': ADAPTER },
+      ports: [{ name: 'callbacks', protocol: 'TCP', port: 443, targetPort: 'callbacks' }],
+    });
+    expect(route.metadata).toMatchObject({
+      annotations: { 'external-dns.alpha.kubernetes.io/hostname': platform.psp.live.callbackHost },
+    });
+    // A TCP route to the port where the adapter itself ends the mutual TLS, with the PSP's CA.
+    const adapter = podOf(named(objects, 'Deployment', ADAPTER)).containers[0];
+    expect(adapter.ports).toContainEqual({ name: 'callbacks', containerPort: CALLBACK_PORT });
+    expect(adapter.env.map((v: EnvVar) => v.name)).toEqual(
+      expect.arrayContaining(['CALLBACK_TLS_CERT_FILE', 'CALLBACK_CLIENT_CA_FILE', 'PSP_CALLBACK_PINS']),
+    );
+    // No proxy between them that would end the TLS (the gateway's Ingress routes to the gateway only).
+    const backends = byKind(objects, 'Ingress').flatMap((i) =>
+      i.spec!.rules.flatMap((r: { http: { paths: { backend: { service: { name: string } } }[] } }) =>
+        r.http.paths.map((p) => p.backend.service.name),
+      ),
+    );
+    expect(backends).toEqual(['gateway']);
+  });
+
+  it("admits the PSP's callback ranges to the adapter's callback port only, and no other range anywhere", () => {
+    expect(rangeRules(objects)).toEqual([
+      {
+        from: platform.psp.callbackCidrs.map((cidr) => ({ ipBlock: { cidr } })),
+        ports: [{ protocol: 'TCP', port: CALLBACK_PORT }],
+      },
+    ]);
+    for (const policy of byKind(objects, 'NetworkPolicy').filter((p) => p.metadata.name !== ADAPTER)) {
+      const ranges = (policy.spec!.ingress ?? []).flatMap((rule: { from: { ipBlock?: object }[] }) =>
+        rule.from.filter((peer) => peer.ipBlock),
+      );
+      expect(ranges).toEqual([]);
+    }
+  });
+
+  it('holds nothing secret: no key or certificate, the PSP client from a Secret', () => {
+    for (const name of fs.readdirSync(dist)) {
+      const text = fs.readFileSync(path.join(dist, name), 'utf8');
+      expect(text).not.toMatch(/-----BEGIN|PRIVATE KEY|client-secret:|callback-secret:/);
+    }
+    for (const deployment of byKind(objects, 'Deployment')) {
+      for (const variable of containerEnv(deployment)) {
+        if (/SECRET|PASSWORD|CLIENT_ID|SIGNING_KEY/.test(variable.name)) {
+          expect(variable).toEqual({ name: variable.name, valueFrom: { secretKeyRef: expect.any(Object) } });
+        }
+      }
+    }
+  });
+
   it('packages the alert rules as a PrometheusRule that promtool accepts', () => {
     const rule = byKind(objects, 'PrometheusRule')[0]!;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pix-rules-')), 'rules.yaml');
@@ -488,5 +674,46 @@ describe('k8s without cert-manager', () => {
       name: 'tls',
       secret: { secretName: 'nats-tls', defaultMode: 0o440 },
     });
+  });
+});
+
+describe('k8s in sandbox mode', () => {
+  const objects = readObjects(synthInto(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined })));
+
+  it('mounts no live connection and opens no route, whatever ranges the settings name', () => {
+    expect(platform.psp.callbackCidrs.length).toBeGreaterThan(0);
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    expect(secretsNamed(adapter).filter((name) => name in LIVE_SECRETS)).toEqual([]);
+    expect(containerEnv(adapter).map((v) => v.name)).not.toContain('PIX_API_URL');
+    expect(callbackRoute(objects)).toBeUndefined();
+    expect(rangeRules(objects)).toEqual([]);
+  });
+});
+
+describe('k8s with the live connection and no callback ranges', () => {
+  const live = { ...platform.psp.live, apiUrl: 'https://pix.psp.example:8443/api/v2', oauthUrl: undefined };
+  const objects = readObjects(synthInto(withPsp({ ...platform.psp, callbackCidrs: [], live })));
+
+  it('renders no route and admits no range, and still reaches the PSP at the ports of its URLs', () => {
+    expect(callbackRoute(objects)).toBeUndefined();
+    expect(rangeRules(objects)).toEqual([]);
+    expect(secretsNamed(named(objects, 'Deployment', ADAPTER))).toEqual(
+      expect.arrayContaining(Object.keys(LIVE_SECRETS)),
+    );
+    const egress = named(objects, 'NetworkPolicy', ADAPTER).spec!.egress as { to: object[]; ports: object[] }[];
+    expect(egress.at(-1)!.ports).toEqual([{ protocol: 'TCP', port: 8443 }]);
+  });
+});
+
+describe('k8s settings of the PSP', () => {
+  it('refuses apipix without a live connection or pins, and a live connection the sandbox would not use', () => {
+    expect(refusal(withPsp({ ...platform.psp, live: undefined }))).toContain('psp.live: required with provider apipix');
+    expect(refusal(withPsp({ ...platform.psp, callbackPins: [] }))).toContain(
+      'psp.callbackPins: required with provider apipix',
+    );
+    expect(refusal(withPsp({ ...platform.psp, provider: 'sandbox' }))).toContain('psp.live: only with provider apipix');
+    expect(
+      refusal(withPsp({ ...platform.psp, live: { ...platform.psp.live, apiUrl: 'http://pix.psp.example' } })),
+    ).toContain('psp.live.apiUrl');
   });
 });
