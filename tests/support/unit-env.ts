@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
 /**
  * The unit layer's environment. A service's config module reads process.env when imported, and the
@@ -11,4 +11,16 @@ const DOOR_SECRETS: Record<string, string> = {
   SECRETS_KEYS: `unit:${randomBytes(32).toString('base64')}`,
   PSP_CALLBACK_SECRET: randomBytes(24).toString('base64url'),
 };
-for (const [name, value] of Object.entries(DOOR_SECRETS)) process.env[name] ??= value;
+
+/**
+ * A fresh Ed25519 pair in the forms the fact key settings take (one pair plays every producer), for
+ * the config modules that require them and for the tests of those settings.
+ */
+const pair = generateKeyPairSync('ed25519');
+export const unitFactKeys = {
+  FACT_SIGNING_KEY: pair.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+  PIX_FACTS_PUBLIC_KEYS: pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+  PAYMENT_FACTS_PUBLIC_KEYS: pair.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+};
+
+for (const [name, value] of Object.entries({ ...DOOR_SECRETS, ...unitFactKeys })) process.env[name] ??= value;

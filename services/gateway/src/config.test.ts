@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { testFactKeys } from '../../../libs/config/src/testing/fact-keys';
+import { unitFactKeys } from '../../../tests/support/unit-env';
 import { gatewayEnv } from './config';
 
 /** The key every deployment gives, beside the settings each case is about. */
-const facts = { PAYMENT_FACTS_PUBLIC_KEYS: testFactKeys.PAYMENT_FACTS_PUBLIC_KEYS };
+const facts = { PAYMENT_FACTS_PUBLIC_KEYS: unitFactKeys.PAYMENT_FACTS_PUBLIC_KEYS };
 const parse = (env: Record<string, string>) => gatewayEnv.parse({ ...facts, ...env });
 const issues = (env: Record<string, string>) => {
   const parsed = gatewayEnv.safeParse({ ...facts, ...env });

@@ -1,9 +1,9 @@
-import { testFactKeys } from '../../../libs/config/src/testing/fact-keys';
+import { unitFactKeys } from '../../../tests/support/unit-env';
 import { adapterEnv } from './config';
 
 /** What every deployment gives, beside the settings each case is about. */
 const callbackSecret = { PSP_CALLBACK_SECRET: 'a-callback-secret-of-the-test' };
-const facts = { FACT_SIGNING_KEY: testFactKeys.FACT_SIGNING_KEY, ...callbackSecret };
+const facts = { FACT_SIGNING_KEY: unitFactKeys.FACT_SIGNING_KEY, ...callbackSecret };
 
 const apipix = {
   ...facts,
