@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { callFailure, got, HTTPError, type CallFailure, type Method } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
+import { refusalDetail } from './refusal-detail';
 import type { z } from 'zod';
 import type { CreateChargeReply } from '@pix/contracts';
 import {
@@ -243,12 +244,18 @@ export class ApiPixClient implements PixProvider {
       }
       if (answer.status >= 200 && answer.status < 300) return call.schema ? call.schema.parse(json(answer.body)) : null;
       if (answer.status >= 400 && answer.status < 500 && !TEMPORARY_STATUSES.has(answer.status)) {
-        const detail = ProblemSchema.safeParse(json(answer.body)).data?.detail ?? `HTTP ${answer.status}`;
-        throw new PspRefusal(answer.status, detail);
+        const detail = ProblemSchema.safeParse(json(answer.body)).data?.detail;
+        throw new PspRefusal(answer.status, refusalDetail(detail, answer.status, this.credentialsSent()));
       }
       // Not the problem's detail: a PSP may echo the request (its Authorization header) in it.
       throw failed({ status: answer.status, message: `HTTP ${answer.status}` });
     });
+  }
+
+  /** What this client puts in its requests' Authorization headers, for a refusal's detail to be cut of. */
+  private credentialsSent(): string[] {
+    const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
+    return [this.token?.value ?? '', this.options.clientSecret, basic];
   }
 
   private async accessToken(): Promise<string> {
