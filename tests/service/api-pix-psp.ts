@@ -2,16 +2,15 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { randomBytes } from 'node:crypto';
 import { got } from '@pix/http';
 import { sameSecret } from '@pix/runtime';
-import type { MutualTls } from '../../services/pix-provider-adapter/src/api-pix/client';
+import { CobRemovalSchema, CobRequestSchema, DevolucaoRequestSchema } from '@pix/api-pix';
 import {
-  CobRemovalSchema,
-  CobRequestSchema,
-  DevolucaoRequestSchema,
-} from '../../services/pix-provider-adapter/src/api-pix/wire';
-import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
-import { SandboxPsp, type SandboxPspOptions } from '../../services/pix-provider-adapter/src/sandbox-psp/psp';
-import type { SandboxSettlements } from '../../services/pix-provider-adapter/src/sandbox-psp/settlements';
-import type { NotifyReceiver } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
+  SandboxBooks,
+  SandboxPsp,
+  type NotifyReceiver,
+  type SandboxPspOptions,
+  type SandboxSettlements,
+} from '@pix/sandbox-psp';
+import type { MutualTls } from '../../services/pix-provider-adapter/src/api-pix/client';
 
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
 const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
