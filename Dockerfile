@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image per service, all from this file:
 #   docker build --build-arg SERVICE=gateway -t pix/gateway .
-# SERVICE names a folder of services/ (gateway, payments, pix-provider-adapter, webhook-dispatcher)
-# or of tools/ (admin, the admin CLI).
+# SERVICE names a folder of services/ (gateway, payments, pix-provider-adapter, webhook-dispatcher,
+# psp-simulator) or of tools/ (admin, the admin CLI).
 ARG NODE_IMAGE=node:20.19-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -19,9 +19,10 @@ COPY clients/sdk/package.json clients/sdk/package.json
 RUN --mount=type=secret,id=ca-certificates \
     if [ -f /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi; \
     npm ci --no-audit --no-fund --ignore-scripts
-# Every image's code compiled once, before the stage forks per SERVICE: the five builds share this
+# Every image's code compiled once, before the stage forks per SERVICE: the six builds share this
 # layer, and image-bundle.sh's own compile finds it up to date.
-RUN npx tsc -b services/gateway services/payments services/pix-provider-adapter services/webhook-dispatcher tools/admin
+RUN npx tsc -b services/gateway services/payments services/pix-provider-adapter services/webhook-dispatcher \
+    services/psp-simulator tools/admin
 ARG SERVICE
 COPY scripts/image-bundle.sh scripts/image-healthcheck.js scripts/
 RUN --mount=type=secret,id=ca-certificates \

@@ -75,12 +75,26 @@ export default tseslint.config(
     },
   },
   {
-    // The adapter's database: its reconciliation cursor, and the sandbox PSP's books; nothing else.
+    // The adapter's database: its reconciliation cursor; nothing else (the sandbox PSP's books are
+    // @pix/sandbox-psp's).
     files: ['services/pix-provider-adapter/src/**/*.ts'],
-    ignores: [
-      'services/pix-provider-adapter/src/sandbox-psp/books.ts',
-      'services/pix-provider-adapter/src/reconciliation-cursor.ts',
-    ],
+    ignores: ['services/pix-provider-adapter/src/reconciliation-cursor.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'mongoose', message: 'Only reconciliation-cursor.ts talks to the database.' },
+            { name: 'mongodb', message: 'Only reconciliation-cursor.ts talks to the database.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The PSP's database: its books (charges, Pix, refunds) and its callback registrations; nothing else.
+    files: ['libs/sandbox-psp/src/**/*.ts', 'services/psp-simulator/src/**/*.ts'],
+    ignores: ['libs/sandbox-psp/src/books.ts', 'services/psp-simulator/src/webhook-registrations.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -88,13 +102,11 @@ export default tseslint.config(
           paths: [
             {
               name: 'mongoose',
-              message:
-                "Only reconciliation-cursor.ts and the sandbox PSP's books (sandbox-psp/books.ts) talk to the database.",
+              message: 'Only the books (books.ts) and webhook-registrations.ts talk to the database.',
             },
             {
               name: 'mongodb',
-              message:
-                "Only reconciliation-cursor.ts and the sandbox PSP's books (sandbox-psp/books.ts) talk to the database.",
+              message: 'Only the books (books.ts) and webhook-registrations.ts talk to the database.',
             },
           ],
         },
@@ -124,6 +136,8 @@ export default tseslint.config(
       'services/payments/src/**/*.ts',
       'services/pix-provider-adapter/src/**/*.ts',
       'services/webhook-dispatcher/src/**/*.ts',
+      'services/psp-simulator/src/**/*.ts',
+      'libs/sandbox-psp/src/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [

@@ -4,7 +4,7 @@
 # (with their package.json, which some read at run time) and a main.js that starts it.
 # Usage: scripts/image-bundle.sh SERVICE OUT   (run from the repository root, after npm ci)
 set -euo pipefail
-service="${1:?SERVICE build argument missing (gateway, payments, pix-provider-adapter, webhook-dispatcher, admin)}"
+service="${1:?SERVICE build argument missing (gateway, payments, pix-provider-adapter, webhook-dispatcher, psp-simulator, admin)}"
 out="${2:?output folder missing}"
 
 if [ -d "services/$service" ]; then dir="services/$service"

@@ -3,7 +3,7 @@
 # this checkout, without a registry (docs/deploy.md, "Images without a registry"):
 #  - pix/node-base:<key>   Debian bookworm (mmdebstrap, minbase) with this machine's Node 20 and
 #                          npm, and the user node (1000): the Dockerfile's NODE_IMAGE;
-#  - pix/<service>:dev     the Dockerfile's five images (four services and the admin CLI);
+#  - pix/<service>:dev     the Dockerfile's six images (four services, the PSP simulator, the admin CLI);
 #  - pix/nats:local        nats-server as scripts/install-infra.sh builds it;
 #  - pix/engine:local      PostgreSQL 15 with DocumentDB and FerretDB 2.7 (the local engine), on
 #                          pix/postgres-base:<key> (Debian's PostgreSQL packages, mmdebstrap).
@@ -23,7 +23,7 @@ SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # Point releases and security fixes too, as the machine's own apt has them: DocumentDB is built
 # against the machine's PostgreSQL and needs the same minor version at run time.
 SOURCES=("deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY_MIRROR $SUITE-security main")
-SERVICES=(gateway payments pix-provider-adapter webhook-dispatcher admin)
+SERVICES=(gateway payments pix-provider-adapter webhook-dispatcher psp-simulator admin)
 # The proxy's CA, where the machine reaches registries through one (npm inside the build stage).
 CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 # The local engine's runtime: PostgreSQL and the extensions DocumentDB requires from Debian, at the

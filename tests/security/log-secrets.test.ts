@@ -9,6 +9,7 @@ import {
   launch,
   readLocalSecrets,
   serviceEntry,
+  PSP_SIMULATOR,
   SERVICE_NAMES,
   stopPid,
   type ServiceName,
@@ -66,12 +67,12 @@ const servers: (http.Server | https.Server)[] = [];
 /** What the echoing merchant endpoint received: the signatures it echoed back. */
 const echoedSignatures: string[] = [];
 
-/** Every service's log lines so far, across every process of it. */
+/** Every service's log lines so far (and the PSP simulator's), across every process of it. */
 function logLines(): string[] {
   const dir = path.join(stack.dir, 'logs');
   return fs
     .readdirSync(dir)
-    .filter((file) => SERVICE_NAMES.some((name) => file.startsWith(name)))
+    .filter((file) => [...SERVICE_NAMES, PSP_SIMULATOR].some((name) => file.startsWith(name)))
     .flatMap((file) => fs.readFileSync(path.join(dir, file), 'utf8').split('\n'))
     .filter(Boolean);
 }
@@ -304,6 +305,8 @@ it('logs every failure without a secret in any line', async () => {
       pair.privateKey,
     ]),
     ...SERVICE_NAMES.map((name): [string, string] => [`${name}'s database password`, logins[name].password]),
+    ["the PSP simulator's database password", readLocalSecrets(stack.secretsFile).pspSimulator.password],
+    ["the PSP simulator's OAuth2 client secret", readLocalSecrets(stack.secretsFile).pspClientSecret],
     ...Object.entries(stack.natsCredentials ?? {}).map(([identity, file]): [string, string] => [
       `${identity}'s seed`,
       fs.readFileSync(file, 'utf8').trim(),

@@ -1,80 +1,39 @@
-import type http from 'node:http';
-import express from 'express';
+import fs from 'node:fs';
 import mongoose from 'mongoose';
 import { got } from '@pix/http';
-import { freePort } from '@pix/devstack';
-import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
-import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
-import { OwedCallbacks } from '../../services/pix-provider-adapter/src/sandbox-psp/owed-callbacks';
-import { SandboxSettlements } from '../../services/pix-provider-adapter/src/sandbox-psp/settlements';
-import { SandboxPayer } from '../../services/pix-provider-adapter/src/sandbox-psp/simulator';
-import { listen } from '../../services/pix-provider-adapter/src/tls';
-import { closeHttpServer } from '@pix/runtime';
-import { createLogger } from '@pix/observability';
+import { databaseOf, readLocalSecrets, withDatabase, type PemFiles, type PspConnection } from '@pix/devstack';
+import { SandboxBooks } from '@pix/sandbox-psp';
 import { ErrorMessages, Streams, Subjects } from '@pix/contracts';
+import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
-import { apiPixPspApp, callbackOverHttp } from './api-pix-psp';
 import { metric } from '../webhooks/helpers';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { streamMessages } from '../support/streams';
 
-const CLIENT = { id: 'merchant-client', secret: 'merchant-client-secret' };
-
 /**
  * PIX_PROVIDER=apipix end to end over real HTTPS with mutual TLS: the adapter's API Pix client
- * (OAuth2 client credentials, client certificate, retries) talks to the sandbox PSP simulator
- * served here over mTLS, and the PSP calls the adapter's callback endpoint presenting its client
- * certificate. Certificates are made with openssl for this run.
+ * (OAuth2 client credentials, client certificate, retries) talks to the stack's PSP simulator (its
+ * own process, database and CA: the devstack makes its certificates and registers the adapter's
+ * callback URL with it), and the simulator calls the adapter's callback endpoint back presenting
+ * its own client certificate. The simulator's back office pays, and sets the PSP's faults; its
+ * journal tells what the adapter asked.
  */
 describe('apipix provider over mutual TLS', () => {
-  let pki: TestPki;
-  let psp: http.Server;
+  /** Another CA's certificates: a stranger to both the PSP and the adapter. */
+  let strangers: TestPki;
   let stack: PrivateStack;
-  let pspUrl: string;
+  let psp: PspConnection;
   let callbackUrl: string;
-  /** The PSP answers 503 to the next this many charge requests (to see the client retry). */
-  let failNextCharges = 0;
-  const chargeAttempts = new Map<string, number>();
-  /** PUT devolução requests per devolução id, and a delay of the next one's answer (to time the client out). */
-  const refundPuts = new Map<string, number>();
-  let slowNextRefundMs = 0;
-  /** The PSP answers 503 to the next this many charge removals (the PSP down during a cancel). */
-  let failNextRemovals = 0;
-  const removals: string[] = [];
-  /** The pages of GET /pix asked, and whether the PSP answers 503 to them (down during a reconciliation). */
-  const listedPages: number[] = [];
-  let failPixListings = false;
-  /** The Pix read back (GET /pix/{e2eid}), and whether the PSP answers 503 to them (down as a callback comes). */
-  const pixReads: string[] = [];
-  let failPixReads = false;
-  /** The PSP's books, in the stack's database: the adapter in apipix mode keeps none of its own. */
+  /** The PSP's books, in the simulator's own database: the adapter in apipix mode keeps none of its own. */
   const books = new SandboxBooks();
-  const logger = createLogger('psp', 'silent');
-  const callbacks = new OwedCallbacks(logger);
-  /** While set, the PSP settles refunds without calling back (a callback that never comes). */
-  let dropRefundCallbacks = false;
-  let settlements: SandboxSettlements;
 
   beforeAll(async () => {
-    pki = makeTestPki();
-    const pspPort = await freePort();
-    pspUrl = `https://127.0.0.1:${pspPort}`;
+    strangers = makeTestPki();
     stack = await startPrivateStack({
       env: {
         PIX_PROVIDER: 'apipix',
-        PIX_API_URL: `${pspUrl}/v2`,
-        PIX_CLIENT_ID: CLIENT.id,
-        PIX_CLIENT_SECRET: CLIENT.secret,
-        PIX_TLS_CERT_FILE: pki.files.clientCert,
-        PIX_TLS_KEY_FILE: pki.files.clientKey,
-        PIX_TLS_CA_FILE: pki.files.ca,
-        CALLBACK_TLS_CERT_FILE: pki.files.serverCert,
-        CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
-        CALLBACK_CLIENT_CA_FILE: pki.files.ca,
-        // The PSP calls back with the client certificate: its key is pinned, not its CA's every certificate.
-        PSP_CALLBACK_PINS: pki.clientPin,
         REVIEW_TIMEOUT: '2s',
         // Short, so that a refund answered late times the client out within the test.
         PIX_TIMEOUT: '2s',
@@ -82,97 +41,62 @@ describe('apipix provider over mutual TLS', () => {
         RECONCILE_INTERVAL: '3s',
         RECONCILE_OVERLAP: '20s',
       },
+      pspEnv: { MERCHANT_NAME: 'LOJA MTLS', MERCHANT_CITY: 'CURITIBA', LOCATION_HOST: 'psp.example/pix' },
     });
+    psp = stack.psp!;
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
-    await mongoose.connect(stack.mongoAdminUrl!);
-    const notify = callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) });
-    settlements = new SandboxSettlements(
-      books,
-      async (pix) => {
-        if (dropRefundCallbacks && pix.devolucoes) return;
-        await notify(pix);
-      },
-      callbacks,
-    );
-    const app = express();
-    app.put('/v2/pix/:e2eid/devolucao/:id', (req, res, next) => {
-      refundPuts.set(req.params.id, (refundPuts.get(req.params.id) ?? 0) + 1);
-      const delay = slowNextRefundMs;
-      slowNextRefundMs = 0;
-      // Taken at once, answered late: the client times out on a refund the PSP has.
-      if (delay > 0) {
-        const send = res.json.bind(res);
-        res.json = (body: unknown) => {
-          setTimeout(() => send(body), delay);
-          return res;
-        };
-      }
-      next();
-    });
-    app.get('/v2/pix', (req, res, next) => {
-      listedPages.push(Number(req.query['paginacao.paginaAtual']));
-      if (failPixListings) {
-        res.status(503).end();
-        return;
-      }
-      next();
-    });
-    app.get('/v2/pix/:e2eid', (req, res, next) => {
-      pixReads.push(req.params.e2eid);
-      if (failPixReads) {
-        res.status(503).end();
-        return;
-      }
-      next();
-    });
-    app.patch('/v2/cob/:txid', (req, res, next) => {
-      removals.push(req.params.txid);
-      if (failNextRemovals > 0) {
-        failNextRemovals--;
-        res.status(503).end();
-        return;
-      }
-      next();
-    });
-    app.put('/v2/cob/:txid', (req, res, next) => {
-      chargeAttempts.set(req.params.txid, (chargeAttempts.get(req.params.txid) ?? 0) + 1);
-      if (failNextCharges > 0) {
-        failNextCharges--;
-        res.status(503).end();
-        return;
-      }
-      next();
-    });
-    app.use(
-      apiPixPspApp(books, {
-        clientId: CLIENT.id,
-        clientSecret: CLIENT.secret,
-        merchantName: 'LOJA MTLS',
-        merchantCity: 'CURITIBA',
-        locationHost: 'psp.example/pix',
-        settlements,
-      }),
-    );
-    psp = await listen(app, pspPort, '127.0.0.1', { cert: pki.server.cert, key: pki.server.key, clientCa: pki.ca });
+    await mongoose.connect(withDatabase(stack.mongoAdminUrl!, databaseOf(psp.mongoUrl)));
   });
   afterAll(async () => {
-    callbacks.stop();
     await stack.stop();
-    await closeHttpServer(psp);
     await mongoose.disconnect();
-    pki.remove();
+    strangers.remove();
+  });
+  afterEach(async () => {
+    await backOffice('DELETE', '/faults');
   });
 
-  function payer(): SandboxPayer {
-    return new SandboxPayer(
-      books,
-      callbackOverHttp({ url: callbackUrl, headers: {}, tls: tlsAs(pki.client) }),
-      callbacks,
-    );
+  function backOffice<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: object) {
+    return got<T>(`${psp.backOfficeUrl}${path}`, { method, json, responseType: 'json', retry: { limit: 0 } });
   }
 
-  function tlsAs(pem: { cert: string; key: string }) {
-    return { certificate: pem.cert, key: pem.key, certificateAuthority: pki.ca };
+  /** A payer pays the charge at the PSP (its amount unless `valor`), its callback lost with `dropCallback`. */
+  async function pay(txid: string, options: { valor?: string; dropCallback?: boolean } = {}) {
+    const { body } = await backOffice<{ endToEndId: string; horario: string }>('POST', `/cob/${txid}/pay`, options);
+    return { endToEndId: body.endToEndId, paidAt: new Date(body.horario) };
+  }
+
+  /** The PSP misbehaves: on an API Pix operation (unavailable, slow) or a kind of callback (drop). */
+  async function fault(
+    target: string,
+    body: { kind: 'unavailable' | 'slow' | 'drop'; times?: number; delayMs?: number },
+  ) {
+    await backOffice('PUT', `/faults/${target}`, body);
+  }
+
+  async function clearFault(target: string) {
+    await backOffice('DELETE', `/faults/${target}`);
+  }
+
+  /** The API Pix requests of an operation the simulator served, oldest first. */
+  async function journal(operation: string) {
+    const { body } = await backOffice<{
+      requests: { params: Record<string, string>; query: Record<string, string> }[];
+    }>('GET', `/journal?operation=${operation}`);
+    return body.requests;
+  }
+
+  /** The pages of GET /pix read since the journal had `since` of them. */
+  async function listedPages(since = 0) {
+    return (await journal('pix.list')).slice(since).map((line) => Number(line.query['paginacao.paginaAtual']));
+  }
+
+  function tlsAs(files: PemFiles, ca = psp.pki.platformCa) {
+    return {
+      certificate: fs.readFileSync(files.cert, 'utf8'),
+      key: fs.readFileSync(files.key, 'utf8'),
+      certificateAuthority: fs.readFileSync(ca, 'utf8'),
+    };
   }
 
   /** psp_callbacks_refused_total of a reason, as the adapter's metrics tell it. */
@@ -183,7 +107,7 @@ describe('apipix provider over mutual TLS', () => {
   function callBack(pix: { endToEndId: string; txid: string; valor: string; horario: string }) {
     return got.post(`${callbackUrl}/pix`, {
       json: { pix: [pix] },
-      https: tlsAs(pki.client),
+      https: tlsAs(psp.pki.pspCallbackClient),
       retry: { limit: 0 },
       throwHttpErrors: false,
       timeout: { request: 30_000 },
@@ -194,7 +118,7 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     const [paid, other, underpaid] = [await client.create(10), await client.create(20), await client.create(30)];
     const txidOf = (payment: { id: string }) => payment.id.replace(/-/g, '');
-    const { pix } = await payer().pay(txidOf(paid), undefined, false);
+    const pix = await pay(txidOf(paid));
     await client.waitForStatus(paid.id, 'approved');
     const told = { endToEndId: pix.endToEndId, txid: txidOf(paid), valor: '10.00', horario: pix.paidAt.toISOString() };
 
@@ -209,9 +133,9 @@ describe('apipix provider over mutual TLS', () => {
     // A Pix the PSP received, its callback lost and its listing down (so only a callback can tell
     // of it), told with less than it was and an old time: refused. Told right but for its time:
     // believed, and what is told on is the PSP's account, its time included.
-    failPixListings = true;
+    await fault('pix.list', { kind: 'unavailable' });
     try {
-      const { pix: full } = await payer().pay(txidOf(underpaid), undefined, false, true);
+      const full = await pay(txidOf(underpaid), { dropCallback: true });
       const lower = { ...told, endToEndId: full.endToEndId, txid: txidOf(underpaid), valor: '29.00' };
       lower.horario = '2020-01-01T00:00:00.000Z';
       expect((await callBack(lower)).statusCode).toBe(200);
@@ -224,7 +148,7 @@ describe('apipix provider over mutual TLS', () => {
       expect(fact).toContain(full.paidAt.toISOString());
       expect(fact).not.toContain('2020-01-01');
     } finally {
-      failPixListings = false;
+      await clearFault('pix.list');
     }
     expect((await client.get(other.id)).status).toBe('pending');
     for (const payment of [paid, underpaid]) expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
@@ -234,17 +158,17 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     const payment = await client.create(17.5);
     const txid = payment.id.replace(/-/g, '');
-    const { pix } = await payer().pay(txid, undefined, false, true);
+    const pix = await pay(txid, { dropCallback: true });
     const told = { endToEndId: pix.endToEndId, txid, valor: '17.50', horario: pix.paidAt.toISOString() };
     const failed = await refusals('readback_failed');
-    failPixReads = true;
+    await fault('pix.get', { kind: 'unavailable' });
     try {
       expect((await callBack(told)).statusCode).toBe(503);
       expect(await refusals('readback_failed')).toBe(failed + 1);
       // The PSP down for read-backs still lists its Pix: the payment is applied meanwhile.
       await client.waitForStatus(payment.id, 'approved', 20_000);
     } finally {
-      failPixReads = false;
+      await clearFault('pix.get');
     }
     // The PSP's next try, read back now: taken, and nothing applied twice.
     expect((await callBack(told)).statusCode).toBe(200);
@@ -254,36 +178,44 @@ describe('apipix provider over mutual TLS', () => {
 
   it('creates the charge through the API Pix client (retrying a 503) and is paid through an mTLS callback', async () => {
     const client = await paymentsClient(stack);
-    failNextCharges = 1;
+    await fault('cob.put', { kind: 'unavailable', times: 1 });
     const payment = await client.create(12.34);
     const txid = payment.id.replace(/-/g, '');
-    expect(chargeAttempts.get(txid)).toBe(2);
+    expect((await journal('cob.put')).filter((line) => line.params.txid === txid)).toHaveLength(2);
     expect(String(payment.qrCopyPaste)).toContain('LOJA MTLS');
 
-    const { pix } = await payer().pay(txid, undefined, false);
+    const pix = await pay(txid);
     await client.waitForStatus(payment.id, 'approved');
     // Believed once read back at the PSP.
-    expect(pixReads).toContain(pix.endToEndId);
+    expect((await journal('pix.get')).map((line) => line.params.e2eid)).toContain(pix.endToEndId);
 
     // The PSP calling again with the same endToEndId changes nothing; anyone else is refused.
     const callback = { pix: [{ endToEndId: pix.endToEndId, txid, valor: '12.34', horario: pix.paidAt.toISOString() }] };
-    const again = await got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(pki.client) });
+    const again = await got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(psp.pki.pspCallbackClient) });
     expect(again.statusCode).toBe(200);
-    // A certificate of the same CA with another key (a merchant's of the PSP): past TLS, refused and counted.
+    // A certificate of the same CA with another key (the merchant's, which the PSP issued): past TLS, refused and counted.
     const foreign = await refusals('foreign_certificate');
     const sibling = await got.post(`${callbackUrl}/pix`, {
       json: callback,
-      https: tlsAs(pki.sibling),
+      https: tlsAs(psp.pki.adapterClient),
       retry: { limit: 0 },
       throwHttpErrors: false,
     });
     expect(sibling.statusCode).toBe(403);
     expect(await refusals('foreign_certificate')).toBe(foreign + 1);
     await expect(
-      got.post(`${callbackUrl}/pix`, { json: callback, https: tlsAs(pki.stranger), retry: { limit: 0 } }),
+      got.post(`${callbackUrl}/pix`, {
+        json: callback,
+        https: { certificate: strangers.stranger.cert, key: strangers.stranger.key },
+        retry: { limit: 0 },
+      }),
     ).rejects.toThrow();
     await expect(
-      got.post(`${callbackUrl}/pix`, { json: callback, https: { certificateAuthority: pki.ca }, retry: { limit: 0 } }),
+      got.post(`${callbackUrl}/pix`, {
+        json: callback,
+        https: { certificateAuthority: fs.readFileSync(psp.pki.platformCa, 'utf8') },
+        retry: { limit: 0 },
+      }),
     ).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
@@ -293,7 +225,7 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     const payment = await client.create(50);
     const txid = payment.id.replace(/-/g, '');
-    const { pix } = await payer().pay(txid, 49_00, false);
+    const pix = await pay(txid, { valor: '49.00' });
     await client.waitForStatus(payment.id, 'review');
     await client.waitForStatus(payment.id, 'not_approved');
     await eventually(
@@ -307,7 +239,7 @@ describe('apipix provider over mutual TLS', () => {
   /** An approved payment of the given store, paid through an mTLS callback. */
   async function approvedPayment(client: Awaited<ReturnType<typeof paymentsClient>>, amount: number) {
     const payment = await client.create(amount);
-    const { pix } = await payer().pay(payment.id.replace(/-/g, ''), undefined, false);
+    const pix = await pay(payment.id.replace(/-/g, ''));
     await client.waitForStatus(payment.id, 'approved');
     return { payment, pix };
   }
@@ -371,19 +303,19 @@ describe('apipix provider over mutual TLS', () => {
   it('reads a refund back after its PUT timed out, and does not send it again', async () => {
     const client = await paymentsClient(stack);
     const { payment, pix } = await approvedPayment(client, 20);
-    slowNextRefundMs = 4000;
+    await fault('devolucao.put', { kind: 'slow', delayMs: 4000, times: 1 });
     // No callback either: only the adapter's read after its timeout can settle it.
-    dropRefundCallbacks = true;
+    await fault('callback.devolucao', { kind: 'drop' });
     try {
       const asked = await refund(client, payment.id, {});
       expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
     } finally {
-      dropRefundCallbacks = false;
+      await clearFault('callback.devolucao');
     }
     const [atPsp, ...others] = await pspRefundsOf(pix.endToEndId);
     expect(others).toEqual([]);
     // One PUT, timed out on the client's side: the retry found the devolução with a GET.
-    expect(refundPuts.get(atPsp!.devolucao.id)).toBe(1);
+    expect((await journal('devolucao.put')).filter((line) => line.params.id === atPsp!.devolucao.id)).toHaveLength(1);
     expect(atPsp?.requests).toBe(1);
   });
 
@@ -393,14 +325,14 @@ describe('apipix provider over mutual TLS', () => {
   it('settles a refund whose callback never comes by reading it back, counted as awaiting the PSP meanwhile', async () => {
     const client = await paymentsClient(stack);
     const { payment } = await approvedPayment(client, 21);
-    dropRefundCallbacks = true;
+    await fault('callback.devolucao', { kind: 'drop' });
     try {
       const asked = await refund(client, payment.id, { amount: 1 });
       // Taken by the PSP and processing: its read-back waits as a schedule on PIX_COMMANDS.
       await eventually(refundsAwaitingPsp, (n) => n >= 1);
       expect(await refundSettled(client, payment.id, asked.body.id)).toMatchObject({ status: 'succeeded' });
     } finally {
-      dropRefundCallbacks = false;
+      await clearFault('callback.devolucao');
     }
     expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 1 });
     // Settled: its schedule fired and left the stream.
@@ -430,7 +362,7 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     const payment = await client.create(13);
     const txid = payment.id.replace(/-/g, '');
-    failNextRemovals = 2;
+    await fault('cob.patch', { kind: 'unavailable', times: 2 });
     const cancelled = await api(stack.gatewayUrl, 'POST', `/public-api/v1/payments/${payment.id}/cancel`, {
       token: client.store.token,
     });
@@ -441,7 +373,7 @@ describe('apipix provider over mutual TLS', () => {
       20_000,
     );
     expect(charge?.cob.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
-    expect(removals.filter((t) => t === txid)).toHaveLength(3);
+    expect((await journal('cob.patch')).filter((line) => line.params.txid === txid)).toHaveLength(3);
   });
 
   /** Charges the PSP holds that no payment knows, each paid by a Pix it listed: a window of several pages. */
@@ -464,16 +396,16 @@ describe('apipix provider over mutual TLS', () => {
     const client = await paymentsClient(stack);
     await otherPixAtThePsp(120);
     const payment = await client.create(13.57);
-    listedPages.length = 0;
+    const since = (await journal('pix.list')).length;
     // The PSP receives the Pix and never calls back.
-    await payer().pay(payment.id.replace(/-/g, ''), undefined, false, true);
+    await pay(payment.id.replace(/-/g, ''), { dropCallback: true });
     await client.waitForStatus(payment.id, 'approved', 20_000);
     // A window of more than a hundred Pix is read in pages, all of them.
-    expect(listedPages).toContain(1);
+    expect(await listedPages(since)).toContain(1);
     // Later windows overlap this one and list the Pix again: it stays one change.
-    const runs = listedPages.filter((page) => page === 0).length;
+    const runs = (await listedPages(since)).filter((page) => page === 0).length;
     await eventually(
-      async () => listedPages.filter((page) => page === 0).length,
+      async () => (await listedPages(since)).filter((page) => page === 0).length,
       (n) => n >= runs + 2,
       20_000,
     );
@@ -483,31 +415,36 @@ describe('apipix provider over mutual TLS', () => {
   it('keeps a window a PSP that was down could not list, and reconciles it once the PSP is back', async () => {
     const client = await paymentsClient(stack);
     const payment = await client.create(24.68);
-    failPixListings = true;
+    await fault('pix.list', { kind: 'unavailable' });
     try {
-      listedPages.length = 0;
-      await payer().pay(payment.id.replace(/-/g, ''), undefined, false, true);
+      const since = (await journal('pix.list')).length;
+      await pay(payment.id.replace(/-/g, ''), { dropCallback: true });
       await eventually(
-        async () => listedPages.length,
+        async () => (await listedPages(since)).length,
         (n) => n >= 4,
         30_000,
       );
       expect((await client.get(payment.id)).status).toBe('pending');
     } finally {
-      failPixListings = false;
+      await clearFault('pix.list');
     }
     await client.waitForStatus(payment.id, 'approved', 30_000);
     expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
   });
 
   it('refuses a client without a certificate signed by the PSP CA', async () => {
+    // The platform's own credentials, presented with another CA's certificate.
     const stranger = new ApiPixClient({
-      baseUrl: `${pspUrl}/v2`,
-      tokenUrl: `${pspUrl}/oauth/token`,
-      clientId: CLIENT.id,
-      clientSecret: CLIENT.secret,
-      pixKey: 'pix@example.com',
-      tls: { certificate: pki.stranger.cert, key: pki.stranger.key, certificateAuthority: pki.ca },
+      baseUrl: psp.apiUrl,
+      tokenUrl: psp.oauthUrl,
+      clientId: psp.clientId,
+      clientSecret: readLocalSecrets(stack.secretsFile).pspClientSecret,
+      pixKey: psp.receiverKey,
+      tls: {
+        certificate: strangers.stranger.cert,
+        key: strangers.stranger.key,
+        certificateAuthority: fs.readFileSync(psp.pki.pspCa, 'utf8'),
+      },
       timeoutMs: 2000,
       retryLimit: 0,
       onRequest: () => undefined,

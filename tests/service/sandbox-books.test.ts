@@ -1,6 +1,6 @@
 import type { CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
-import { SandboxBooks } from '../../services/pix-provider-adapter/src/sandbox-psp/books';
+import { SandboxBooks } from '@pix/sandbox-psp';
 import { sharedStack } from '../support/stack';
 
 /**

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CLIENT_EXTENSIONS, makeCa, makeLeaf, serverExtensions, spkiPin } from '@pix/devstack';
 
 export interface Pem {
   cert: string;
@@ -25,76 +24,17 @@ export interface TestPki {
   remove: () => void;
 }
 
-function openssl(dir: string, ...args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-}
-
-function makeCa(dir: string, name: string): void {
-  openssl(
-    dir,
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-  );
-}
-
-function makeLeaf(dir: string, ca: string, name: string, extensions: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
-  openssl(
-    dir,
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  );
-  openssl(
-    dir,
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  );
-}
+/** A test's certificates last a day. */
+const DAYS = 1;
 
 export function makeTestPki(serverNames: readonly string[] = []): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-pki-'));
-  makeCa(dir, 'ca');
-  makeCa(dir, 'other-ca');
-  const altNames = [...serverNames.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',');
-  makeLeaf(dir, 'ca', 'server', `subjectAltName=${altNames}\nextendedKeyUsage=serverAuth\n`);
-  makeLeaf(dir, 'ca', 'client', 'extendedKeyUsage=clientAuth\n');
-  makeLeaf(dir, 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
-  makeLeaf(dir, 'ca', 'sibling', 'extendedKeyUsage=clientAuth\n');
-  openssl(dir, 'x509', '-in', 'client.crt', '-pubkey', '-noout', '-out', 'client.pub');
-  openssl(dir, 'pkey', '-pubin', '-in', 'client.pub', '-outform', 'der', '-out', 'client.spki');
-  const spki = fs.readFileSync(path.join(dir, 'client.spki'));
+  makeCa(dir, 'ca', DAYS);
+  makeCa(dir, 'other-ca', DAYS);
+  makeLeaf(dir, 'ca', 'server', serverExtensions(serverNames), DAYS);
+  makeLeaf(dir, 'ca', 'client', CLIENT_EXTENSIONS, DAYS);
+  makeLeaf(dir, 'other-ca', 'stranger', CLIENT_EXTENSIONS, DAYS);
+  makeLeaf(dir, 'ca', 'sibling', CLIENT_EXTENSIONS, DAYS);
   const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
   const pem = (name: string): Pem => ({ cert: read(`${name}.crt`), key: read(`${name}.key`) });
   return {
@@ -104,7 +44,7 @@ export function makeTestPki(serverNames: readonly string[] = []): TestPki {
     client: pem('client'),
     stranger: pem('stranger'),
     sibling: pem('sibling'),
-    clientPin: `sha256/${createHash('sha256').update(spki).digest('base64')}`,
+    clientPin: spkiPin(dir, 'client'),
     files: {
       ca: path.join(dir, 'ca.crt'),
       serverCert: path.join(dir, 'server.crt'),

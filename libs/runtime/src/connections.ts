@@ -44,7 +44,7 @@ function loginOptions(settings: DatabaseSettings): mongoose.ConnectOptions {
  * (they are bound to the connection, not to its client).
  */
 export async function connectDatabase(
-  service: Service,
+  service: Service<string>,
   settings: DatabaseSettings,
   watchdog = new MonitorWatchdog(),
 ): Promise<void> {

@@ -10,9 +10,9 @@ import {
   type Registry,
 } from '@pix/observability';
 
-export interface ServiceOptions {
-  /** Which service: also its identity on NATS. */
-  name: ServiceIdentity;
+export interface ServiceOptions<Name extends string = ServiceIdentity> {
+  /** Which service: also its identity on NATS (the PSP simulator, which speaks no NATS, has a name of its own). */
+  name: Name;
   opsPort: number;
   opsHost: string;
   logLevel: string;
@@ -35,7 +35,7 @@ type ShutdownStep = { name: string; run: () => Promise<void> | void };
  * and a graceful shutdown. Shutdown steps run in the reverse order of registration, so what was
  * started last (the public listener, the consumers) stops first and connections close last.
  */
-export class Service {
+export class Service<Name extends string = ServiceIdentity> {
   readonly logger: Logger;
   readonly registry: Registry;
   private readonly checks: ReadinessCheck[] = [];
@@ -49,7 +49,7 @@ export class Service {
   private lastMark = performance.now();
 
   /** Creates the service from its configuration and opens its ops port. */
-  static async start(name: ServiceIdentity, settings: CommonSettings): Promise<Service> {
+  static async start<Name extends string>(name: Name, settings: CommonSettings): Promise<Service<Name>> {
     // Since the process began: node itself, and loading the service's modules (OpenTelemetry first).
     const loaded = performance.now();
     const service = new Service({
@@ -65,12 +65,12 @@ export class Service {
     return service;
   }
 
-  constructor(private readonly options: ServiceOptions) {
+  constructor(private readonly options: ServiceOptions<Name>) {
     this.logger = createLogger(options.name, options.logLevel);
     this.registry = createRegistry(options.name);
   }
 
-  get name(): ServiceIdentity {
+  get name(): Name {
     return this.options.name;
   }
 

@@ -1,4 +1,4 @@
-import type { PixEntry, ReceivedPix } from './api-pix/wire';
+import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 import { readBack } from './callback-readback';
 import type { PixProvider } from './providers/provider';
 

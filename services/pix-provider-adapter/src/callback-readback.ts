@@ -1,5 +1,5 @@
 import { brlToCents } from '@pix/contracts';
-import type { PixEntry, ReceivedPix } from './api-pix/wire';
+import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 import type { PixProvider } from './providers/provider';
 
 /** Why a callback was not believed: psp_callbacks_refused_total's reasons. */

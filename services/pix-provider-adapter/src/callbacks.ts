@@ -5,7 +5,7 @@ import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import { sameSecret } from '@pix/runtime';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
-import { PixCallbackSchema, type PixEntry, type ReceivedPix } from './api-pix/wire';
+import { PixCallbackSchema, type PixEntry, type ReceivedPix } from '@pix/api-pix';
 import { checkPins, type CallbackPin } from './callback-pins';
 import { readBack, type CallbackRefusal } from './callback-readback';
 import type { PixProvider } from './providers/provider';

@@ -11,7 +11,7 @@ import {
   SubjectCount,
 } from '@pix/messaging';
 import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observability';
-import { closeHttpServer, connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { closeHttpServer, connectDatabase, connectMessaging, listen, Service } from '@pix/runtime';
 import { CALLBACK_REFUSALS } from './callback-readback';
 import { callbackRouter } from './callbacks';
 import { readCharge } from './charge-reads';
@@ -22,7 +22,6 @@ import { Reconciliation } from './reconciliation';
 import { ToldFacts } from './told-facts';
 import { ReconciliationCursor } from './reconciliation-cursor';
 import { SandboxCommands } from './sandbox-commands';
-import { listen } from './tls';
 
 /** PSP commands (refunds, charge removals) each replica works on at once: each is a PSP round trip or two. */
 const COMMANDS_IN_FLIGHT = 16;

@@ -1,7 +1,7 @@
 import { Subjects } from '@pix/contracts';
 import { createLogger, Counter, Gauge, Registry } from '@pix/observability';
 import { capturePublished } from '../../../libs/messaging/src/testing/published';
-import type { PixEntry, ReceivedPix } from './api-pix/wire';
+import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 import type { PixProvider, ReceivedPixPage } from './providers/provider';
 import { MAX_WINDOW_MS, nextWindow, Reconciliation, type ReconciliationSettings } from './reconciliation';
 import type { ReconciliationCursor, ReconciliationState } from './reconciliation-cursor';

@@ -1,7 +1,5 @@
 import { centsToBrl, DomainError, txidFor } from '@pix/contracts';
-import type { SandboxBooks } from './sandbox-psp/books';
-import { SANDBOX_REFUND_FAILURE } from './sandbox-psp/psp';
-import type { SandboxPayer } from './sandbox-psp/simulator';
+import { SANDBOX_REFUND_FAILURE, type SandboxBooks, type SandboxPayer } from '@pix/sandbox-psp';
 
 /**
  * `sandbox pay | review | clear | reject | fail-next-refund` by payment id, for the admin CLI and the

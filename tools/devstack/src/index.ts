@@ -5,3 +5,5 @@ export * from './nats-cluster';
 export * from './postgres';
 export * from './processes';
 export * from './stack';
+export * from './certificates';
+export * from './psp-simulator';

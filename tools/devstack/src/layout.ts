@@ -15,3 +15,10 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 export function serviceEntry(name: ServiceName, root = ROOT): string {
   return path.join(root, 'services', name, 'dist', 'main.js');
 }
+
+/** The PSP simulator: a process of the stack, not a service of the platform (no NATS identity, no fact keys). */
+export const PSP_SIMULATOR = 'psp-simulator';
+
+export function simulatorEntry(root = ROOT): string {
+  return path.join(root, 'services', PSP_SIMULATOR, 'dist', 'main.js');
+}

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SERVICE_NAMES, type ServiceName } from './layout';
+import { PSP_SIMULATOR, SERVICE_NAMES, type ServiceName } from './layout';
 
 /** A user name and its password. */
 export interface Login {
@@ -23,6 +23,10 @@ export interface LocalSecrets {
   admin: Login;
   /** One login per service at FerretDB. */
   services: Record<ServiceName, Login>;
+  /** The PSP simulator's own login at FerretDB (its database is its own too). */
+  pspSimulator: Login;
+  /** The OAuth2 client secret the simulator issued to the platform (its OAUTH_CLIENT_SECRET, the adapter's PIX_CLIENT_SECRET in apipix mode). */
+  pspClientSecret: string;
   /** The gateway's SECRETS_KEYS (`kid:base64key`) and DASHBOARD_SESSION_SECRET. */
   secretsKeys: string;
   dashboardSessionSecret: string;
@@ -79,6 +83,8 @@ function generate(): LocalSecrets {
     dashboardSessionSecret: randomBytes(32).toString('base64url'),
     factKeys: { 'pix-provider-adapter': factKeyPair(), payments: factKeyPair() },
     pspCallbackSecret: password(),
+    pspSimulator: { user: PSP_SIMULATOR, password: password() },
+    pspClientSecret: password(),
   };
 }
 

@@ -27,6 +27,9 @@ function printWelcome(info: StackInfo): void {
       '    -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\',
       `    -d '{"amount": 25.5}'`,
       '',
+      ...(info.psp
+        ? [`PSP simulator: API Pix ${info.psp.apiUrl} (mutual TLS), back office ${info.psp.backOfficeUrl}`, '']
+        : []),
       `Logs: ${RUN_DIR}/logs/    Stop: make down`,
       '',
     ].join('\n'),

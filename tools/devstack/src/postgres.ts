@@ -304,7 +304,7 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 /**
  * Makes the DocumentDB extension (and what it needs: pg_cron, PostGIS, RUM, pgvector) exist in the
  * engine's database, and the logins of the secrets file: FerretDB's role (DocumentDB's admin role,
- * no superuser), the administrator and one per service. A no-op but for the passwords on a cluster
+ * no superuser), the administrator, one per service and the PSP simulator's. A no-op but for the passwords on a cluster
  * that has them. scripts/install-postgresql.sh installs the extension.
  *
  * The logins are made in SQL rather than with FerretDB's createUser, which makes every user it
@@ -330,6 +330,7 @@ export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
       { ...secrets.ferretdb, grant: 'documentdb_admin_role' },
       { ...secrets.admin, grant: null },
       ...SERVICE_NAMES.map((name) => ({ ...secrets.services[name], grant: null })),
+      { ...secrets.pspSimulator, grant: null },
     ];
     for (const { user, password, grant } of logins) {
       const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user]);

@@ -13,6 +13,14 @@ import {
 } from './local-secrets';
 import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
 import {
+  adapterApiPixEnv,
+  PSP_RECEIVER_KEY,
+  registerWebhook,
+  startPspSimulator,
+  type PspConnection,
+  type PspPorts,
+} from './psp-simulator';
+import {
   assertPortFree,
   freePort,
   isAlive,
@@ -37,6 +45,8 @@ export interface StackPorts {
   gateway: number;
   adapterHttp: number;
   ops: Record<ServiceName, number>;
+  /** The PSP simulator's. */
+  psp: PspPorts;
 }
 
 /** What a running stack is: where to reach it and which processes are its own. */
@@ -62,6 +72,8 @@ export interface StackInfo {
   secretsFile: string;
 
   opsUrls: Record<ServiceName, string>;
+  /** The stack's PSP simulator (absent when the stack starts only some services). */
+  psp?: PspConnection;
   processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
 }
 
@@ -91,6 +103,10 @@ export interface StackOptions {
   detached: boolean;
   /** Which services to start (all by default). */
   services?: readonly ServiceName[];
+  /** Whether to start the PSP simulator: by default, when every service starts. */
+  pspSimulator?: boolean;
+  /** Environment for the PSP simulator, on top of what the stack computes. */
+  pspEnv?: NodeJS.ProcessEnv;
   /** The checkout whose built services run (this one by default). */
   root?: string;
 }
@@ -120,6 +136,11 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
       payments: n('PAYMENTS_OPS_PORT', 9102),
       'pix-provider-adapter': n('ADAPTER_OPS_PORT', 9103),
       'webhook-dispatcher': n('DISPATCHER_OPS_PORT', 9104),
+    },
+    psp: {
+      api: n('PSP_API_PORT', 8443),
+      backOffice: n('PSP_BACKOFFICE_PORT', 8082),
+      ops: n('PSP_OPS_PORT', 9105),
     },
   };
 }
@@ -152,6 +173,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
       'pix-provider-adapter': await freePort(),
       'webhook-dispatcher': await freePort(),
     },
+    psp: { api: await freePort(), backOffice: await freePort(), ops: await freePort() },
   };
 }
 
@@ -255,7 +277,16 @@ function factKeysOf(name: ServiceName, keys: LocalSecrets['factKeys']): NodeJS.P
   }
 }
 
-function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, mongoUrl: string): NodeJS.ProcessEnv {
+/** Where NATS is, and the stack's PSP simulator when it runs one: what a service is started against. */
+export type StackPeers = StackNats & Pick<StackInfo, 'psp'>;
+
+/** PIX_PROVIDER=apipix asked of the adapter with no PSP named (PIX_API_URL): the stack's simulator, if it runs one. */
+function apiPixAsked(options: StackOptions, peers: StackPeers): PspConnection | null {
+  const env = { ...process.env, ...options.env };
+  return env.PIX_PROVIDER === 'apipix' && !env.PIX_API_URL && peers.psp ? peers.psp : null;
+}
+
+function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, mongoUrl: string): NodeJS.ProcessEnv {
   const { ports } = options;
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
   const secrets = readLocalSecrets(options.secretsFile ?? secretsFileOf(options.dir));
@@ -275,6 +306,8 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
     // Each producer's signing key reaches that producer only; the public halves, their verifiers.
     ...factKeysOf(name, secrets.factKeys),
     ...(name === 'pix-provider-adapter' && { PSP_CALLBACK_SECRET: secrets.pspCallbackSecret }),
+    // apipix without a PSP named: the stack's simulator, over its certificates.
+    ...(name === 'pix-provider-adapter' && apiPixOf(options, nats, secrets)),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,
@@ -284,6 +317,12 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackNats, m
     GATEWAY_PORT: String(ports.gateway),
     HTTP_PORT: String(ports.adapterHttp),
   };
+}
+
+/** The adapter's apipix settings for the stack's simulator, when apipix is asked and no PSP is named. */
+function apiPixOf(options: StackOptions, peers: StackPeers, secrets: LocalSecrets): NodeJS.ProcessEnv {
+  const psp = apiPixAsked(options, peers);
+  return psp ? adapterApiPixEnv(psp, secrets) : {};
 }
 
 /**
@@ -305,7 +344,7 @@ export const SERVICE_HEAP_FLAGS: readonly string[] = ['--max-old-space-size=192'
 export async function startService(
   name: ServiceName,
   options: StackOptions,
-  nats: StackNats,
+  nats: StackPeers,
   mongoUrl: string,
 ): Promise<Started> {
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
@@ -406,10 +445,35 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
           natsCredentials: natsCredentials(dir),
         };
     await provision(nats, streamReplicas(options));
+    let psp: PspConnection | undefined;
+    if (options.pspSimulator ?? !options.services) {
+      const simulator = await startPspSimulator({
+        dir,
+        ports: ports.psp,
+        mongoUrl,
+        secrets: readLocalSecrets(secretsFile),
+        ownLogin: !options.mongoUrl,
+        env: options.pspEnv,
+        detached: options.detached,
+      });
+      started.push(simulator.started);
+      psp = simulator.connection;
+    }
+    const peers: StackPeers = { ...nats, psp };
+    const pspForAdapter = apiPixAsked(options, peers);
+    if (pspForAdapter) {
+      // The operator's step with a real PSP: register where its callbacks go.
+      await registerWebhook(
+        pspForAdapter,
+        options.env?.PIX_CLIENT_SECRET ?? readLocalSecrets(secretsFile).pspClientSecret,
+        options.env?.PIX_RECEIVER_KEY ?? PSP_RECEIVER_KEY,
+        `https://127.0.0.1:${ports.adapterHttp}/psp/callbacks`,
+      );
+    }
     // Services log in with the stack's own logins unless given a MongoDB of another stack's or the operator's.
     const serviceOptions = { ...options, secretsFile: options.mongoUrl ? options.secretsFile : secretsFile };
     for (const name of options.services ?? SERVICE_NAMES) {
-      started.push(await startService(name, serviceOptions, nats, mongoUrl));
+      started.push(await startService(name, serviceOptions, peers, mongoUrl));
     }
     return {
       dir,
@@ -420,6 +484,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       postgresUrl: server && !options.mongoUrl ? postgresUrl(server) : undefined,
       postgres: options.mongoUrl ? undefined : server,
       secretsFile,
+      psp,
       opsUrls: Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports.ops[name]}`])) as Record<
         ServiceName,
         string

@@ -35,7 +35,7 @@ import {
   TokenResponseSchema,
   type CobRemovalSchema,
   type ReceivedPix,
-} from './wire';
+} from '@pix/api-pix';
 
 /** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
 export interface MutualTls {

@@ -1,6 +1,6 @@
 import { Subjects } from '@pix/contracts';
 import { chargeFromCob, devolucaoRequestFrom, factsFromPix, factFromRefund, refundFromDevolucao } from './transformers';
-import type { Cob, Devolucao } from './wire';
+import type { Cob, Devolucao } from '@pix/api-pix';
 
 describe("API Pix's words into the platform's", () => {
   const devolucao = (status: Devolucao['status'], extra: Partial<Devolucao> = {}): Devolucao => ({

@@ -1,17 +1,12 @@
-import { centsToBrl, Subjects, type CreateChargeReply, type PixRefundSettledEvent } from '@pix/contracts';
+import { Subjects, type CreateChargeReply, type PixRefundSettledEvent } from '@pix/contracts';
+import { valorFrom, type AnalysisState, type Cob, type CobRequest, type Devolucao, type PixEntry } from '@pix/api-pix';
 import type { ChargeAtPsp, CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
-import type { AnalysisState, Cob, CobRequest, Devolucao, PixEntry } from './wire';
 
 /**
  * API Pix's words to and from the platform's own: the only place a PSP status or field name is
  * read or written. The rest of the platform knows charges, refunds and Pix facts in its own terms
  * (@pix/contracts).
  */
-
-/** An amount as API Pix writes it: BRL with two decimals, as a string ("25.50"). */
-export function valorFrom(amountCents: number): string {
-  return centsToBrl(amountCents).toFixed(2);
-}
 
 /** The body of PUT /cob/{txid} for a charge of the platform's. */
 export function cobRequestFrom(input: CreateChargeInput, pixKey: string): CobRequest {

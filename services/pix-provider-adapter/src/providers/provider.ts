@@ -1,5 +1,5 @@
 import type { CreateChargeReply } from '@pix/contracts';
-import type { PixEntry, ReceivedPix } from '../api-pix/wire';
+import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 
 export interface CreateChargeInput {
   txid: string;

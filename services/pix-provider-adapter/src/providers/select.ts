@@ -4,13 +4,16 @@ import type * as ApiPix from '../api-pix/client';
 import type { MutualTls } from '../api-pix/client';
 import { receivePix, type CallbackAuth } from '../callbacks';
 import type { Config } from '../config';
-import { SandboxBooks } from '../sandbox-psp/books';
-import { OwedCallbacks } from '../sandbox-psp/owed-callbacks';
+import {
+  OwedCallbacks,
+  SandboxBooks,
+  SandboxPayer,
+  SandboxPsp,
+  SandboxSettlements,
+  type NotifyReceiver,
+} from '@pix/sandbox-psp';
 import { SandboxProvider } from '../sandbox-psp/provider';
-import { SandboxPsp } from '../sandbox-psp/psp';
-import { SandboxSettlements } from '../sandbox-psp/settlements';
-import { SandboxPayer, type NotifyReceiver } from '../sandbox-psp/simulator';
-import { readPem, type ServerMutualTls } from '../tls';
+import { readPem, type ServerMutualTls } from '@pix/runtime';
 import type { ToldFacts } from '../told-facts';
 import type { OnPspRequest, PixProvider } from './provider';
 

@@ -18,8 +18,8 @@ import {
   type RefundAtPsp,
   type RefundInput,
 } from '../providers/provider';
-import type { ReceivedPix } from '../api-pix/wire';
-import type { SandboxPsp } from './psp';
+import type { ReceivedPix } from '@pix/api-pix';
+import type { SandboxPsp } from '@pix/sandbox-psp';
 
 /** API Pix's answers to the refusals of a devolução (tests/service/api-pix-psp.ts serves the same). */
 const REFUSALS = {

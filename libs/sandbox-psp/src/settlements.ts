@@ -1,6 +1,6 @@
 import type { SandboxBooks, SandboxRefund } from './books';
 import type { OwedCallbacks } from './owed-callbacks';
-import type { NotifyReceiver } from './simulator';
+import type { NotifyReceiver } from './payer';
 
 /** How long after it took a refund the sandbox PSP settles it: a moment, as an instant Pix return takes. */
 export const SETTLE_AFTER_MS = 200;

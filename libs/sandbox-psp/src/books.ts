@@ -1,7 +1,7 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
-import type { AnalysisState, Cob, Devolucao, PixEntry } from '../api-pix/wire';
+import type { AnalysisState, Cob, Devolucao, PixEntry } from '@pix/api-pix';
 
 /**
  * The sandbox PSP's books, in MongoDB so that they outlive a restart of the adapter: its charges

@@ -1,12 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { brlToCents } from '@pix/contracts';
-import { valorFrom } from '../api-pix/transformers';
-import type { Cob, CobRequest, Devolucao, PixEntry, PixList } from '../api-pix/wire';
-import { dynamicBrCode } from '../br-code';
+import { valorFrom, type Cob, type CobRequest, type Devolucao, type PixEntry, type PixList } from '@pix/api-pix';
+import { dynamicBrCode } from './br-code';
 import { newEndToEndId } from './ids';
 import { receivedBy, type SandboxBooks } from './books';
 import type { SandboxSettlements } from './settlements';
-import { listedPix } from './simulator';
+import { listedPix } from './payer';
 
 export interface SandboxPspOptions {
   /** The receiver's name and city, written into every BR Code the PSP makes. */

@@ -1,6 +1,5 @@
 import { DomainError } from '@pix/contracts';
-import { valorFrom } from '../api-pix/transformers';
-import type { AnalysisState, PixEntry } from '../api-pix/wire';
+import { valorFrom, type AnalysisState, type PixEntry } from '@pix/api-pix';
 import { newEndToEndId } from './ids';
 import type { SandboxAnalysis, SandboxBooks, SandboxCharge, SandboxPix } from './books';
 import type { OwedCallbacks } from './owed-callbacks';

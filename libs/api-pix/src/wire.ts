@@ -119,3 +119,6 @@ export const PixListSchema = z.object({
   pix: z.array(ReceivedPixSchema),
 });
 export type PixList = z.infer<typeof PixListSchema>;
+
+/** PUT /webhook/{chave} body: where the PSP POSTs the Pix received to the key ({webhookUrl}/pix). */
+export const WebhookRequestSchema = z.object({ webhookUrl: z.url({ protocol: /^https$/ }).max(2048) });

@@ -1,0 +1,134 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { Valor, valorFrom } from '@pix/api-pix';
+import { z } from '@pix/config';
+import { brlToCents, DomainError, type DomainErrorCode } from '@pix/contracts';
+import { SANDBOX_REFUND_FAILURE, type SandboxBooks, type SandboxPayer, type SandboxPix } from '@pix/sandbox-psp';
+import { API_OPERATIONS, faultFits, FaultSchema, FaultTargetSchema, type ApiOperation, type Faults } from './faults';
+import type { Journal } from './journal';
+
+const PayBodySchema = z
+  .object({
+    /** What the payer sends (the charge's amount when absent). */
+    valor: Valor.optional(),
+    /** A Pix to a charge that can no longer be paid (paid, expired, removed): each call a new Pix. */
+    late: z.boolean().optional(),
+    /** The PSP takes the Pix and lists it, but loses its callback: only a reconciliation finds it. */
+    dropCallback: z.boolean().optional(),
+  })
+  .strict();
+
+const FailNextRefundSchema = z.object({ motivo: z.string().min(1).max(140).optional() }).strict();
+
+/** How each refusal of the payer's side is answered: no such charge is 404, the PSP unable to call back 502. */
+const STATUS_OF: Partial<Record<DomainErrorCode, number>> = { charge_not_found: 404, callback_failed: 502 };
+
+/** A Pix as the back office answers it: API Pix's words. */
+function pixAnswer(txid: string, pix: SandboxPix) {
+  return {
+    txid,
+    endToEndId: pix.endToEndId,
+    valor: valorFrom(pix.amountCents),
+    horario: pix.paidAt.toISOString(),
+  };
+}
+
+function amountOf(valor: string | undefined): number | undefined {
+  return valor === undefined ? undefined : (brlToCents(Number(valor)) ?? undefined);
+}
+
+/**
+ * The PSP's other side, on a port of its own (plain HTTP, never exposed): the payer and the PSP's
+ * back office. Charges are named by txid, as the PSP knows them:
+ *   POST /cob/{txid}/pay               {valor?, late?, dropCallback?}  a payer pays (another amount, late, callback lost)
+ *   POST /cob/{txid}/review                                             a payer pays and the PSP holds the Pix for analysis
+ *   POST /cob/{txid}/clear | /reject                                    the analysis ends
+ *   POST /cob/{txid}/fail-next-refund  {motivo?}                        the next devolução of its Pix settles NAO_REALIZADO
+ *   PUT /faults/{target} {kind, ...}, DELETE /faults[/{target}]        the PSP misbehaves (faults.ts)
+ *   GET /journal[?operation=…]                                          the API Pix requests it served
+ * Each action is idempotent the way the PSP's payer side is (@pix/sandbox-psp: payer.ts), and ends
+ * in the callback to the receiver's registered webhook.
+ */
+export function backOfficeApp(deps: {
+  payer: SandboxPayer;
+  books: SandboxBooks;
+  faults: Faults;
+  journal: Journal;
+}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '4kb' }));
+
+  app.post('/cob/:txid/pay', async (req: Request<{ txid: string }>, res: Response) => {
+    const body = PayBodySchema.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
+    const { valor, late, dropCallback } = body.data;
+    const { txid } = req.params;
+    const { _id, pix } = late
+      ? await deps.payer.payLate(txid, amountOf(valor), dropCallback ?? false)
+      : await deps.payer.pay(txid, amountOf(valor), false, dropCallback ?? false);
+    res.json(pixAnswer(_id, pix));
+  });
+
+  app.post('/cob/:txid/review', async (req: Request<{ txid: string }>, res: Response) => {
+    const { _id, pix } = await deps.payer.pay(req.params.txid, undefined, true);
+    res.json({ ...pixAnswer(_id, pix), analise: 'EM_ANALISE' });
+  });
+
+  for (const [action, outcome] of [
+    ['clear', 'LIBERADO'],
+    ['reject', 'REJEITADO'],
+  ] as const) {
+    app.post(`/cob/:txid/${action}`, async (req: Request<{ txid: string }>, res: Response) => {
+      const { _id, pix } = await deps.payer.endAnalysis(req.params.txid, outcome);
+      res.json({ ...pixAnswer(_id, pix), analise: outcome });
+    });
+  }
+
+  app.post('/cob/:txid/fail-next-refund', async (req: Request<{ txid: string }>, res: Response) => {
+    const body = FailNextRefundSchema.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
+    const motivo = body.data.motivo ?? SANDBOX_REFUND_FAILURE;
+    if (!(await deps.books.failNextRefund(req.params.txid, motivo))) throw new DomainError('charge_not_found');
+    res.json({ txid: req.params.txid, motivo });
+  });
+
+  app.put('/faults/:target', (req: Request<{ target: string }>, res: Response) => {
+    const target = FaultTargetSchema.safeParse(req.params.target);
+    const fault = FaultSchema.safeParse(req.body);
+    if (!target.success) return void res.status(404).json({ error: 'no_such_target' });
+    if (!fault.success || !faultFits(target.data, fault.data)) {
+      return void res.status(400).json({ error: 'invalid_fault', detail: fault.error?.message ?? 'kind' });
+    }
+    deps.faults.set(target.data, fault.data);
+    res.json({ target: target.data, fault: fault.data });
+  });
+
+  app.delete('/faults', (_req: Request, res: Response) => {
+    deps.faults.clear();
+    res.status(204).end();
+  });
+
+  app.delete('/faults/:target', (req: Request<{ target: string }>, res: Response) => {
+    const target = FaultTargetSchema.safeParse(req.params.target);
+    if (!target.success) return void res.status(404).json({ error: 'no_such_target' });
+    deps.faults.clear(target.data);
+    res.status(204).end();
+  });
+
+  app.get('/journal', (req: Request, res: Response) => {
+    const operation = req.query.operation;
+    if (operation !== undefined && !(API_OPERATIONS as readonly unknown[]).includes(operation)) {
+      return void res.status(400).json({ error: 'no_such_operation' });
+    }
+    res.json({ requests: deps.journal.list(operation as ApiOperation | undefined) });
+  });
+
+  app.use((_req: Request, res: Response) => void res.status(404).json({ error: 'no_such_route' }));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof DomainError) return void res.status(STATUS_OF[err.code] ?? 409).json({ error: err.code });
+    const status = (err as { status?: number }).status;
+    if (status && status >= 400 && status < 500) return void res.status(status).json({ error: 'malformed_request' });
+    res.status(500).json({ error: 'internal' });
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+import type { PixCallback, PixEntry } from '@pix/api-pix';
+import { got } from '@pix/http';
+import type { NotifyReceiver, SandboxBooks } from '@pix/sandbox-psp';
+import type { Faults } from './faults';
+import type { WebhookRegistrations } from './webhook-registrations';
+
+/** The simulator's client certificate and key, and the CA of the receivers' servers (PEM). */
+export interface CallbackTls {
+  certificate: string;
+  key: string;
+  certificateAuthority: string;
+}
+
+/** A callback with no webhook to go to: kept owed, and sent once the receiver registers one. */
+export class NoWebhookRegistered extends Error {
+  constructor(chave: string) {
+    super(`no webhook is registered for the key ${chave}`);
+    this.name = 'NoWebhookRegistered';
+  }
+}
+
+/**
+ * How the simulator tells a receiver of a Pix, as API Pix does: POST {webhookUrl}/pix with
+ * `{ pix: [...] }`, to the webhook registered for the charge's key, over mutual TLS with the
+ * simulator's own client certificate. Resolves once the receiver answered 2xx; a failure rejects,
+ * and the PSP's owed callbacks send it again later. A dropped callback (a fault) resolves unsent.
+ */
+export function callbackSender(deps: {
+  books: SandboxBooks;
+  registrations: WebhookRegistrations;
+  faults: Faults;
+  tls: CallbackTls;
+  timeoutMs: number;
+}): NotifyReceiver {
+  return async (pix: PixEntry) => {
+    if (deps.faults.take(pix.devolucoes ? 'callback.devolucao' : 'callback.pix')?.kind === 'drop') return;
+    const charge = await deps.books.findCharge(pix.txid);
+    if (!charge) throw new Error(`a callback for the unknown charge ${pix.txid}`);
+    const registration = await deps.registrations.find(charge.cob.chave);
+    if (!registration) throw new NoWebhookRegistered(charge.cob.chave);
+    const body: PixCallback = { pix: [pix] };
+    await got.post(`${registration.webhookUrl.replace(/\/$/, '')}/pix`, {
+      json: body,
+      https: deps.tls,
+      timeout: { request: deps.timeoutMs },
+      // A couple of quick tries; the owed callbacks take over after that.
+      retry: { limit: 2, methods: ['POST'] },
+    });
+  };
+}

@@ -1,0 +1,206 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { pspPki, type PspPki } from './certificates';
+import { PSP_SIMULATOR, simulatorEntry } from './layout';
+import type { LocalSecrets } from './local-secrets';
+import { assertPortFree, isAlive, launch, stopPid, waitForHttp, type Started } from './processes';
+import { SERVICE_HEAP_FLAGS } from './stack';
+
+/** The simulator's listening ports: API Pix (mutual TLS), its back office (plain HTTP), its ops port. */
+export interface PspPorts {
+  api: number;
+  backOffice: number;
+  ops: number;
+}
+
+/** The OAuth2 client id the simulator knows the platform by, and the Pix key the platform receives to. */
+export const PSP_CLIENT_ID = 'pix-platform';
+export const PSP_RECEIVER_KEY = 'recebimentos@pix.local';
+
+/** Where the stack's PSP simulator is, and what a receiver needs to speak to it. */
+export interface PspConnection {
+  /** API Pix's base (…/v2) and its token endpoint, over mutual TLS. */
+  apiUrl: string;
+  oauthUrl: string;
+  /** The payer and back office (POST /cob/{txid}/pay, faults, journal): plain HTTP, loopback only. */
+  backOfficeUrl: string;
+  opsUrl: string;
+  clientId: string;
+  receiverKey: string;
+  pki: PspPki;
+  /** The simulator's own database, as its URL without login (its login is in the secrets file). */
+  mongoUrl: string;
+}
+
+/** `mongoUrl` with another database in its path (the simulator's own beside the platform's). */
+export function withDatabase(mongoUrl: string, database: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/([^?]*))?(\?.*)?$/.exec(mongoUrl);
+  if (!match) throw new Error('MONGO_URL is not a mongodb:// URL');
+  return `${match[1]}/${database}${match[3] ?? ''}`;
+}
+
+/** The database name in a mongodb:// URL ('test' when it names none, as the driver reads it). */
+export function databaseOf(mongoUrl: string): string {
+  return /^mongodb(?:\+srv)?:\/\/[^/?]+\/([^?]+)/.exec(mongoUrl)?.[1] ?? 'test';
+}
+
+/**
+ * Starts the PSP simulator with the stack's PSP certificates (made on first start) and its own
+ * login and database (the platform's database name + `_psp`), and waits for its /readyz.
+ */
+export async function startPspSimulator(options: {
+  dir: string;
+  ports: PspPorts;
+  mongoUrl: string;
+  secrets: LocalSecrets;
+  /** Log in with the stack's login for the simulator (false: the URL carries its own). */
+  ownLogin: boolean;
+  env?: NodeJS.ProcessEnv;
+  detached: boolean;
+}): Promise<{ started: Started; connection: PspConnection }> {
+  const pki = pspPki(path.join(options.dir, 'secrets', 'psp-pki'));
+  const mongoUrl = withDatabase(options.mongoUrl, `${databaseOf(options.mongoUrl)}_psp`);
+  for (const [port, what] of [
+    [options.ports.api, 'api'],
+    [options.ports.backOffice, 'back office'],
+    [options.ports.ops, 'ops'],
+  ] as const) {
+    await assertPortFree(port, `${PSP_SIMULATOR} (${what})`);
+  }
+  const { pspSimulator: login } = options.secrets;
+  const logFile = path.join(options.dir, 'logs', `${PSP_SIMULATOR}.log`);
+  // The services' heap flags, as the image's CMD gives every process it runs.
+  const started = launch(PSP_SIMULATOR, process.execPath, [...SERVICE_HEAP_FLAGS, simulatorEntry()], {
+    env: {
+      ...process.env,
+      MONGO_URL: mongoUrl,
+      ...(options.ownLogin && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
+      OPS_PORT: String(options.ports.ops),
+      API_PORT: String(options.ports.api),
+      BACKOFFICE_PORT: String(options.ports.backOffice),
+      TLS_CERT_FILE: pki.pspServer.cert,
+      TLS_KEY_FILE: pki.pspServer.key,
+      TLS_CLIENT_CA_FILE: pki.pspCa,
+      CALLBACK_TLS_CERT_FILE: pki.pspCallbackClient.cert,
+      CALLBACK_TLS_KEY_FILE: pki.pspCallbackClient.key,
+      CALLBACK_CA_FILE: pki.platformCa,
+      OAUTH_CLIENT_ID: PSP_CLIENT_ID,
+      OAUTH_CLIENT_SECRET: options.secrets.pspClientSecret,
+      ...options.env,
+    },
+    logFile,
+    detached: options.detached,
+  });
+  let exited = false;
+  started.child?.once('exit', () => (exited = true));
+  const opsUrl = `http://127.0.0.1:${options.ports.ops}`;
+  try {
+    await waitForHttp(`${opsUrl}/readyz`, 60_000, PSP_SIMULATOR, () => !exited && isAlive(started.pid), logFile);
+  } catch (err) {
+    await stopPid(started.pid);
+    throw err;
+  }
+  const base = `https://127.0.0.1:${options.ports.api}`;
+  return {
+    started,
+    connection: {
+      apiUrl: `${base}/v2`,
+      oauthUrl: `${base}/oauth/token`,
+      backOfficeUrl: `http://127.0.0.1:${options.ports.backOffice}`,
+      opsUrl,
+      clientId: PSP_CLIENT_ID,
+      receiverKey: PSP_RECEIVER_KEY,
+      pki,
+      mongoUrl,
+    },
+  };
+}
+
+/**
+ * The adapter's settings for the apipix provider pointed at the stack's simulator: its client
+ * certificate and credentials at the PSP, the PSP's CA, its callback server's certificate, and the
+ * pin of the simulator's callback certificate.
+ */
+export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): NodeJS.ProcessEnv {
+  return {
+    PIX_API_URL: psp.apiUrl,
+    PIX_OAUTH_URL: psp.oauthUrl,
+    PIX_CLIENT_ID: psp.clientId,
+    PIX_CLIENT_SECRET: secrets.pspClientSecret,
+    PIX_RECEIVER_KEY: psp.receiverKey,
+    PIX_TLS_CERT_FILE: psp.pki.adapterClient.cert,
+    PIX_TLS_KEY_FILE: psp.pki.adapterClient.key,
+    PIX_TLS_CA_FILE: psp.pki.pspCa,
+    CALLBACK_TLS_CERT_FILE: psp.pki.adapterCallbackServer.cert,
+    CALLBACK_TLS_KEY_FILE: psp.pki.adapterCallbackServer.key,
+    CALLBACK_CLIENT_CA_FILE: psp.pki.pspCa,
+    PSP_CALLBACK_PINS: psp.pki.pspCallbackPin,
+  };
+}
+
+/** One request to the simulator's API Pix as the platform (its client certificate): status and body. */
+function apiPixRequest(
+  psp: PspConnection,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      {
+        method,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        cert: fs.readFileSync(psp.pki.adapterClient.cert),
+        key: fs.readFileSync(psp.pki.adapterClient.key),
+        ca: fs.readFileSync(psp.pki.pspCa),
+        timeout: 10_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`${method} ${new URL(url).pathname} timed out`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * Registers the adapter's callback endpoint with the simulator (PUT /webhook/{chave}), as the
+ * operator does with a real PSP: an OAuth2 token with the platform's credentials, then the
+ * registration, both over mutual TLS with the platform's client certificate.
+ */
+export async function registerWebhook(
+  psp: PspConnection,
+  clientSecret: string,
+  chave: string,
+  webhookUrl: string,
+): Promise<void> {
+  const basic = Buffer.from(`${psp.clientId}:${clientSecret}`).toString('base64');
+  const token = await apiPixRequest(
+    psp,
+    'POST',
+    psp.oauthUrl,
+    { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    'grant_type=client_credentials',
+  );
+  if (token.status !== 200) throw new Error(`the PSP simulator refused the platform's token (${token.status})`);
+  const { access_token: accessToken } = JSON.parse(token.body) as { access_token: string };
+  const registered = await apiPixRequest(
+    psp,
+    'PUT',
+    `${psp.apiUrl}/webhook/${encodeURIComponent(chave)}`,
+    { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    JSON.stringify({ webhookUrl }),
+  );
+  if (registered.status !== 200) {
+    throw new Error(`the PSP simulator refused the webhook registration (${registered.status}): ${registered.body}`);
+  }
+}
