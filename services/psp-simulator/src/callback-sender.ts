@@ -1,5 +1,5 @@
 import type { PixCallback, PixEntry } from '@pix/api-pix';
-import { got } from '@pix/http';
+import { callFailure, got } from '@pix/http';
 import type { NotifyReceiver, SandboxBooks } from '@pix/sandbox-psp';
 import type { Faults } from './faults';
 import type { WebhookRegistrations } from './webhook-registrations';
@@ -39,12 +39,19 @@ export function callbackSender(deps: {
     const registration = await deps.registrations.find(charge.cob.chave);
     if (!registration) throw new NoWebhookRegistered(charge.cob.chave);
     const body: PixCallback = { pix: [pix] };
-    await got.post(`${registration.webhookUrl.replace(/\/$/, '')}/pix`, {
-      json: body,
-      https: deps.tls,
-      timeout: { request: deps.timeoutMs },
-      // A couple of quick tries; the owed callbacks take over after that.
-      retry: { limit: 2, methods: ['POST'] },
-    });
+    const url = `${registration.webhookUrl.replace(/\/$/, '')}/pix`;
+    try {
+      await got.post(url, {
+        json: body,
+        https: deps.tls,
+        timeout: { request: deps.timeoutMs },
+        // A couple of quick tries; the owed callbacks take over after that.
+        retry: { limit: 2, methods: ['POST'] },
+      });
+    } catch (err) {
+      // Told by its own words: got's error keeps the call's options (the TLS key among them).
+      const failure = callFailure(err);
+      throw new Error(`callback to ${new URL(url).host} failed: ${failure.message}`, { cause: failure.cause });
+    }
   };
 }

@@ -5,7 +5,6 @@ import { pspPki, type PspPki } from './certificates';
 import { PSP_SIMULATOR, simulatorEntry } from './layout';
 import type { LocalSecrets } from './local-secrets';
 import { assertPortFree, isAlive, launch, stopPid, waitForHttp, type Started } from './processes';
-import { SERVICE_HEAP_FLAGS } from './stack';
 
 /** The simulator's listening ports: API Pix (mutual TLS), its back office (plain HTTP), its ops port. */
 export interface PspPorts {
@@ -58,6 +57,8 @@ export async function startPspSimulator(options: {
   ownLogin: boolean;
   env?: NodeJS.ProcessEnv;
   detached: boolean;
+  /** Flags for its node before the entry point: the services' heap limits, as the image's CMD gives them. */
+  nodeFlags: readonly string[];
 }): Promise<{ started: Started; connection: PspConnection }> {
   const pki = pspPki(path.join(options.dir, 'secrets', 'psp-pki'));
   const mongoUrl = withDatabase(options.mongoUrl, `${databaseOf(options.mongoUrl)}_psp`);
@@ -70,8 +71,7 @@ export async function startPspSimulator(options: {
   }
   const { pspSimulator: login } = options.secrets;
   const logFile = path.join(options.dir, 'logs', `${PSP_SIMULATOR}.log`);
-  // The services' heap flags, as the image's CMD gives every process it runs.
-  const started = launch(PSP_SIMULATOR, process.execPath, [...SERVICE_HEAP_FLAGS, simulatorEntry()], {
+  const started = launch(PSP_SIMULATOR, process.execPath, [...options.nodeFlags, simulatorEntry()], {
     env: {
       ...process.env,
       MONGO_URL: mongoUrl,

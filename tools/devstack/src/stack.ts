@@ -455,6 +455,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         ownLogin: !options.mongoUrl,
         env: options.pspEnv,
         detached: options.detached,
+        nodeFlags: SERVICE_HEAP_FLAGS,
       });
       started.push(simulator.started);
       psp = simulator.connection;
