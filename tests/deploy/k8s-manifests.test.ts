@@ -11,6 +11,17 @@ import YAML from 'yaml';
  * (make test does it): the synth and the validator run from k8s/build/.
  */
 const root = path.join(__dirname, '..', '..');
+
+/** The src folders of the workspace libraries (libs/*) a service's package.json depends on. */
+function workspaceLibSources(service: string): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'services', service, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  return Object.keys(manifest.dependencies ?? {})
+    .filter((dependency) => dependency.startsWith('@pix/'))
+    .map((dependency) => path.join(root, 'libs', dependency.slice('@pix/'.length), 'src'))
+    .filter((dir) => fs.existsSync(dir));
+}
 const k8sDir = path.join(root, 'k8s');
 const dist = path.join(k8sDir, 'dist');
 const synth = path.join(k8sDir, 'build', 'main.js');
@@ -292,15 +303,17 @@ describe('k8s/dist', () => {
           valueFrom: { secretKeyRef: { name: `pix-mongodb-${name}`, key } },
         });
       }
-      // The collection names the service's models declare, read from its source.
-      const declared = fs
-        .readdirSync(path.join(root, 'services', name, 'src'), { recursive: true, encoding: 'utf8' })
-        .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-        .flatMap((file) => [
-          ...fs
-            .readFileSync(path.join(root, 'services', name, 'src', file), 'utf8')
-            .matchAll(/collection: '([a-z_]+)'/g),
-        ])
+      // The collection names the service's models declare, read from its source and from the
+      // source of the workspace libraries it depends on (the adapter's sandbox books live in one).
+      const sources = [path.join(root, 'services', name, 'src'), ...workspaceLibSources(name)];
+      const declared = sources
+        .flatMap((dir) =>
+          fs
+            .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+            .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+            .map((file) => path.join(dir, file)),
+        )
+        .flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/collection: '([a-z_]+)'/g)])
         .map((m) => m[1]);
       const grant = grants.find((g) => g.role === `pix-${name}`)!;
       expect(grant.privileges.map((p) => p.resource.collection).sort()).toEqual([...new Set(declared)].sort());
