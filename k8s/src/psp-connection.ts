@@ -84,6 +84,8 @@ export function liveConnectionFiles(chart: Chart, live: LiveConnection): LiveCon
       PIX_API_URL: kplus.EnvValue.fromValue(live.apiUrl),
       ...(live.oauthUrl ? { PIX_OAUTH_URL: kplus.EnvValue.fromValue(live.oauthUrl) } : {}),
       PIX_RECEIVER_KEY: kplus.EnvValue.fromValue(live.receiverKey),
+      // Registered at the PSP by the adapter as it starts (PUT /webhook/{chave}).
+      PIX_CALLBACK_URL: kplus.EnvValue.fromValue(`https://${live.callbackHost}/psp/callbacks`),
       PIX_CLIENT_ID: kplus.EnvValue.fromSecretValue({ secret: clientSecret, key: client.keys.id }),
       PIX_CLIENT_SECRET: kplus.EnvValue.fromSecretValue({ secret: clientSecret, key: client.keys.secret }),
       PIX_TLS_CERT_FILE: kplus.EnvValue.fromValue(`${API_TLS_DIR}/${apiTls.keys.cert}`),

@@ -44,7 +44,8 @@ const liveConnection = z.object({
   receiverKey: z.string().min(1),
   /**
    * The name the PSP calls back at: the callback server certificate's name, registered at the PSP
-   * as https://<callbackHost>/psp/callbacks, and given to external-dns on the callback route.
+   * by the adapter as it starts as https://<callbackHost>/psp/callbacks (PIX_CALLBACK_URL), and
+   * given to external-dns on the callback route.
    */
   callbackHost: z.hostname(),
   /** The cloud's annotations for the callback route's load balancer (a network one: TLS passes through). */

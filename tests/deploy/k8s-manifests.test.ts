@@ -532,6 +532,8 @@ describe('k8s/dist', () => {
     expect(env.PIX_API_URL!.value).toBe(platform.psp.live.apiUrl);
     expect(env.PIX_OAUTH_URL!.value).toBe(platform.psp.live.oauthUrl);
     expect(env.PIX_RECEIVER_KEY!.value).toBe(platform.psp.live.receiverKey);
+    // The adapter registers where the PSP calls back as it starts: the callback route's name.
+    expect(env.PIX_CALLBACK_URL!.value).toBe(`https://${platform.psp.live.callbackHost}/psp/callbacks`);
     const others = [...byKind(objects, 'Deployment'), ...byKind(objects, 'StatefulSet'), ...byKind(objects, 'Job')];
     for (const other of others.filter((o) => o.metadata.name !== ADAPTER)) {
       expect(secretsNamed(other).filter((name) => name in LIVE_SECRETS)).toEqual([]);

@@ -28,6 +28,12 @@ export const adapterEnv = z
     /** apipix: base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint. */
     PIX_API_URL: z.url().optional(),
     PIX_OAUTH_URL: z.url().optional(),
+    /**
+     * apipix: where the PSP is to send its callbacks, registered at start (PUT /webhook/{chave}
+     * with the receiver's key) and again until the PSP takes it; the PSP appends `/pix` (API Pix).
+     * Unset: the callback URL is registered at the PSP by hand.
+     */
+    PIX_CALLBACK_URL: z.url().optional(),
     /** apipix: the client certificate and key the PSP issued, and the CA of the PSP's server (PEM files). */
     PIX_TLS_CERT_FILE: optionalFile,
     PIX_TLS_KEY_FILE: optionalFile,

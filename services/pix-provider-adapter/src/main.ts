@@ -14,6 +14,7 @@ import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observabili
 import { closeHttpServer, connectDatabase, connectMessaging, listen, Service } from '@pix/runtime';
 import { CALLBACK_REFUSALS } from './callback-readback';
 import { callbackRouter } from './callbacks';
+import { CallbackRegistration } from './callback-registration';
 import { readCharge } from './charge-reads';
 import { config } from './config';
 import { selectProvider } from './providers/select';
@@ -70,6 +71,21 @@ async function main(): Promise<void> {
   );
   const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
+  if (selected.registerCallbacks && config.PIX_CALLBACK_URL) {
+    const registered = new Gauge({
+      name: 'psp_callback_registered',
+      help: '1 once the PSP took the callback URL registered at start (PIX_CALLBACK_URL), 0 while it is retried',
+      registers: [service.registry],
+    });
+    const registration = new CallbackRegistration(
+      selected.registerCallbacks,
+      config.PIX_CALLBACK_URL,
+      (done) => registered.set(done ? 1 : 0),
+      logger,
+    );
+    registration.start();
+    service.onShutdown('callback registration', () => registration.stop());
+  }
   if (sandbox) {
     // Callbacks and settlements a stopped adapter left unsent go out now.
     service.onShutdown('sandbox psp callbacks', () => sandbox.callbacks.stop());

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
 import { pspPki, type PspPki } from './certificates';
 import { PSP_SIMULATOR, simulatorEntry } from './layout';
@@ -122,9 +120,10 @@ export async function startPspSimulator(options: {
  * certificate and credentials at the PSP, the PSP's CA, its callback server's certificate, and the
  * pin of the simulator's callback certificate.
  */
-export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): NodeJS.ProcessEnv {
+export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets, callbackUrl: string): NodeJS.ProcessEnv {
   return {
     PIX_API_URL: psp.apiUrl,
+    PIX_CALLBACK_URL: callbackUrl,
     PIX_OAUTH_URL: psp.oauthUrl,
     PIX_CLIENT_ID: psp.clientId,
     PIX_CLIENT_SECRET: secrets.pspClientSecret,
@@ -137,70 +136,4 @@ export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): Nod
     CALLBACK_CLIENT_CA_FILE: psp.pki.pspCa,
     PSP_CALLBACK_PINS: psp.pki.pspCallbackPin,
   };
-}
-
-/** One request to the simulator's API Pix as the platform (its client certificate): status and body. */
-function apiPixRequest(
-  psp: PspConnection,
-  method: string,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = https.request(
-      url,
-      {
-        method,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        cert: fs.readFileSync(psp.pki.adapterClient.cert),
-        key: fs.readFileSync(psp.pki.adapterClient.key),
-        ca: fs.readFileSync(psp.pki.pspCa),
-        timeout: 10_000,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error(`${method} ${new URL(url).pathname} timed out`)));
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/**
- * Registers the adapter's callback endpoint with the simulator (PUT /webhook/{chave}), as the
- * operator does with a real PSP: an OAuth2 token with the platform's credentials, then the
- * registration, both over mutual TLS with the platform's client certificate.
- */
-export async function registerWebhook(
-  psp: PspConnection,
-  clientSecret: string,
-  chave: string,
-  webhookUrl: string,
-): Promise<void> {
-  const basic = Buffer.from(`${psp.clientId}:${clientSecret}`).toString('base64');
-  const token = await apiPixRequest(
-    psp,
-    'POST',
-    psp.oauthUrl,
-    { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    'grant_type=client_credentials',
-  );
-  if (token.status !== 200) throw new Error(`the PSP simulator refused the platform's token (${token.status})`);
-  const { access_token: accessToken } = JSON.parse(token.body) as { access_token: string };
-  const registered = await apiPixRequest(
-    psp,
-    'PUT',
-    `${psp.apiUrl}/webhook/${encodeURIComponent(chave)}`,
-    { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    JSON.stringify({ webhookUrl }),
-  );
-  if (registered.status !== 200) {
-    throw new Error(`the PSP simulator refused the webhook registration (${registered.status}): ${registered.body}`);
-  }
 }

@@ -12,19 +12,13 @@ import {
   type LocalSecrets,
 } from './local-secrets';
 import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
-import {
-  adapterApiPixEnv,
-  PSP_RECEIVER_KEY,
-  registerWebhook,
-  startPspSimulator,
-  type PspConnection,
-  type PspPorts,
-} from './psp-simulator';
+import { adapterApiPixEnv, startPspSimulator, type PspConnection, type PspPorts } from './psp-simulator';
 import {
   assertPortFree,
   freePort,
   isAlive,
   launch,
+  sleep,
   stopPid,
   waitForHttp,
   waitForPort,
@@ -322,7 +316,7 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, 
 /** The adapter's apipix settings for the stack's simulator, when apipix is asked and no PSP is named. */
 function apiPixOf(options: StackOptions, peers: StackPeers, secrets: LocalSecrets): NodeJS.ProcessEnv {
   const psp = apiPixAsked(options, peers);
-  return psp ? adapterApiPixEnv(psp, secrets) : {};
+  return psp ? adapterApiPixEnv(psp, secrets, `https://127.0.0.1:${options.ports.adapterHttp}/psp/callbacks`) : {};
 }
 
 /**
@@ -368,12 +362,33 @@ export async function startService(
       () => !exited && isAlive(started.pid),
       logFile,
     );
+    // The adapter registers its callback URL at the simulator as it starts (PIX_CALLBACK_URL); the
+    // stack is up once the simulator has it, or a payment paid at once would call back nowhere.
+    if (name === 'pix-provider-adapter' && apiPixAsked(options, nats)) {
+      await callbackRegistered(`http://127.0.0.1:${options.ports.ops[name]}/metrics`, 30_000);
+    }
   } catch (err) {
     // Not ready in time: stop it, or nobody would (the caller never learns its pid).
     await stopPid(started.pid);
     throw err;
   }
   return started;
+}
+
+/** Waits until the adapter's psp_callback_registered gauge reads 1. */
+async function callbackRegistered(metricsUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = await fetch(metricsUrl).then(
+      (res) => res.text(),
+      () => '',
+    );
+    if (/^psp_callback_registered(\{[^}]*\})? 1$/m.test(metrics)) return;
+    if (Date.now() > deadline) {
+      throw new Error(`the adapter did not register its callback URL at the PSP within ${timeoutMs / 1000} s`);
+    }
+    await sleep(100);
+  }
 }
 
 /** A MongoDB database per stack on a shared engine, named after the stack's (unique) directory. */
@@ -461,16 +476,6 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       psp = simulator.connection;
     }
     const peers: StackPeers = { ...nats, psp };
-    const pspForAdapter = apiPixAsked(options, peers);
-    if (pspForAdapter) {
-      // The operator's step with a real PSP: register where its callbacks go.
-      await registerWebhook(
-        pspForAdapter,
-        options.env?.PIX_CLIENT_SECRET ?? readLocalSecrets(secretsFile).pspClientSecret,
-        options.env?.PIX_RECEIVER_KEY ?? PSP_RECEIVER_KEY,
-        `https://127.0.0.1:${ports.adapterHttp}/psp/callbacks`,
-      );
-    }
     // Services log in with the stack's own logins unless given a MongoDB of another stack's or the operator's.
     const serviceOptions = { ...options, secretsFile: options.mongoUrl ? options.secretsFile : secretsFile };
     for (const name of options.services ?? SERVICE_NAMES) {

@@ -191,6 +191,20 @@ export class ApiPixClient implements PixProvider {
     }
   }
 
+  /**
+   * PUT /webhook/{chave}: the PSP is to POST the Pix received on the receiver's key to
+   * `webhookUrl` + `/pix`. Idempotent (the same URL again changes nothing), so it retries.
+   */
+  async registerWebhook(webhookUrl: string): Promise<void> {
+    await this.call('register_webhook', {
+      method: 'PUT',
+      path: `webhook/${encodeURIComponent(this.options.pixKey)}`,
+      json: { webhookUrl },
+      schema: null,
+      retry: true,
+    });
+  }
+
   async listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage> {
     const query = new URLSearchParams({
       inicio: window.from.toISOString(),

@@ -120,7 +120,15 @@ export interface PixProvider {
 
 /** A PSP operation, as psp_requests_total counts them. */
 export type PspOperation =
-  'token' | 'create_charge' | 'refund' | 'read_refund' | 'remove_charge' | 'read_charge' | 'read_pix' | 'list_pix';
+  | 'token'
+  | 'create_charge'
+  | 'refund'
+  | 'read_refund'
+  | 'remove_charge'
+  | 'read_charge'
+  | 'read_pix'
+  | 'list_pix'
+  | 'register_webhook';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;

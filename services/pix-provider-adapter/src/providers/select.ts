@@ -22,6 +22,8 @@ export interface SelectedProvider {
   /** How the callback endpoint authenticates the PSP, and the TLS it is served with (null: HTTP). */
   callbackAuth: CallbackAuth;
   callbackTls: ServerMutualTls | null;
+  /** Registers the callback URL at the PSP (apipix mode only: the sandbox calls back in process). */
+  registerCallbacks: ((webhookUrl: string) => Promise<void>) | null;
   /** The sandbox PSP's payer side, its refunds' settlement and its owed callbacks (sandbox mode only). */
   sandbox: {
     payer: SandboxPayer;
@@ -61,18 +63,20 @@ export async function selectProvider(
       key: file(config.PIX_TLS_KEY_FILE),
       certificateAuthority: file(config.PIX_TLS_CA_FILE),
     };
+    const client = new ApiPixClient({
+      clientId: config.PIX_CLIENT_ID,
+      clientSecret: config.PIX_CLIENT_SECRET,
+      pixKey: config.PIX_RECEIVER_KEY,
+      timeoutMs: config.PIX_TIMEOUT,
+      retryLimit: config.PIX_RETRY_LIMIT,
+      onRequest,
+      baseUrl,
+      tokenUrl: config.PIX_OAUTH_URL ?? new URL('/oauth/token', baseUrl).toString(),
+      tls,
+    });
     return {
-      provider: new ApiPixClient({
-        clientId: config.PIX_CLIENT_ID,
-        clientSecret: config.PIX_CLIENT_SECRET,
-        pixKey: config.PIX_RECEIVER_KEY,
-        timeoutMs: config.PIX_TIMEOUT,
-        retryLimit: config.PIX_RETRY_LIMIT,
-        onRequest,
-        baseUrl,
-        tokenUrl: config.PIX_OAUTH_URL ?? new URL('/oauth/token', baseUrl).toString(),
-        tls,
-      }),
+      provider: client,
+      registerCallbacks: (webhookUrl) => client.registerWebhook(webhookUrl),
       callbackAuth: { kind: 'mtls', pins: config.PSP_CALLBACK_PINS },
       callbackTls: {
         cert: file(config.CALLBACK_TLS_CERT_FILE),
@@ -100,6 +104,7 @@ export async function selectProvider(
   const payer = new SandboxPayer(books, notify, callbacks);
   return {
     provider: new SandboxProvider(psp, config.PIX_RECEIVER_KEY, onRequest),
+    registerCallbacks: null,
     callbackAuth: { kind: 'secret', secret: config.PSP_CALLBACK_SECRET },
     callbackTls: null,
     sandbox: { payer, settlements, callbacks, books },
