@@ -61,7 +61,7 @@ function aroundPublish(when) {
  * Pix, or the end of its analysis) made by this call, before the PSP calls the receiver back.
  */
 function afterSandboxDecision() {
-  afterLoad('services/pix-provider-adapter/dist/sandbox-psp/books.js', ({ SandboxBooks }) => {
+  afterLoad('libs/sandbox-psp/dist/books.js', ({ SandboxBooks }) => {
     const { recordPix, recordAnalysis } = SandboxBooks.prototype;
     mustBeFunction(recordPix, 'SandboxBooks.recordPix');
     mustBeFunction(recordAnalysis, 'SandboxBooks.recordAnalysis');
@@ -83,7 +83,7 @@ function afterSandboxDecision() {
  * devolução stored), before the PSP answers the adapter: the command to send it is not acked.
  */
 function afterRefundTaken() {
-  afterLoad('services/pix-provider-adapter/dist/sandbox-psp/books.js', ({ SandboxBooks }) => {
+  afterLoad('libs/sandbox-psp/dist/books.js', ({ SandboxBooks }) => {
     const { putRefund } = SandboxBooks.prototype;
     mustBeFunction(putRefund, 'SandboxBooks.putRefund');
     SandboxBooks.prototype.putRefund = async function (key, created) {
