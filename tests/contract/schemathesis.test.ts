@@ -13,6 +13,19 @@ const MAX_EXAMPLES = 100;
 /** The run is bounded by its count; this only turns a hang into a failure. */
 const RUN_TIMEOUT_MS = 240_000;
 
+/**
+ * Read by Schemathesis from the run's directory. A refund asking more than its payment has left is
+ * refused with 400 and what is left (issue 25's contract, docs/api.md), also when the body is
+ * valid: a stateful sequence that refunds a paid payment in full and then asks again gets that 400
+ * for a schema-valid `{}`, which the acceptance of valid data would otherwise count as a failure.
+ * Every other status that check expects stays expected; every other check is unchanged.
+ */
+const CONFIG = `
+[[operations]]
+include-name-regex = "^POST .*/payments/\\\\{id\\\\}/refunds$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+`;
+
 function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1' } });
@@ -55,6 +68,7 @@ describe('Schemathesis against the real stack', () => {
       const { token } = await createStore(stack, 'Schemathesis store');
       const document = await (await fetch(`${stack.gatewayUrl}/public-api/v1/openapi.json`)).text();
       fs.writeFileSync(path.join(dir, 'openapi.json'), document);
+      fs.writeFileSync(path.join(dir, 'schemathesis.toml'), CONFIG);
       const started = Date.now();
       const { code, output } = await run(
         ST,
