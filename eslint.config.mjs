@@ -75,8 +75,7 @@ export default tseslint.config(
     },
   },
   {
-    // The adapter's database: its reconciliation cursor; nothing else (the sandbox PSP's books are
-    // @pix/sandbox-psp's).
+    // The adapter's database: its reconciliation cursor; nothing else.
     files: ['services/pix-provider-adapter/src/**/*.ts'],
     ignores: ['services/pix-provider-adapter/src/reconciliation-cursor.ts'],
     rules: {
@@ -93,8 +92,8 @@ export default tseslint.config(
   },
   {
     // The PSP's database: its books (charges, Pix, refunds) and its callback registrations; nothing else.
-    files: ['libs/sandbox-psp/src/**/*.ts', 'services/psp-simulator/src/**/*.ts'],
-    ignores: ['libs/sandbox-psp/src/books.ts', 'services/psp-simulator/src/webhook-registrations.ts'],
+    files: ['services/psp-simulator/src/**/*.ts'],
+    ignores: ['services/psp-simulator/src/books/books.ts', 'services/psp-simulator/src/webhook-registrations.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -137,7 +136,6 @@ export default tseslint.config(
       'services/pix-provider-adapter/src/**/*.ts',
       'services/webhook-dispatcher/src/**/*.ts',
       'services/psp-simulator/src/**/*.ts',
-      'libs/sandbox-psp/src/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [

@@ -50,7 +50,7 @@ export const SERVICES: ServiceSpec[] = [
     opsPort: 9103,
     httpPort: { name: 'callbacks', port: 8081, env: 'HTTP_PORT' },
     usesMongo: true,
-    collections: ['psp_reconciliations', 'sandbox_psp_cobs', 'sandbox_psp_pix', 'sandbox_psp_refunds'],
+    collections: ['psp_reconciliations'],
     minReplicas: 2,
     maxReplicas: 6,
     cpu: { request: 100, limit: 500 },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorMessages, SandboxMessages } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withPspDb } from '../support/db';
 import { statusChangedEvents } from '../support/payments';
 import { sharedStack } from '../support/stack';
 
@@ -121,7 +121,7 @@ describe('sandbox routes of the public API', () => {
     const rejected = await act(base, id, 'reject');
     expect(rejected).toMatchObject({ status: 200, body: { analysis: 'rejected' } });
     await waitForStatus(id, 'not_approved');
-    await withDb(stack.mongoAdminUrl!, async (db) => {
+    await withPspDb(stack, async (db) => {
       const refunds = await db
         .collection('sandbox_psp_refunds')
         .find({ endToEndId: (held.body as { endToEndId: string }).endToEndId })

@@ -304,7 +304,7 @@ describe('k8s/dist', () => {
         });
       }
       // The collection names the service's models declare, read from its source and from the
-      // source of the workspace libraries it depends on (the adapter's sandbox books live in one).
+      // source of the workspace libraries it depends on.
       const sources = [path.join(root, 'services', name, 'src'), ...workspaceLibSources(name)];
       const declared = sources
         .flatMap((dir) =>

@@ -17,7 +17,7 @@ import {
 } from '@pix/devstack';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withPspDb } from '../support/db';
 import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
 import { ReadinessWatch } from '../support/readiness-watch';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -457,7 +457,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
   async function moneyWentBack(payments: Created[], store: StoreCredentials): Promise<void> {
     const refunds = payments.flatMap((p) => p.refunds.map((r) => ({ ...r, paymentId: p.id })));
     const refunded = payments.filter((p) => p.refunds.length > 0);
-    const atPsp = await withDb(stack.mongoAdminUrl!, (db) =>
+    const atPsp = await withPspDb(stack, (db) =>
       db
         .collection<{ endToEndId: string; requests: number; amountCents: number; devolucao: { status: string } }>(
           'sandbox_psp_refunds',
@@ -493,7 +493,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       expect(read.body.status).toBe('approved');
     }
     const cancelled = payments.filter((p) => p.cancelled);
-    const cobs = await withDb(stack.mongoAdminUrl!, (db) =>
+    const cobs = await withPspDb(stack, (db) =>
       db
         .collection<{ _id: string; cob: { status: string } }>('sandbox_psp_cobs')
         .find({ _id: { $in: cancelled.map((p) => p.id.replace(/-/g, '')) } })

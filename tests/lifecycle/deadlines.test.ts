@@ -1,7 +1,6 @@
 import { PlatformRefundReasons } from '@pix/contracts';
-import { admin } from '../support/admin';
-import { eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { api, eventually } from '../support/api';
+import { withDb, withPspDb } from '../support/db';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
@@ -27,10 +26,18 @@ describe('deadlines with two payments replicas', () => {
     const client = await paymentsClient(stack);
     const unpaid = await Promise.all([10, 11, 12, 13].map((amount) => client.create(amount)));
     const reviewed = await Promise.all([20, 21, 22, 23].map((amount) => client.create(amount)));
+    // Paid over the public sandbox route: an admin CLI process per pay can take longer than a charge lives on a loaded machine.
     const paid = await Promise.all(
-      reviewed.map((p) =>
-        admin<{ endToEndId: string; amount: number }>(stack, 'sandbox', 'pay', p.id, '--amount', '5.55'),
-      ),
+      reviewed.map(async (p) => {
+        const answer = await api<{ endToEndId: string; amount: number }>(
+          stack.gatewayUrl,
+          'POST',
+          `/public-api/v1/sandbox/payments/${p.id}/pay`,
+          { token: client.store.token, body: { amount: 5.55 } },
+        );
+        expect(answer.status).toBe(200);
+        return answer.body;
+      }),
     );
     for (const p of reviewed) await client.waitForStatus(p.id, 'review');
 
@@ -56,12 +63,14 @@ describe('deadlines with two payments replicas', () => {
         (read) => read.refundedAmount === 5.55,
       );
     }
-    await withDb(stack.mongoAdminUrl!, async (db) => {
+    await withPspDb(stack, async (db) => {
       for (const [i, p] of reviewed.entries()) {
         const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: paid[i]?.endToEndId }).toArray();
         expect(refunds).toHaveLength(1);
         expect(refunds[0]).toMatchObject({ amountCents: 555, requests: 1, devolucao: { status: 'DEVOLVIDO' } });
-        const stored = await db.collection('payments').findOne({ _id: p.id as never });
+        const stored = await withDb(stack.mongoAdminUrl!, (platform) =>
+          platform.collection('payments').findOne({ _id: p.id as never }),
+        );
         expect(stored?.refunds).toMatchObject([
           {
             pspRefundId: refunds[0]?.devolucao.id,
@@ -78,7 +87,13 @@ describe('deadlines with two payments replicas', () => {
   it('reads each charge before it expires: one paid at the PSP whose callback was lost is approved, once', async () => {
     const client = await paymentsClient(stack);
     const payments = await Promise.all([30, 31].map((amount) => client.create(amount)));
-    for (const p of payments) await admin(stack, 'sandbox', 'pay', p.id, '--drop-callback');
+    for (const p of payments) {
+      const answer = await api(stack.gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${p.id}/pay`, {
+        token: client.store.token,
+        body: { dropCallback: true },
+      });
+      expect(answer.status).toBe(200);
+    }
     expect((await client.get(payments[0]!.id)).status).toBe('pending');
     for (const p of payments) {
       await client.waitForStatus(p.id, 'approved', 20_000);

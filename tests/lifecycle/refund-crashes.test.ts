@@ -1,7 +1,7 @@
 import { Streams, Subjects } from '@pix/contracts';
 import type { Started } from '@pix/devstack';
 import { api, eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withPspDb } from '../support/db';
 import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient } from '../support/payments';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
@@ -10,8 +10,8 @@ import { streamMessages } from '../support/streams';
 const SANDBOX = '/public-api/v1/sandbox/payments';
 
 /** The sandbox PSP's devoluções of a Pix, as its books hold them. */
-function atPsp(mongoUrl: string, endToEndId: string) {
-  return withDb(mongoUrl, (db) =>
+function atPsp(stack: PrivateStack, endToEndId: string) {
+  return withPspDb(stack, (db) =>
     db
       .collection<{ requests: number; devolucao: { status: string } }>('sandbox_psp_refunds')
       .find({ endToEndId })
@@ -71,9 +71,9 @@ describe('refunds through crashes', () => {
     );
     expect(refunds.map((r) => [r.endToEndId, r.origin])).toEqual([[late.body.endToEndId, 'platform']]);
     // One return at the PSP, asked once; one refund.created on PAYMENTS; the payment as it was.
-    expect(
-      (await atPsp(stack.mongoAdminUrl!, late.body.endToEndId)).map((r) => [r.requests, r.devolucao.status]),
-    ).toEqual([[1, 'DEVOLVIDO']]);
+    expect((await atPsp(stack, late.body.endToEndId)).map((r) => [r.requests, r.devolucao.status])).toEqual([
+      [1, 'DEVOLVIDO'],
+    ]);
     const created = await streamMessages<{ paymentId: string }>(
       stack,
       Streams.payments.name,
@@ -99,7 +99,7 @@ describe('refunds through crashes', () => {
     expect(asked.status).toBe(200);
     expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
     // Taken by the PSP, not yet answered, nor settled: the command waits unacked.
-    expect((await atPsp(stack.mongoAdminUrl!, paid.body.endToEndId)).map((r) => r.requests)).toEqual([1]);
+    expect((await atPsp(stack, paid.body.endToEndId)).map((r) => r.requests)).toEqual([1]);
 
     await stack.startService('pix-provider-adapter', {}, stack.ports.ops['pix-provider-adapter']);
     await eventually(
@@ -108,8 +108,8 @@ describe('refunds through crashes', () => {
       30_000,
     );
     // The restarted adapter read the devolução back: no second PUT reached the PSP.
-    expect(
-      (await atPsp(stack.mongoAdminUrl!, paid.body.endToEndId)).map((r) => [r.requests, r.devolucao.status]),
-    ).toEqual([[1, 'DEVOLVIDO']]);
+    expect((await atPsp(stack, paid.body.endToEndId)).map((r) => [r.requests, r.devolucao.status])).toEqual([
+      [1, 'DEVOLVIDO'],
+    ]);
   }, 90_000);
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorMessages, PlatformRefundReasons, SandboxMessages } from '@pix/contracts';
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withPspDb } from '../support/db';
 import { sharedStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { verify } from '../webhooks/helpers';
@@ -217,7 +217,7 @@ describe('refunds, cancels and expiry through the public API', () => {
       status: 'approved',
       refundedAmount: 0,
     });
-    await withDb(stack.mongoAdminUrl!, async (db) => {
+    await withPspDb(stack, async (db) => {
       const atPsp = await db.collection('sandbox_psp_refunds').find({ endToEndId: late.body.endToEndId }).toArray();
       expect(atPsp.map((r) => [r.requests, r.devolucao.status])).toEqual([[1, 'DEVOLVIDO']]);
     });

@@ -1,6 +1,6 @@
 import { SandboxMessages } from '@pix/contracts';
 import { api, eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withPspDb } from '../support/db';
 import { FAIL_POINT_EXIT_CODE, failPointEnv, exited } from '../support/fail-points';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
@@ -8,8 +8,8 @@ import { sharedStack, startPrivateStack, type PrivateStack } from '../support/st
 const SANDBOX = '/public-api/v1/sandbox/payments';
 
 /** The sandbox PSP's charge of a payment, with the Pix it received and its analysis, as the PSP's books hold it. */
-async function chargeOf(mongoUrl: string, paymentId: string) {
-  return withDb(mongoUrl, (db) =>
+async function chargeOf(stack: ReturnType<typeof sharedStack>, paymentId: string) {
+  return withPspDb(stack, (db) =>
     db.collection('sandbox_psp_cobs').findOne({ _id: paymentId.replace(/-/g, '') as never }),
   );
 }
@@ -17,7 +17,7 @@ async function chargeOf(mongoUrl: string, paymentId: string) {
 /**
  * The sandbox PSP under retries and faults: each action is decided once per charge by a
  * conditional update of the charge, a retry answers what the first try did, and an action cut off
- * by a crash completes by itself when the adapter is back.
+ * by the PSP's crash completes by itself when the PSP is back.
  */
 describe('sandbox PSP under retries and faults', () => {
   describe('racing requests (shared stack)', () => {
@@ -46,7 +46,7 @@ describe('sandbox PSP under retries and faults', () => {
       const ids = new Set(answers.map((a) => a.body.endToEndId));
       expect(ids.size).toBe(1);
       await client.waitForStatus(payment.id, 'approved');
-      const charge = await chargeOf(stack.mongoAdminUrl!, payment.id);
+      const charge = await chargeOf(stack, payment.id);
       expect(charge?.pix).toMatchObject({ endToEndId: [...ids][0], amountCents: 3330, held: false, notified: true });
       await new Promise((resolve) => setTimeout(resolve, 300));
       const changes = await statusChangedEvents(stack, payment.id, 1);
@@ -62,7 +62,7 @@ describe('sandbox PSP under retries and faults', () => {
       for (const lost of answers.filter((a) => a.status !== 200)) {
         expect(lost).toMatchObject({ status: 409, body: { message: SandboxMessages.chargePaidOtherwise } });
       }
-      const charge = await chargeOf(stack.mongoAdminUrl!, payment.id);
+      const charge = await chargeOf(stack, payment.id);
       expect(charge?.pix).toMatchObject({ amountCents: Math.round(Number(won[0]?.body.amount) * 100) });
     });
 
@@ -73,7 +73,7 @@ describe('sandbox PSP under retries and faults', () => {
       const answers = await Promise.all(
         ['clear', 'reject', 'clear', 'reject'].map((action) => act(payment.id, action)),
       );
-      const analysis = (await chargeOf(stack.mongoAdminUrl!, payment.id))?.analysis;
+      const analysis = (await chargeOf(stack, payment.id))?.analysis;
       expect(analysis?.outcome).toMatch(/^(LIBERADO|REJEITADO)$/);
       const winner = analysis?.outcome === 'LIBERADO' ? 'clear' : 'reject';
       answers.forEach((answer, i) => {
@@ -85,7 +85,7 @@ describe('sandbox PSP under retries and faults', () => {
     });
   });
 
-  describe('an adapter crash between the decision and the callback', () => {
+  describe("the PSP's crash between the decision and the callback", () => {
     let stack: PrivateStack;
     beforeAll(async () => {
       // A short RPC timeout: the gateway gives up on the crashed adapter quickly.
@@ -93,26 +93,26 @@ describe('sandbox PSP under retries and faults', () => {
     });
     afterAll(() => stack.stop());
 
-    it('completes the payment when the adapter is back, and a retry answers the same Pix', async () => {
+    it('completes the payment when the PSP is back, and a retry answers the same Pix', async () => {
       const client = await paymentsClient(stack);
       const payment = await client.create(27.5);
-      const [running] = stack.processesOf('pix-provider-adapter').slice(-1);
-      if (!running) throw new Error('no adapter process');
+      const [running] = stack.simulatorProcesses().slice(-1);
+      if (!running) throw new Error('no PSP simulator process');
       await stack.stopProcess(running);
-      const crashing = await stack.startService('pix-provider-adapter', failPointEnv('crash-after-decision'));
+      const crashing = await stack.startPspSimulator(failPointEnv('crash-after-decision'));
 
       const cutOff = await api(stack.gatewayUrl, 'POST', `${SANDBOX}/${payment.id}/pay`, { token: client.store.token });
       expect(cutOff.status).toBe(503);
       expect(await exited(crashing)).toBe(FAIL_POINT_EXIT_CODE);
-      const decided = (await chargeOf(stack.mongoAdminUrl!, payment.id))?.pix;
+      const decided = (await chargeOf(stack, payment.id))?.pix;
       expect(decided).toMatchObject({ amountCents: 2750, notified: false });
       expect((await client.get(payment.id)).status).toBe('pending');
 
-      // Nobody retries: the restarted adapter sends the callback the crash cut off.
-      await stack.startService('pix-provider-adapter');
+      // Nobody retries: the restarted PSP sends the callback the crash cut off.
+      await stack.startPspSimulator();
       await client.waitForStatus(payment.id, 'approved');
       await eventually(
-        () => chargeOf(stack.mongoAdminUrl!, payment.id),
+        () => chargeOf(stack, payment.id),
         (charge) => charge?.pix?.notified === true,
       );
 

@@ -2,7 +2,7 @@ import { parsePix, hasError } from 'pix-utils';
 import { PlatformRefundReasons, SandboxMessages } from '@pix/contracts';
 import { admin, adminFails } from '../support/admin';
 import { eventually } from '../support/api';
-import { withDb } from '../support/db';
+import { withDb, withPspDb } from '../support/db';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { decodeQrImage } from '../support/qr';
 import { sharedStack } from '../support/stack';
@@ -66,7 +66,7 @@ describe('payment lifecycle on the running stack', () => {
       (p) => p.refundedAmount === 10,
     );
     expect(refunded.status).toBe('not_approved');
-    await withDb(stack.mongoAdminUrl!, async (db) => {
+    await withPspDb(stack, async (db) => {
       const refunds = await db.collection('sandbox_psp_refunds').find({ endToEndId: held.endToEndId }).toArray();
       expect(refunds).toHaveLength(1);
       expect(refunds[0]).toMatchObject({
@@ -74,7 +74,9 @@ describe('payment lifecycle on the running stack', () => {
         requests: 1,
         devolucao: { status: 'DEVOLVIDO', valor: '10.00' },
       });
-      const stored = await db.collection('payments').findOne({ _id: payment.id as never });
+      const stored = await withDb(stack.mongoAdminUrl!, (platform) =>
+        platform.collection('payments').findOne({ _id: payment.id as never }),
+      );
       expect(stored?.refunds).toMatchObject([
         {
           endToEndId: held.endToEndId,
@@ -141,7 +143,7 @@ describe('payment lifecycle on the running stack', () => {
     expect(pix).toMatchObject({ type: 'DYNAMIC', merchantName: 'PIX PAYMENTS SANDBOX', merchantCity: 'SAO PAULO' });
     expect(qrCopyPaste).toContain('0014br.gov.bcb.pix');
     expect(qrCopyPaste).toMatch(/6304[0-9A-F]{4}$/);
-    await withDb(stack.mongoAdminUrl!, async (db) => {
+    await withPspDb(stack, async (db) => {
       const cob = await db.collection('sandbox_psp_cobs').findOne({ _id: payment.id.replace(/-/g, '') as never });
       expect(cob?.cob).toMatchObject({ pixCopiaECola: qrCopyPaste, valor: { original: '25.50' } });
       expect(pix.type === 'DYNAMIC' && pix.url).toBe(cob?.cob.location);

@@ -14,11 +14,10 @@ type LogLine = Record<string, unknown> & { service: string; msg: string };
  */
 describe('logs', () => {
   const webhooks = new WebhookReceiver();
-  const pspCallbackSecret = 'psp-callback-secret-for-the-logs-test';
   let stack: PrivateStack;
 
   beforeAll(async () => {
-    stack = await startPrivateStack({ env: { LOG_LEVEL: 'debug', PSP_CALLBACK_SECRET: pspCallbackSecret } });
+    stack = await startPrivateStack({ env: { LOG_LEVEL: 'debug' } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -54,16 +53,8 @@ describe('logs', () => {
     });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await api(stack.gatewayUrl, 'GET', '/api-public/payments', { token: `${store.token}x` })).status).toBe(401);
+    // The PSP simulator's payer pays, and the PSP calls the adapter's callback endpoint back.
     await admin(stack, 'sandbox', 'pay', created.body.id);
-    // A PSP calling the adapter's callback endpoint with the shared secret (the sandbox PSP itself
-    // tells the adapter in process).
-    const callbackUrl = `http://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks/pix`;
-    const called = await fetch(callbackUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-psp-callback-secret': pspCallbackSecret },
-      body: JSON.stringify({ pix: [] }),
-    });
-    expect(called.status).toBe(200);
     await eventually(
       async () => webhooks.events(created.body.id).length,
       (n) => n === 2,
@@ -76,7 +67,7 @@ describe('logs', () => {
         all.some((l) => l.service === 'pix-provider-adapter' && l.msg === 'http request'),
     );
     const text = logText();
-    for (const secret of [store.token, store.webhookSecret, pspCallbackSecret, email, encodeURIComponent(email)]) {
+    for (const secret of [store.token, store.webhookSecret, email, encodeURIComponent(email)]) {
       expect(text).not.toContain(secret);
     }
 
@@ -93,12 +84,9 @@ describe('logs', () => {
     // The rest of the flow, in other services, shares the request's trace.
     const sameTrace = lines.filter((l) => l.trace_id === access?.trace_id);
     expect(new Set(sameTrace.map((l) => l.service))).toContain('webhook-dispatcher');
-    // The PSP's callback reached the adapter with its secret header, logged censored.
+    // The PSP's callback reached the adapter over mutual TLS, logged as a request like any other.
     const callback = lines.find((l) => l.service === 'pix-provider-adapter' && l.msg === 'http request');
-    expect(callback).toMatchObject({
-      route: '/psp/callbacks/pix',
-      req: { headers: { 'x-psp-callback-secret': '[redacted]' } },
-    });
+    expect(callback).toMatchObject({ route: '/psp/callbacks/pix', statusCode: 200, req: { method: 'POST' } });
     const delivered = lines.filter((l) => l.msg === 'webhook delivered');
     expect(delivered.every((l) => typeof l.trace_id === 'string')).toBe(true);
   });

@@ -7,8 +7,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 /**
  * What each operation costs in database commands, counted by the driver's command monitoring in
  * every service (db_commands_total), from the first command the operation causes until the whole
- * platform is quiet again: background steps it causes count too. Counts, never timings. The sandbox
- * PSP's own books (sandbox_psp_*) stand for the PSP's database and are left out.
+ * platform is quiet again: background steps it causes count too. Counts, never timings. The PSP
+ * simulator's books are the PSP's database, in a process of its own: not counted.
  *
  * Before this budget (the outbox relay, deadline runner and webhook scheduler polling MongoDB) the
  * same operations cost: create 7, get 1, list 2, PSP confirmation to webhook answered 23; with

@@ -34,7 +34,6 @@ const marker = (name: string) => `MARKER-${name}-7f3a`;
 const MARKERS = {
   PIX_CLIENT_ID: marker('client-id'),
   PIX_CLIENT_SECRET: marker('client-secret'),
-  PSP_CALLBACK_SECRET: marker('psp-callback-secret'),
   DASHBOARD_SESSION_SECRET: marker('dashboard-session-secret-long-enough'),
   // A sealing key as SECRETS_KEYS takes it (32 bytes in base64): its text is the marker.
   SECRETS_KEYS: 'k1:MARKERsecretskeys7f3aAAAAAAAAAAAAAAAAAAAAAA=',
@@ -45,11 +44,13 @@ const MARKERS = {
   NKEY_SEED: marker('nkey-seed'),
 };
 const SECRET_SETTINGS = {
-  PIX_CLIENT_ID: MARKERS.PIX_CLIENT_ID,
-  PIX_CLIENT_SECRET: MARKERS.PIX_CLIENT_SECRET,
-  PSP_CALLBACK_SECRET: MARKERS.PSP_CALLBACK_SECRET,
   DASHBOARD_SESSION_SECRET: MARKERS.DASHBOARD_SESSION_SECRET,
   SECRETS_KEYS: MARKERS.SECRETS_KEYS,
+};
+/** The adapter's credentials at a failing PSP (the stack's own adapter speaks to its simulator with real ones). */
+const PSP_CREDENTIALS = {
+  PIX_CLIENT_ID: MARKERS.PIX_CLIENT_ID,
+  PIX_CLIENT_SECRET: MARKERS.PIX_CLIENT_SECRET,
 };
 /**
  * The fact keys a service refused a login is started with: real Ed25519 keys (a marker is no key,
@@ -125,7 +126,9 @@ function stubPsp(req: http.IncomingMessage, res: http.ServerResponse): void {
 /** The adapter's settings for API Pix at `base` (the token under it too), with marker credentials. */
 function apiPixEnv(base: string): NodeJS.ProcessEnv {
   return {
+    ...PSP_CREDENTIALS,
     PIX_PROVIDER: 'apipix',
+    PIX_RECEIVER_KEY: 'recebimentos@log-secrets.example',
     PIX_API_URL: `${base}/v2`,
     PIX_OAUTH_URL: `${base}/oauth/token`,
     PIX_TLS_CERT_FILE: pki.files.clientCert,
@@ -151,6 +154,8 @@ async function startRefused(name: ServiceName, label: string, env: NodeJS.Proces
       ...process.env,
       ...SECRET_SETTINGS,
       ...FACT_KEYS,
+      // A complete PSP connection, so the adapter gets as far as its logins.
+      ...apiPixEnv(`https://127.0.0.1:${await freePort()}/refused`),
       LOG_LEVEL: 'debug',
       NATS_URL: stack.natsUrl,
       NATS_NKEY_SEED_FILE: stack.natsCredentials?.[name],

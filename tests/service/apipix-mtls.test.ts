@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import mongoose from 'mongoose';
 import { got } from '@pix/http';
 import { databaseOf, readLocalSecrets, withDatabase, type PemFiles, type PspConnection } from '@pix/devstack';
-import { SandboxBooks } from '@pix/sandbox-psp';
+import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import { ErrorMessages, Streams, Subjects } from '@pix/contracts';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { api, eventually } from '../support/api';

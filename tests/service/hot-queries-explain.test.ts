@@ -8,7 +8,7 @@ import { listKey, statusKey } from '../../services/payments/src/list-page';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { ReconciliationCursor } from '../../services/pix-provider-adapter/src/reconciliation-cursor';
-import { SandboxBooks } from '@pix/sandbox-psp';
+import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import {
   DeliveryLog,
   deliveriesOf,

@@ -1,6 +1,6 @@
 import type { CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
-import { SandboxBooks } from '@pix/sandbox-psp';
+import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import { sharedStack } from '../support/stack';
 
 /**

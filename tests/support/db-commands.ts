@@ -22,12 +22,12 @@ export async function commandCounts(stack: { opsUrls: Record<string, string> }):
   return counts;
 }
 
-/** The commands sent between two readings, leaving out collections `exclude` matches (the sandbox PSP's books). */
-export function commandsBetween(before: CommandCounts, after: CommandCounts, exclude = / sandbox_psp_/): CommandCounts {
+/** The commands sent between two readings (the platform's services; the PSP simulator's books are the PSP's). */
+export function commandsBetween(before: CommandCounts, after: CommandCounts): CommandCounts {
   const delta: CommandCounts = new Map();
   for (const [key, value] of after) {
     const n = value - (before.get(key) ?? 0);
-    if (n > 0 && !exclude.test(key)) delta.set(key, n);
+    if (n > 0) delta.set(key, n);
   }
   return delta;
 }
@@ -51,7 +51,7 @@ export async function settledCounts(
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = await commandCounts(stack);
-    if (total(commandsBetween(last, now, /^$/)) > 0) {
+    if (total(commandsBetween(last, now)) > 0) {
       last = now;
       stableSince = Date.now();
     } else if (Date.now() - stableSince >= quietMs) {

@@ -57,11 +57,11 @@ function aroundPublish(when) {
 }
 
 /**
- * The adapter: the process exits right after the sandbox PSP's books record a decision (a charge's
- * Pix, or the end of its analysis) made by this call, before the PSP calls the receiver back.
+ * The PSP simulator: the process exits right after its books record a decision (a charge's Pix, or
+ * the end of its analysis) made by this call, before the PSP calls the receiver back.
  */
 function afterSandboxDecision() {
-  afterLoad('libs/sandbox-psp/dist/books.js', ({ SandboxBooks }) => {
+  afterLoad('services/psp-simulator/dist/books/books.js', ({ SandboxBooks }) => {
     const { recordPix, recordAnalysis } = SandboxBooks.prototype;
     mustBeFunction(recordPix, 'SandboxBooks.recordPix');
     mustBeFunction(recordAnalysis, 'SandboxBooks.recordAnalysis');
@@ -79,17 +79,16 @@ function afterSandboxDecision() {
 }
 
 /**
- * The adapter: the process exits right after the sandbox PSP's books took a new refund (its PUT
- * devolução stored), before the PSP answers the adapter: the command to send it is not acked.
+ * The adapter: the process exits right after the PSP took a refund (its PUT devolução answered),
+ * before the adapter records the answer: the command to send it is not acked.
  */
 function afterRefundTaken() {
-  afterLoad('libs/sandbox-psp/dist/books.js', ({ SandboxBooks }) => {
-    const { putRefund } = SandboxBooks.prototype;
-    mustBeFunction(putRefund, 'SandboxBooks.putRefund');
-    SandboxBooks.prototype.putRefund = async function (key, created) {
-      const taken = await putRefund.call(this, key, created);
-      if (taken.created) crash();
-      return taken;
+  afterLoad('services/pix-provider-adapter/dist/api-pix/client.js', ({ ApiPixClient }) => {
+    const { sendRefund } = ApiPixClient.prototype;
+    mustBeFunction(sendRefund, 'ApiPixClient.sendRefund');
+    ApiPixClient.prototype.sendRefund = async function (input) {
+      await sendRefund.call(this, input);
+      crash();
     };
   });
 }
@@ -99,10 +98,10 @@ function afterRefundTaken() {
  * GET /pix listed a Pix and before any of that page is fed on: its cursor stays where it was.
  */
 function duringReconciliation() {
-  afterLoad('services/pix-provider-adapter/dist/sandbox-psp/provider.js', ({ SandboxProvider }) => {
-    const { listReceivedPix } = SandboxProvider.prototype;
-    mustBeFunction(listReceivedPix, 'SandboxProvider.listReceivedPix');
-    SandboxProvider.prototype.listReceivedPix = async function (window, page) {
+  afterLoad('services/pix-provider-adapter/dist/api-pix/client.js', ({ ApiPixClient }) => {
+    const { listReceivedPix } = ApiPixClient.prototype;
+    mustBeFunction(listReceivedPix, 'ApiPixClient.listReceivedPix');
+    ApiPixClient.prototype.listReceivedPix = async function (window, page) {
       const listed = await listReceivedPix.call(this, window, page);
       if (listed.pix.length > 0) crash();
       return listed;

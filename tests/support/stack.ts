@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   freePort,
+  PSP_SIMULATOR,
   randomPorts,
+  readLocalSecrets,
+  SERVICE_HEAP_FLAGS,
+  startPspSimulator,
   removeStackDir,
   RUN_DIR,
   startService,
@@ -38,12 +42,16 @@ export type PrivateStack = StackInfo & {
     /** Listening ports of its own (a second gateway or adapter replica), instead of the stack's. */
     own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp'>>,
   ) => Promise<Started>;
+  /** Starts the stack's PSP simulator again (after stopProcess), with extra environment (a fail point). */
+  startPspSimulator: (env?: NodeJS.ProcessEnv) => Promise<Started>;
   /** Records a restarted process (NATS, the database) in place of the one it replaces, so stop() stops it in order. */
   replaceProcess: (old: { pid: number }, next: Started) => void;
   /** Stops a process of this stack (SIGTERM, or SIGKILL for a crash). */
   stopProcess: (proc: Started, signal?: 'SIGTERM' | 'SIGKILL') => Promise<void>;
   /** The processes of a service this stack started, oldest first. */
   processesOf: (name: ServiceName) => Started[];
+  /** The PSP simulator's processes this stack started, oldest first. */
+  simulatorProcesses: () => Started[];
 };
 
 /** The PostgreSQL server global-setup started for the run; each stack keeps its data in a database of its own. */
@@ -108,6 +116,23 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
       started.push(proc);
       return proc;
     },
+    startPspSimulator: async (env = {}) => {
+      const { psp } = stack;
+      if (!psp) throw new Error('this stack runs no PSP simulator');
+      const simulator = await startPspSimulator({
+        dir,
+        ports: ports.psp,
+        mongoUrl: stack.mongoUrl,
+        secrets: readLocalSecrets(stack.secretsFile),
+        ownLogin: !options.mongoUrl,
+        env: { ...options.pspEnv, ...env },
+        detached: false,
+        nodeFlags: SERVICE_HEAP_FLAGS,
+        callbackUrl: psp.callbackUrl,
+      });
+      started.push(simulator.started);
+      return simulator.started;
+    },
     stopProcess: async (proc, signal = 'SIGTERM') => {
       if (signal === 'SIGKILL') {
         try {
@@ -124,5 +149,6 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
       started[at] = next;
     },
     processesOf: (name) => started.filter((proc) => proc.name === name),
+    simulatorProcesses: () => started.filter((proc) => proc.name === PSP_SIMULATOR),
   };
 }

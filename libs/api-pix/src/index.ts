@@ -5,3 +5,4 @@
 export * from './wire';
 export * from './problems';
 export { valorFrom } from './valor';
+export * from './back-office';

@@ -122,7 +122,7 @@ export {
   type EndpointStatsReply,
 } from './rpc/dispatcher';
 export { type RpcError } from './rpc/rpc-error';
-export { DomainError, type DomainErrorCode } from './domain-errors';
+export { DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode } from './domain-errors';
 export {
   SIGNED_FACT_SUBJECTS,
   FACT_REFUSAL_REASONS,

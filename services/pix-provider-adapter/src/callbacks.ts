@@ -3,7 +3,6 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { brlToCents } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
-import { sameSecret } from '@pix/runtime';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
 import { PixCallbackSchema, type PixEntry, type ReceivedPix } from '@pix/api-pix';
 import { checkPins, type CallbackPin } from './callback-pins';
@@ -11,21 +10,17 @@ import { readBack, type CallbackRefusal } from './callback-readback';
 import type { PixProvider } from './providers/provider';
 import type { ToldFacts } from './told-facts';
 
-export const CALLBACK_SECRET_HEADER = 'x-psp-callback-secret';
-
-/**
- * How the PSP proves it is the PSP: a client certificate signed by the PSP's CA (apipix: the TLS
- * server refused anyone else) that one of the PSP's pins names, since that CA also certifies the
- * PSP's merchants; or, in the sandbox, the shared secret in a header.
- */
-export type CallbackAuth = { kind: 'mtls'; pins: readonly CallbackPin[] } | { kind: 'secret'; secret: string };
-
 export interface CallbackOptions {
   js: JetStreamClient;
   told: ToldFacts;
-  /** Where each Pix a callback tells of is read back (both modes: the sandbox answers from its books). */
+  /** Where each Pix a callback tells of is read back. */
   provider: PixProvider;
-  auth: CallbackAuth;
+  /**
+   * How the PSP proves it is the PSP: a client certificate signed by the PSP's CA (the TLS server
+   * refused anyone else) that one of these pins names, since that CA also certifies the PSP's
+   * merchants.
+   */
+  pins: readonly CallbackPin[];
   /** psp_callbacks_refused_total, by reason. */
   refused: Counter<'reason'>;
   logger: Logger;
@@ -33,14 +28,9 @@ export interface CallbackOptions {
 
 /** Who called: the PSP, nobody known (401), or a certificate of the PSP's CA that no pin names (403). */
 function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticated' | 'foreign_certificate' {
-  const { auth } = options;
-  if (auth.kind === 'secret') {
-    const given = req.get(CALLBACK_SECRET_HEADER);
-    return given !== undefined && sameSecret(given, auth.secret) ? 'psp' : 'unauthenticated';
-  }
   const socket = req.socket as TLSSocket;
   if (!socket.authorized) return 'unauthenticated';
-  const { pinned, spki, subject, issuer } = checkPins(socket.getPeerCertificate().raw, auth.pins);
+  const { pinned, spki, subject, issuer } = checkPins(socket.getPeerCertificate().raw, options.pins);
   if (pinned) return 'psp';
   // Public parts of the certificate only: its own pin is what an operator adds for a PSP's renewed one.
   options.logger.warn(
@@ -120,11 +110,10 @@ export function callbackRouter(options: CallbackOptions): Router {
 
 /**
  * What the PSP tells of each Pix (a callback's Pix as read back, a reconciliation's listing, a
- * charge read before it expires, the in-process sandbox PSP) becomes facts on the PIX stream, with
+ * charge read before it expires) becomes facts on the PIX stream, with
  * the endToEndId in their message ids, so a PSP telling twice produces one fact; so does each of
  * its refunds (devoluções) the PSP settled.
- * Resolves once JetStream stored them all (only then is the PSP answered, or the sandbox PSP's
- * callback done) with how many of them JetStream had not stored before: what this telling added.
+ * Resolves once JetStream stored them all (only then is the PSP answered) with how many of them JetStream had not stored before: what this telling added.
  */
 export async function receivePix(
   js: JetStreamClient,

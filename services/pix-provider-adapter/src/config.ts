@@ -2,7 +2,7 @@ import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, secret
 import { PIX_PROVIDERS } from '@pix/contracts';
 import { parsePins } from './callback-pins';
 
-const optionalFile = z.string().min(1).optional();
+const file = z.string().min(1);
 
 /** The adapter's environment, checked once at start (exported for its tests). */
 export const adapterEnv = z
@@ -14,42 +14,44 @@ export const adapterEnv = z
     /** The adapter's own HTTP port: the PSP's payment callbacks arrive here. */
     HTTP_HOST: z.string().default('127.0.0.1'),
     HTTP_PORT: port(8081),
-    /** sandbox: an embedded PSP simulator; apipix: a real PSP's API Pix. */
+    /**
+     * Which PSP the adapter speaks API Pix to: `sandbox`, the PSP simulator (services/psp-simulator),
+     * whose back office (PSP_BACKOFFICE_URL) plays the payer for the sandbox routes; `apipix`, a
+     * real PSP. The same client, OAuth2, mutual TLS and callback endpoint serve both.
+     */
     PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
-    /** Merchant name and city written into every BR Code the sandbox PSP makes (EMV fields 59, 60). */
-    PIX_MERCHANT_NAME: z.string().min(1).max(25).default('PIX PAYMENTS SANDBOX'),
-    PIX_MERCHANT_CITY: z.string().min(1).max(15).default('SAO PAULO'),
+    /** sandbox: the simulator's back office (plain HTTP, internal only): its payer and staff. */
+    PSP_BACKOFFICE_URL: z.url().optional(),
     /** The receiver's Pix key (chave) written into every charge. */
-    PIX_RECEIVER_KEY: z.string().min(1).default('pix@sandbox.example'),
-    /** apipix: OAuth2 client credentials at the PSP. */
-    PIX_CLIENT_ID: z.string().min(1).default('sandbox-client'),
-    /** Required with apipix (a real PSP's secret has no default); the sandbox PSP takes any. */
-    PIX_CLIENT_SECRET: z.string().min(1).optional(),
-    /** apipix: base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint. */
-    PIX_API_URL: z.url().optional(),
+    PIX_RECEIVER_KEY: z.string().min(1),
+    /** OAuth2 client credentials at the PSP (a secret has no default). */
+    PIX_CLIENT_ID: z.string().min(1),
+    PIX_CLIENT_SECRET: secret(8),
+    /** Base of the PSP's API Pix (…/v2) and its OAuth2 token endpoint (default: /oauth/token on its host). */
+    PIX_API_URL: z.url(),
     PIX_OAUTH_URL: z.url().optional(),
     /**
-     * apipix: where the PSP is to send its callbacks, registered at start (PUT /webhook/{chave}
-     * with the receiver's key) and again until the PSP takes it; the PSP appends `/pix` (API Pix).
-     * Unset: the callback URL is registered at the PSP by hand.
+     * Where the PSP is to send its callbacks, registered at start (PUT /webhook/{chave} with the
+     * receiver's key) and again until the PSP takes it; the PSP appends `/pix` (API Pix). Unset:
+     * the callback URL is registered at the PSP by hand.
      */
     PIX_CALLBACK_URL: z.url().optional(),
-    /** apipix: the client certificate and key the PSP issued, and the CA of the PSP's server (PEM files). */
-    PIX_TLS_CERT_FILE: optionalFile,
-    PIX_TLS_KEY_FILE: optionalFile,
-    PIX_TLS_CA_FILE: optionalFile,
+    /** The client certificate and key the PSP issued, and the CA of the PSP's server (PEM files). */
+    PIX_TLS_CERT_FILE: file,
+    PIX_TLS_KEY_FILE: file,
+    PIX_TLS_CA_FILE: file,
     /** Per-attempt timeout and retries (with exponential backoff) of calls to the PSP. */
     PIX_TIMEOUT: duration('5s'),
     PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
     /**
-     * apipix: the callback endpoint is HTTPS with mutual TLS: this server certificate and key, and
-     * the CA whose client certificates (the PSP's) are accepted.
+     * The callback endpoint is HTTPS with mutual TLS: this server certificate and key, and the CA
+     * whose client certificates (the PSP's) are accepted.
      */
-    CALLBACK_TLS_CERT_FILE: optionalFile,
-    CALLBACK_TLS_KEY_FILE: optionalFile,
-    CALLBACK_CLIENT_CA_FILE: optionalFile,
+    CALLBACK_TLS_CERT_FILE: file,
+    CALLBACK_TLS_KEY_FILE: file,
+    CALLBACK_CLIENT_CA_FILE: file,
     /**
-     * apipix: which certificates of that CA are the PSP's (it also certifies the PSP's merchants):
+     * Which certificates of that CA are the PSP's (it also certifies the PSP's merchants):
      * a comma list of `sha256/<base64 SPKI digest>`, `dns:<SAN name>` or `cn:<subject CN>`
      * (callback-pins.ts). Public values: no secret.
      */
@@ -65,8 +67,6 @@ export const adapterEnv = z
         });
         return z.NEVER;
       }),
-    /** Host of the sandbox PSP's charge locations (the URL a dynamic BR Code points at). */
-    SANDBOX_LOCATION_HOST: z.string().default('pix.sandbox.local'),
     /**
      * Reconciliation with the PSP (GET /pix): how often the Pix it received are read, so a lost
      * callback delays a payment by about this much; and how far each window reaches back before the
@@ -74,36 +74,18 @@ export const adapterEnv = z
      */
     RECONCILE_INTERVAL: duration('60s'),
     RECONCILE_OVERLAP: duration('2m'),
-    /**
-     * sandbox: the shared secret a PSP simulated by hand presents on the callback endpoint. Required
-     * (no default guards a door): `make up` and the tests generate one, Kubernetes reads a Secret.
-     */
-    PSP_CALLBACK_SECRET: secret(16),
     /** The key the adapter signs the PSP's facts with (pix.events.*): payments applies no other. */
     FACT_SIGNING_KEY: factSigningKey(),
   })
   .superRefine((env, ctx) => {
-    if (env.PIX_PROVIDER !== 'apipix') return;
-    const required = [
-      'PIX_CLIENT_SECRET',
-      'PIX_API_URL',
-      'PIX_TLS_CERT_FILE',
-      'PIX_TLS_KEY_FILE',
-      'PIX_TLS_CA_FILE',
-      'CALLBACK_TLS_CERT_FILE',
-      'CALLBACK_TLS_KEY_FILE',
-      'CALLBACK_CLIENT_CA_FILE',
-    ] as const;
-    for (const name of required) {
-      if (!env[name])
-        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when PIX_PROVIDER=apipix` });
-    }
     if (env.PSP_CALLBACK_PINS.length === 0) {
-      const message = 'PSP_CALLBACK_PINS is required when PIX_PROVIDER=apipix';
-      ctx.addIssue({ code: 'custom', path: ['PSP_CALLBACK_PINS'], message });
+      ctx.addIssue({ code: 'custom', path: ['PSP_CALLBACK_PINS'], message: 'PSP_CALLBACK_PINS is required' });
     }
-  })
-  .transform((env) => ({ ...env, PIX_CLIENT_SECRET: env.PIX_CLIENT_SECRET ?? 'sandbox-client-secret' }));
+    if (env.PIX_PROVIDER === 'sandbox' && !env.PSP_BACKOFFICE_URL) {
+      const message = 'PSP_BACKOFFICE_URL is required when PIX_PROVIDER=sandbox';
+      ctx.addIssue({ code: 'custom', path: ['PSP_BACKOFFICE_URL'], message });
+    }
+  });
 
 export const config = loadConfig(adapterEnv);
 export type Config = typeof config;

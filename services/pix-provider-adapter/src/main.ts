@@ -17,7 +17,7 @@ import { callbackRouter } from './callbacks';
 import { CallbackRegistration } from './callback-registration';
 import { readCharge } from './charge-reads';
 import { config } from './config';
-import { selectProvider } from './providers/select';
+import { pspConnection } from './psp-connection';
 import { PspCommands } from './psp-commands';
 import { Reconciliation } from './reconciliation';
 import { ToldFacts } from './told-facts';
@@ -44,15 +44,11 @@ async function main(): Promise<void> {
     labelNames: ['operation', 'outcome'] as const,
     registers: [service.registry],
   });
-  const scheme = config.PIX_PROVIDER === 'apipix' ? 'https' : 'http';
-  const callbackUrl = `${scheme}://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
+  const callbackUrl = `https://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
   // Facts this replica stored lately, kept longer than a reconciliation window (interval + overlap) reaches back.
   const told = new ToldFacts(2 * (config.RECONCILE_INTERVAL + config.RECONCILE_OVERLAP));
-  const selected = await selectProvider(config, js, told, logger, (operation, outcome) =>
-    pspRequests.inc({ operation, outcome }),
-  );
-  const { provider, sandbox } = selected;
-  service.mark('provider');
+  const psp = pspConnection(config, (operation, outcome) => pspRequests.inc({ operation, outcome }));
+  const provider = psp.client;
 
   const app = express();
   app.disable('x-powered-by');
@@ -67,18 +63,18 @@ async function main(): Promise<void> {
   for (const reason of CALLBACK_REFUSALS) callbacksRefused.inc({ reason }, 0);
   app.use(
     '/psp/callbacks',
-    callbackRouter({ js, told, provider, auth: selected.callbackAuth, refused: callbacksRefused, logger }),
+    callbackRouter({ js, told, provider, pins: psp.callbackPins, refused: callbacksRefused, logger }),
   );
-  const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, selected.callbackTls);
+  const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, psp.callbackTls);
   service.onShutdown('http server', () => closeHttpServer(server));
-  if (selected.registerCallbacks && config.PIX_CALLBACK_URL) {
+  if (config.PIX_CALLBACK_URL) {
     const registered = new Gauge({
       name: 'psp_callback_registered',
       help: '1 once the PSP took the callback URL registered at start (PIX_CALLBACK_URL), 0 while it is retried',
       registers: [service.registry],
     });
     const registration = new CallbackRegistration(
-      selected.registerCallbacks,
+      (webhookUrl) => provider.registerWebhook(webhookUrl),
       config.PIX_CALLBACK_URL,
       (done) => registered.set(done ? 1 : 0),
       logger,
@@ -86,13 +82,6 @@ async function main(): Promise<void> {
     registration.start();
     service.onShutdown('callback registration', () => registration.stop());
   }
-  if (sandbox) {
-    // Callbacks and settlements a stopped adapter left unsent go out now.
-    service.onShutdown('sandbox psp callbacks', () => sandbox.callbacks.stop());
-    const resumed = Promise.all([sandbox.payer.resume(), sandbox.settlements.resume()]);
-    resumed.catch((err: unknown) => logger.warn({ err }, 'resuming sandbox PSP callbacks failed'));
-  }
-
   const pspCommands = new PspCommands(
     provider,
     js,
@@ -181,19 +170,26 @@ async function main(): Promise<void> {
       rpc,
     ),
   ];
-  if (sandbox) {
-    const commands = new SandboxCommands(sandbox.payer, sandbox.books);
+  if (config.PIX_PROVIDER === 'sandbox' && config.PSP_BACKOFFICE_URL) {
+    // The sandbox's PSP is the simulator: its back office plays the payer (never a real PSP's).
+    const commands = new SandboxCommands(config.PSP_BACKOFFICE_URL);
     subscriptions.push(
       serveRpc(
         nc,
         SandboxRpc.pay,
-        (req) => commands.pay(req.paymentId, req.amountCents, req.late ?? false, req.dropCallback ?? false),
+        (req, msg) =>
+          commands.pay(req.paymentId, req.amountCents, req.late ?? false, req.dropCallback ?? false, callerGone(msg)),
         rpc,
       ),
-      serveRpc(nc, SandboxRpc.review, (req) => commands.review(req.paymentId), rpc),
-      serveRpc(nc, SandboxRpc.clear, (req) => commands.clear(req.paymentId), rpc),
-      serveRpc(nc, SandboxRpc.reject, (req) => commands.reject(req.paymentId), rpc),
-      serveRpc(nc, SandboxRpc.failNextRefund, (req) => commands.failNextRefund(req.paymentId), rpc),
+      serveRpc(nc, SandboxRpc.review, (req, msg) => commands.review(req.paymentId, callerGone(msg)), rpc),
+      serveRpc(nc, SandboxRpc.clear, (req, msg) => commands.clear(req.paymentId, callerGone(msg)), rpc),
+      serveRpc(nc, SandboxRpc.reject, (req, msg) => commands.reject(req.paymentId, callerGone(msg)), rpc),
+      serveRpc(
+        nc,
+        SandboxRpc.failNextRefund,
+        (req, msg) => commands.failNextRefund(req.paymentId, callerGone(msg)),
+        rpc,
+      ),
     );
   }
   service.onShutdown('rpc subscriptions', async () => {

@@ -8,7 +8,7 @@ import {
   type ProblemTitle,
 } from '@pix/api-pix';
 import { sameSecret } from '@pix/runtime';
-import type { SandboxPsp } from '@pix/sandbox-psp';
+import type { SandboxPsp } from './books';
 import type { ApiOperation, Faults } from './faults';
 import type { Journal, JournalLine } from './journal';
 import type { AccessTokens } from './tokens';

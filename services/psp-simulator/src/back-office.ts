@@ -1,29 +1,20 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { Valor, valorFrom } from '@pix/api-pix';
-import { z } from '@pix/config';
+import {
+  BackOfficeFailNextRefundBodySchema,
+  BackOfficePayBodySchema,
+  valorFrom,
+  type BackOfficePix,
+} from '@pix/api-pix';
 import { brlToCents, DomainError, type DomainErrorCode } from '@pix/contracts';
-import { SANDBOX_REFUND_FAILURE, type SandboxBooks, type SandboxPayer, type SandboxPix } from '@pix/sandbox-psp';
+import { SANDBOX_REFUND_FAILURE, type SandboxBooks, type SandboxPayer, type SandboxPix } from './books';
 import { API_OPERATIONS, faultFits, FaultSchema, FaultTargetSchema, type ApiOperation, type Faults } from './faults';
 import type { Journal } from './journal';
-
-const PayBodySchema = z
-  .object({
-    /** What the payer sends (the charge's amount when absent). */
-    valor: Valor.optional(),
-    /** A Pix to a charge that can no longer be paid (paid, expired, removed): each call a new Pix. */
-    late: z.boolean().optional(),
-    /** The PSP takes the Pix and lists it, but loses its callback: only a reconciliation finds it. */
-    dropCallback: z.boolean().optional(),
-  })
-  .strict();
-
-const FailNextRefundSchema = z.object({ motivo: z.string().min(1).max(140).optional() }).strict();
 
 /** How each refusal of the payer's side is answered: no such charge is 404, the PSP unable to call back 502. */
 const STATUS_OF: Partial<Record<DomainErrorCode, number>> = { charge_not_found: 404, callback_failed: 502 };
 
 /** A Pix as the back office answers it: API Pix's words. */
-function pixAnswer(txid: string, pix: SandboxPix) {
+function pixAnswer(txid: string, pix: SandboxPix): BackOfficePix {
   return {
     txid,
     endToEndId: pix.endToEndId,
@@ -38,14 +29,14 @@ function amountOf(valor: string | undefined): number | undefined {
 
 /**
  * The PSP's other side, on a port of its own (plain HTTP, never exposed): the payer and the PSP's
- * back office. Charges are named by txid, as the PSP knows them:
+ * back office (its wire: @pix/api-pix's back-office.ts). Charges are named by txid, as the PSP knows them:
  *   POST /cob/{txid}/pay               {valor?, late?, dropCallback?}  a payer pays (another amount, late, callback lost)
  *   POST /cob/{txid}/review                                             a payer pays and the PSP holds the Pix for analysis
  *   POST /cob/{txid}/clear | /reject                                    the analysis ends
  *   POST /cob/{txid}/fail-next-refund  {motivo?}                        the next devolução of its Pix settles NAO_REALIZADO
  *   PUT /faults/{target} {kind, ...}, DELETE /faults[/{target}]        the PSP misbehaves (faults.ts)
  *   GET /journal[?operation=…]                                          the API Pix requests it served
- * Each action is idempotent the way the PSP's payer side is (@pix/sandbox-psp: payer.ts), and ends
+ * Each action is idempotent the way the PSP's payer side is (books/payer.ts), and ends
  * in the callback to the receiver's registered webhook.
  */
 export function backOfficeApp(deps: {
@@ -59,7 +50,7 @@ export function backOfficeApp(deps: {
   app.use(express.json({ limit: '4kb' }));
 
   app.post('/cob/:txid/pay', async (req: Request<{ txid: string }>, res: Response) => {
-    const body = PayBodySchema.safeParse(req.body ?? {});
+    const body = BackOfficePayBodySchema.safeParse(req.body ?? {});
     if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
     const { valor, late, dropCallback } = body.data;
     const { txid } = req.params;
@@ -85,7 +76,7 @@ export function backOfficeApp(deps: {
   }
 
   app.post('/cob/:txid/fail-next-refund', async (req: Request<{ txid: string }>, res: Response) => {
-    const body = FailNextRefundSchema.safeParse(req.body ?? {});
+    const body = BackOfficeFailNextRefundBodySchema.safeParse(req.body ?? {});
     if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
     const motivo = body.data.motivo ?? SANDBOX_REFUND_FAILURE;
     if (!(await deps.books.failNextRefund(req.params.txid, motivo))) throw new DomainError('charge_not_found');

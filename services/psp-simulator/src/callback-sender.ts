@@ -1,6 +1,6 @@
 import type { PixCallback, PixEntry } from '@pix/api-pix';
 import { callFailure, got } from '@pix/http';
-import type { NotifyReceiver, SandboxBooks } from '@pix/sandbox-psp';
+import type { NotifyReceiver, SandboxBooks } from './books';
 import type { Faults } from './faults';
 import type { WebhookRegistrations } from './webhook-registrations';
 

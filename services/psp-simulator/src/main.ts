@@ -1,7 +1,7 @@
 import './tracing';
 import { Counter, writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, listen, readPem, Service } from '@pix/runtime';
-import { OwedCallbacks, SandboxBooks, SandboxPayer, SandboxPsp, SandboxSettlements } from '@pix/sandbox-psp';
+import { OwedCallbacks, SandboxBooks, SandboxPayer, SandboxPsp, SandboxSettlements } from './books';
 import { apiPixApp } from './api';
 import { backOfficeApp } from './back-office';
 import { callbackSender } from './callback-sender';

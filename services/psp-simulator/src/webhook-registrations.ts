@@ -24,7 +24,7 @@ const RegistrationModel = mongoose.model<WebhookRegistration>(
 /**
  * The receivers' callback registrations, one per Pix key, in the simulator's database (they
  * outlive a restart, as a PSP's do). The only module of the simulator that talks to the database
- * besides the PSP's books (@pix/sandbox-psp).
+ * besides the PSP's books (books/).
  */
 export class WebhookRegistrations {
   static async open(logger?: Logger): Promise<WebhookRegistrations> {

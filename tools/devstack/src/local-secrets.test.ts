@@ -14,7 +14,7 @@ describe("a stack's local secrets", () => {
     const file = path.join(dir, 'secrets', 'local-secrets.json');
     const first = loadLocalSecrets(file);
     expect(first.created).toBe(true);
-    expect(first.secrets.pspCallbackSecret.length).toBeGreaterThanOrEqual(16);
+    expect(first.secrets.pspClientSecret.length).toBeGreaterThanOrEqual(16);
     expect(first.secrets.dashboardSessionSecret.length).toBeGreaterThanOrEqual(32);
     expect(first.secrets.secretsKeys).toMatch(/^local1:/);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -24,12 +24,12 @@ describe("a stack's local secrets", () => {
   it('gain a secret added since the stack was made, keeping every one it had', () => {
     const file = path.join(dir, 'local-secrets.json');
     const { secrets } = loadLocalSecrets(file);
-    const { pspCallbackSecret: _added, ...older } = secrets;
+    const { pspClientSecret: _added, ...older } = secrets;
     fs.writeFileSync(file, JSON.stringify(older), { mode: 0o600 });
 
     const loaded = loadLocalSecrets(file);
     expect(loaded.created).toBe(false);
-    expect(loaded.secrets).toEqual({ ...older, pspCallbackSecret: expect.any(String) });
+    expect(loaded.secrets).toEqual({ ...older, pspClientSecret: expect.any(String) });
     // Written back, so the stack's later readers (a replica, a restart) see the same one.
     expect(readLocalSecrets(file)).toEqual(loaded.secrets);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);

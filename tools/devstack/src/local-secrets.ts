@@ -25,13 +25,11 @@ export interface LocalSecrets {
   services: Record<ServiceName, Login>;
   /** The PSP simulator's own login at FerretDB (its database is its own too). */
   pspSimulator: Login;
-  /** The OAuth2 client secret the simulator issued to the platform (its OAUTH_CLIENT_SECRET, the adapter's PIX_CLIENT_SECRET in apipix mode). */
+  /** The OAuth2 client secret the simulator issued to the platform (its OAUTH_CLIENT_SECRET, the adapter's PIX_CLIENT_SECRET). */
   pspClientSecret: string;
   /** The gateway's SECRETS_KEYS (`kid:base64key`) and DASHBOARD_SESSION_SECRET. */
   secretsKeys: string;
   dashboardSessionSecret: string;
-  /** The adapter's PSP_CALLBACK_SECRET (its sandbox PSP calls back with it). */
-  pspCallbackSecret: string;
   /**
    * The key each producer of money-moving facts signs them with (FACT_SIGNING_KEY), and its public
    * half for the service that verifies them (PIX_FACTS_PUBLIC_KEYS, PAYMENT_FACTS_PUBLIC_KEYS).
@@ -82,7 +80,6 @@ function generate(): LocalSecrets {
     secretsKeys: `local1:${randomBytes(32).toString('base64')}`,
     dashboardSessionSecret: randomBytes(32).toString('base64url'),
     factKeys: { 'pix-provider-adapter': factKeyPair(), payments: factKeyPair() },
-    pspCallbackSecret: password(),
     pspSimulator: { user: PSP_SIMULATOR, password: password() },
     pspClientSecret: password(),
   };

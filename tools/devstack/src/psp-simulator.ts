@@ -28,6 +28,12 @@ export interface PspConnection {
   pki: PspPki;
   /** The simulator's own database, as its URL without login (its login is in the secrets file). */
   mongoUrl: string;
+  /**
+   * Where the stack's adapter takes the PSP's callbacks: its first replica's port, registered by
+   * every replica (as a Service's one address in Kubernetes), so a replica on a port of its own
+   * does not take the registration from it.
+   */
+  callbackUrl: string;
 }
 
 /** `mongoUrl` with another database in its path (the simulator's own beside the platform's). */
@@ -57,6 +63,8 @@ export async function startPspSimulator(options: {
   detached: boolean;
   /** Flags for its node before the entry point: the services' heap limits, as the image's CMD gives them. */
   nodeFlags: readonly string[];
+  /** The stack adapter's callback URL (PspConnection.callbackUrl). */
+  callbackUrl: string;
 }): Promise<{ started: Started; connection: PspConnection }> {
   const pki = pspPki(path.join(options.dir, 'secrets', 'psp-pki'));
   const mongoUrl = withDatabase(options.mongoUrl, `${databaseOf(options.mongoUrl)}_psp`);
@@ -111,19 +119,20 @@ export async function startPspSimulator(options: {
       receiverKey: PSP_RECEIVER_KEY,
       pki,
       mongoUrl,
+      callbackUrl: options.callbackUrl,
     },
   };
 }
 
 /**
- * The adapter's settings for the apipix provider pointed at the stack's simulator: its client
+ * The adapter's settings for its PSP connection pointed at the stack's simulator: its client
  * certificate and credentials at the PSP, the PSP's CA, its callback server's certificate, and the
  * pin of the simulator's callback certificate.
  */
-export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets, callbackUrl: string): NodeJS.ProcessEnv {
+export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): NodeJS.ProcessEnv {
   return {
     PIX_API_URL: psp.apiUrl,
-    PIX_CALLBACK_URL: callbackUrl,
+    PIX_CALLBACK_URL: psp.callbackUrl,
     PIX_OAUTH_URL: psp.oauthUrl,
     PIX_CLIENT_ID: psp.clientId,
     PIX_CLIENT_SECRET: secrets.pspClientSecret,
@@ -135,5 +144,7 @@ export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets, call
     CALLBACK_TLS_KEY_FILE: psp.pki.adapterCallbackServer.key,
     CALLBACK_CLIENT_CA_FILE: psp.pki.pspCa,
     PSP_CALLBACK_PINS: psp.pki.pspCallbackPin,
+    // Used in the sandbox (PIX_PROVIDER=sandbox) only: the simulator's payer plays the sandbox routes.
+    PSP_BACKOFFICE_URL: psp.backOfficeUrl,
   };
 }

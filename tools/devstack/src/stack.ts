@@ -66,7 +66,7 @@ export interface StackInfo {
   secretsFile: string;
 
   opsUrls: Record<ServiceName, string>;
-  /** The stack's PSP simulator (absent when the stack starts only some services). */
+  /** The stack's PSP simulator (absent when the stack starts no adapter). */
   psp?: PspConnection;
   processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
 }
@@ -97,7 +97,7 @@ export interface StackOptions {
   detached: boolean;
   /** Which services to start (all by default). */
   services?: readonly ServiceName[];
-  /** Whether to start the PSP simulator: by default, when every service starts. */
+  /** Whether to start the PSP simulator: by default, when the adapter starts. */
   pspSimulator?: boolean;
   /** Environment for the PSP simulator, on top of what the stack computes. */
   pspEnv?: NodeJS.ProcessEnv;
@@ -274,10 +274,10 @@ function factKeysOf(name: ServiceName, keys: LocalSecrets['factKeys']): NodeJS.P
 /** Where NATS is, and the stack's PSP simulator when it runs one: what a service is started against. */
 export type StackPeers = StackNats & Pick<StackInfo, 'psp'>;
 
-/** PIX_PROVIDER=apipix asked of the adapter with no PSP named (PIX_API_URL): the stack's simulator, if it runs one. */
-function apiPixAsked(options: StackOptions, peers: StackPeers): PspConnection | null {
+/** The adapter's PSP when none is named (PIX_API_URL): the stack's simulator, if it runs one. */
+function simulatorAsked(options: StackOptions, peers: StackPeers): PspConnection | null {
   const env = { ...process.env, ...options.env };
-  return env.PIX_PROVIDER === 'apipix' && !env.PIX_API_URL && peers.psp ? peers.psp : null;
+  return !env.PIX_API_URL && peers.psp ? peers.psp : null;
 }
 
 function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, mongoUrl: string): NodeJS.ProcessEnv {
@@ -299,9 +299,8 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, 
     }),
     // Each producer's signing key reaches that producer only; the public halves, their verifiers.
     ...factKeysOf(name, secrets.factKeys),
-    ...(name === 'pix-provider-adapter' && { PSP_CALLBACK_SECRET: secrets.pspCallbackSecret }),
-    // apipix without a PSP named: the stack's simulator, over its certificates.
-    ...(name === 'pix-provider-adapter' && apiPixOf(options, nats, secrets)),
+    // No PSP named: the stack's simulator, over its certificates (and, in the sandbox, its back office).
+    ...(name === 'pix-provider-adapter' && simulatorOf(options, nats, secrets)),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,
@@ -313,10 +312,10 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, 
   };
 }
 
-/** The adapter's apipix settings for the stack's simulator, when apipix is asked and no PSP is named. */
-function apiPixOf(options: StackOptions, peers: StackPeers, secrets: LocalSecrets): NodeJS.ProcessEnv {
-  const psp = apiPixAsked(options, peers);
-  return psp ? adapterApiPixEnv(psp, secrets, `https://127.0.0.1:${options.ports.adapterHttp}/psp/callbacks`) : {};
+/** The adapter's settings for the stack's simulator, when no PSP is named. */
+function simulatorOf(options: StackOptions, peers: StackPeers, secrets: LocalSecrets): NodeJS.ProcessEnv {
+  const psp = simulatorAsked(options, peers);
+  return psp ? adapterApiPixEnv(psp, secrets) : {};
 }
 
 /**
@@ -364,7 +363,7 @@ export async function startService(
     );
     // The adapter registers its callback URL at the simulator as it starts (PIX_CALLBACK_URL); the
     // stack is up once the simulator has it, or a payment paid at once would call back nowhere.
-    if (name === 'pix-provider-adapter' && apiPixAsked(options, nats)) {
+    if (name === 'pix-provider-adapter' && simulatorAsked(options, nats)) {
       await callbackRegistered(`http://127.0.0.1:${options.ports.ops[name]}/metrics`, 30_000);
     }
   } catch (err) {
@@ -461,7 +460,8 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         };
     await provision(nats, streamReplicas(options));
     let psp: PspConnection | undefined;
-    if (options.pspSimulator ?? !options.services) {
+    // The adapter's PSP: a stack that runs the adapter runs the simulator too, unless told otherwise.
+    if (options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter')) {
       const simulator = await startPspSimulator({
         dir,
         ports: ports.psp,
@@ -471,6 +471,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         env: options.pspEnv,
         detached: options.detached,
         nodeFlags: SERVICE_HEAP_FLAGS,
+        callbackUrl: `https://127.0.0.1:${ports.adapterHttp}/psp/callbacks`,
       });
       started.push(simulator.started);
       psp = simulator.connection;

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import https from 'node:https';
 import { callFailure, got, HTTPError, type CallFailure, type Method } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
@@ -52,8 +51,7 @@ export interface ApiPixClientOptions {
   clientSecret: string;
   /** The receiver's Pix key written into every charge. */
   pixKey: string;
-  /** Absent only for the sandbox PSP served over plain HTTP on loopback. */
-  tls: MutualTls | null;
+  tls: MutualTls;
   timeoutMs: number;
   retryLimit: number;
   /** Called once per operation with its outcome (metrics). */
@@ -94,8 +92,8 @@ export class ApiPixClient implements PixProvider {
     this.http = got.extend({
       // Connections are kept and reused: under load (and retries) a new connection per request
       // floods the PSP's accept queue, and over mutual TLS each one costs a handshake.
-      agent: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
-      https: options.tls ?? {},
+      agent: { https: new https.Agent({ keepAlive: true }) },
+      https: options.tls,
       timeout: { request: options.timeoutMs },
       retry: {
         limit: options.retryLimit,

@@ -1,0 +1,10 @@
+/**
+ * The simulated PSP's state and behaviour: its books (MongoDB), its receiver side as API Pix defines
+ * it (psp.ts), its payer side (payer.ts), and its refunds' settlement.
+ */
+export * from './books';
+export * from './ids';
+export * from './owed-callbacks';
+export * from './payer';
+export * from './psp';
+export * from './settlements';
