@@ -325,7 +325,7 @@ describe('observability profile', () => {
       scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
     };
     const targets = config.scrape_configs.flatMap((job) => job.static_configs.flatMap((s) => s.targets));
-    expect(targets).toEqual(expect.arrayContaining(APP_SERVICES.map((name) => `${name}:9100`)));
+    expect(targets).toEqual(expect.arrayContaining([...APP_SERVICES, PSP_SIMULATOR].map((name) => `${name}:9100`)));
   });
 
   it('has a collector whose pipelines use only components it defines, exporting to Jaeger', () => {
