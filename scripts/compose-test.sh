@@ -30,8 +30,8 @@ health_loop=$!
 cleanup() {
   kill "$health_loop" 2>/dev/null || true
   # The test file's variables only need a value for `down`.
-  RECEIVER_PORT=0 NODE_BASE_IMAGE=none COMPOSE_SECRETS=/nonexistent SECRETS_KEYS=none DASHBOARD_SESSION_SECRET=none PSP_CALLBACK_SECRET=none \
-    ADAPTER_FACT_SIGNING_KEY=none PIX_FACTS_PUBLIC_KEYS=none PAYMENTS_FACT_SIGNING_KEY=none PAYMENT_FACTS_PUBLIC_KEYS=none \
+  RECEIVER_PORT=0 NODE_BASE_IMAGE=none COMPOSE_SECRETS=/nonexistent SECRETS_KEYS=none DASHBOARD_SESSION_SECRET=none \
+    PSP_CLIENT_SECRET=none COMPOSE_PSP_PKI=/nonexistent ADAPTER_FACT_SIGNING_KEY=none PIX_FACTS_PUBLIC_KEYS=none PAYMENTS_FACT_SIGNING_KEY=none PAYMENT_FACTS_PUBLIC_KEYS=none \
     docker-compose --project-directory "$root" down -v --remove-orphans >/dev/null 2>&1 || true
   podman_service_stop
 }

@@ -2,11 +2,12 @@ import { App, Chart, YamlOutputType } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import * as kplus from 'cdk8s-plus-33';
 import { certificateIssuer } from './certificates';
-import { addMongo } from './mongodb';
+import { addMongo, SERVICE_LOGINS } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
 import { addNetworkPolicies } from './network-policies';
 import { addCallbackRoute } from './psp-connection';
+import { addPspSimulator, simulatorLogin } from './psp-simulator';
 import { labelsOf, SERVICES } from './services';
 import type { Settings } from './settings';
 import { addServices } from './workloads';
@@ -27,7 +28,8 @@ export function buildApp(settings: Settings, outdir: string): App {
   const issuer = certificateIssuer(backing, settings);
   if (settings.nats.inCluster) addNats(backing, { ...settings, nats: settings.nats }, issuer);
   if (settings.mongodb.inCluster) {
-    addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage, issuer);
+    const logins = [...SERVICE_LOGINS, ...(settings.psp.simulator.enabled ? [simulatorLogin()] : [])];
+    addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage, issuer, logins);
   }
 
   const services = new Chart(app, '20-services', inNamespace);
@@ -52,6 +54,7 @@ export function buildApp(settings: Settings, outdir: string): App {
     ],
   });
 
+  addPspSimulator(services, settings);
   addCallbackRoute(
     services,
     settings,

@@ -16,7 +16,7 @@ const MONGOSH_HOME = { name: 'HOME', value: '/tmp' };
 /**
  * Secrets the manifests reference and never hold (docs/deploy.md says how to make them): the
  * server certificate (cert-manager writes it), the replica set's shared keyFile, the root user the
- * mongo image creates on an empty volume, and each service's login.
+ * mongo image creates on an empty volume, and each component's login.
  */
 export const MONGO_TLS_SECRET = 'pix-mongodb-tls';
 export const MONGO_KEYFILE_SECRET = 'pix-mongodb-keyfile';
@@ -42,6 +42,20 @@ export const MONGO_COLLECTION_ACTIONS = [
   'listIndexes',
 ];
 
+/** A login of its own for one component: its database, and the collections of it its role reaches. */
+export interface MongoLogin {
+  name: string;
+  database: string;
+  collections: readonly string[];
+}
+
+/** The platform's services' logins, on the platform's database. */
+export const SERVICE_LOGINS: MongoLogin[] = SERVICES.filter((spec) => spec.usesMongo).map((spec) => ({
+  name: spec.name,
+  database: MONGO_DATABASE,
+  collections: spec.collections,
+}));
+
 const secretEnv = (name: string, secret: string, key: string): k8s.EnvVar => ({
   name,
   valueFrom: { secretKeyRef: { name: secret, key } },
@@ -51,20 +65,20 @@ const envPrefix = (service: string) => service.toUpperCase().replace(/-/g, '_');
 /**
  * Run by the init Job as the root user (its password read from the environment, never from its
  * command line): initiates the replica set once (member 0 preferred as primary), waits for the
- * primary, then makes or updates one role per service, whose privileges name only that service's
- * collections, and the service's user with that role alone. Idempotent: every run converges.
+ * primary, then makes or updates one role per login, whose privileges name only that component's
+ * collections, and the component's user with that role alone. Idempotent: every run converges.
  */
-export function initScript(replicas: number): string {
+export function initScript(replicas: number, logins: readonly MongoLogin[]): string {
   const members = Array.from({ length: replicas }, (_, i) => ({
     _id: i,
     host: `mongodb-${i}.mongodb:${MONGO_PORT}`,
     priority: i === 0 ? 2 : 1,
   }));
-  const grants = SERVICES.filter((spec) => spec.usesMongo).map((spec) => ({
-    role: `pix-${spec.name}`,
-    env: envPrefix(spec.name),
-    privileges: spec.collections.map((collection) => ({
-      resource: { db: MONGO_DATABASE, collection },
+  const grants = logins.map((login) => ({
+    role: `pix-${login.name}`,
+    env: envPrefix(login.name),
+    privileges: login.collections.map((collection) => ({
+      resource: { db: login.database, collection },
       actions: MONGO_COLLECTION_ACTIONS,
     })),
   }));
@@ -97,6 +111,8 @@ export function addMongo(
   replicas: number,
   storage: string,
   issuer: IssuerRef | undefined,
+  /** Every component's login: the services' and, when it runs, the PSP simulator's. */
+  logins: readonly MongoLogin[],
 ): void {
   const labels = labelsOf('mongodb');
   headlessService(chart, 'mongodb', [{ name: 'mongodb', port: MONGO_PORT }]);
@@ -245,14 +261,14 @@ export function addMongo(
                 `mongodb://mongodb-0.mongodb:${MONGO_PORT}/admin?directConnection=true&tls=true&tlsCAFile=${MONGO_CA_DIR}/ca.crt`,
                 '--eval',
               ],
-              args: [initScript(replicas)],
+              args: [initScript(replicas, logins)],
               env: [
                 MONGOSH_HOME,
                 secretEnv('MONGO_ROOT_USERNAME', MONGO_ROOT_SECRET, 'username'),
                 secretEnv('MONGO_ROOT_PASSWORD', MONGO_ROOT_SECRET, 'password'),
-                ...SERVICES.filter((spec) => spec.usesMongo).flatMap((spec) => [
-                  secretEnv(`${envPrefix(spec.name)}_USERNAME`, mongoUserSecret(spec.name), 'username'),
-                  secretEnv(`${envPrefix(spec.name)}_PASSWORD`, mongoUserSecret(spec.name), 'password'),
+                ...logins.flatMap((login) => [
+                  secretEnv(`${envPrefix(login.name)}_USERNAME`, mongoUserSecret(login.name), 'username'),
+                  secretEnv(`${envPrefix(login.name)}_PASSWORD`, mongoUserSecret(login.name), 'password'),
                 ]),
               ],
               resources: {

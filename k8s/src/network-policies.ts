@@ -9,6 +9,7 @@ import {
   NATS_MONITOR_PORT,
   NATS_PROVISION_COMPONENT,
   OPERATOR_COMPONENT,
+  PSP_SIMULATOR,
   SERVICES,
   labelsOf,
   type ServiceSpec,
@@ -43,7 +44,8 @@ function policy(chart: Chart, name: string, spec: k8s.NetworkPolicySpec): void {
  * Default deny in both directions, then one allowance per need: the ingress controller reaches the
  * gateway only; every service reaches NATS, and MongoDB when it uses it; the dispatcher reaches the
  * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP's API, and
- * the PSP's callback ranges reach the adapter's callback port (with the live connection); the
+ * the PSP's callback ranges reach the adapter's callback port (with the live connection); the PSP
+ * simulator is reached by the adapter alone and calls back the adapter alone (test mode); the
  * JetStream provisioning Job and the operator's admin CLI pod reach NATS only. On NATS each still
  * proves who it is with its own key, and may only what its identity may.
  */
@@ -78,11 +80,32 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
       // The callback route keeps the PSP's address (externalTrafficPolicy Local): admitted by it.
       ingress.push({ from: cidrs(callbackSources), ports: [tcp(spec.httpPort!.port)] });
     }
+    if (spec.name === 'pix-provider-adapter' && simulatorServes(settings)) {
+      // Test mode's PSP calls back from inside the namespace.
+      ingress.push({ from: [pods(PSP_SIMULATOR.name)], ports: [tcp(spec.httpPort!.port)] });
+    }
     policy(chart, spec.name, {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': spec.name } },
       policyTypes: ['Ingress', 'Egress'],
       ingress,
       egress: serviceEgress(spec, settings, natsPeers, mongoPeers),
+    });
+  }
+
+  if (settings.psp.simulator.enabled) {
+    const adapter = SERVICES.find((spec) => spec.name === 'pix-provider-adapter')!;
+    const egress: k8s.NetworkPolicyEgressRule[] = [{ to: mongoPeers, ports: [tcp(MONGO_PORT)] }];
+    // It calls back only the adapter that speaks to it (provider sandbox).
+    if (simulatorServes(settings)) egress.push({ to: [pods(adapter.name)], ports: [tcp(adapter.httpPort!.port)] });
+    policy(chart, PSP_SIMULATOR.name, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': PSP_SIMULATOR.name } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [
+        // API Pix and the back office (the payer, for the sandbox routes): the adapter alone.
+        { from: [pods(adapter.name)], ports: [tcp(PSP_SIMULATOR.apiPort), tcp(PSP_SIMULATOR.backOfficePort)] },
+        { from: [namespace(settings.monitoring.namespace)], ports: [tcp(PSP_SIMULATOR.opsPort)] },
+      ],
+      egress,
     });
   }
 
@@ -114,6 +137,7 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
   }
   if (settings.mongodb.inCluster) {
     const mongoClients = SERVICES.filter((spec) => spec.usesMongo).map((spec) => pods(spec.name));
+    if (settings.psp.simulator.enabled) mongoClients.push(pods(PSP_SIMULATOR.name));
     policy(chart, 'mongodb', {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': 'mongodb' } },
       policyTypes: ['Ingress', 'Egress'],
@@ -148,6 +172,15 @@ function serviceEgress(
   }
   if (spec.name === 'pix-provider-adapter') {
     egress.push({ to: cidrs(settings.psp.apiCidrs), ports: pspApiPorts(settings).map(tcp) });
+    if (simulatorServes(settings)) {
+      const ports = [PSP_SIMULATOR.apiPort, PSP_SIMULATOR.backOfficePort].map(tcp);
+      egress.push({ to: [pods(PSP_SIMULATOR.name)], ports });
+    }
   }
   return egress;
+}
+
+/** The adapter speaks to the simulator: test mode's PSP (provider sandbox, which requires it). */
+function simulatorServes(settings: Settings): boolean {
+  return settings.psp.provider === 'sandbox' && settings.psp.simulator.enabled;
 }

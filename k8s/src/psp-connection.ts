@@ -1,8 +1,16 @@
 import type { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-33';
 import { k8s } from 'cdk8s-plus-33';
-import { labelsOf, type ServiceSpec } from './services';
+import { PSP_SIMULATOR, SERVICES, labelsOf, type ServiceSpec } from './services';
 import type { Settings } from './settings';
+
+/** The Secrets of one PSP connection as the adapter reads them: their names and keys. */
+interface ConnectionSecrets {
+  client: { name: string; keys: { id: string; secret: string } };
+  apiTls: { name: string; keys: { cert: string; key: string; ca: string } };
+  callbackTls: { name: string; keys: { cert: string; key: string } };
+  callbackClientCa: { name: string; keys: { ca: string } };
+}
 
 /**
  * The live PSP connection's credentials: Secrets the SRE creates (docs/go-live.md), referenced by
@@ -17,7 +25,19 @@ export const PSP_SECRETS = {
   callbackTls: { name: 'pix-psp-callback-tls', keys: { cert: 'tls.crt', key: 'tls.key' } },
   /** The CA of the client certificates the PSP calls back with (the pins say which are the PSP's). */
   callbackClientCa: { name: 'pix-psp-callback-client-ca', keys: { ca: 'ca.crt' } },
-} as const;
+} as const satisfies ConnectionSecrets;
+
+/**
+ * The adapter's side of its connection to the PSP simulator (provider sandbox): the same keys as
+ * the live connection's, in Secrets of the simulator's (docs/deploy.md). The OAuth2 client is the
+ * one the simulator knows the platform by (k8s/src/psp-simulator.ts mounts it there too).
+ */
+export const SIMULATOR_CONNECTION_SECRETS = {
+  client: { name: 'pix-psp-simulator-client', keys: PSP_SECRETS.client.keys },
+  apiTls: { name: 'pix-psp-simulator-api-tls', keys: PSP_SECRETS.apiTls.keys },
+  callbackTls: { name: 'pix-psp-simulator-callback-tls', keys: PSP_SECRETS.callbackTls.keys },
+  callbackClientCa: { name: 'pix-psp-simulator-callback-client-ca', keys: PSP_SECRETS.callbackClientCa.keys },
+} as const satisfies ConnectionSecrets;
 
 /** Where the adapter finds each Secret's files. */
 const API_TLS_DIR = '/etc/pix/psp-api';
@@ -56,36 +76,87 @@ export interface SecretFiles {
   mounts: kplus.VolumeMount[];
 }
 
-/** What the adapter holds of the live connection: its env and the Secrets' files. */
-export interface LiveConnectionFiles extends SecretFiles {
+/**
+ * A Secret's keys as files in a folder of a pod: only the keys named (a cert-manager Secret's
+ * ca.crt, say, stays out), read-only, readable by the pod's group.
+ */
+export function secretDir(
+  chart: Chart,
+  id: string,
+  secret: { name: string; keys: Record<string, string> },
+  path: string,
+): { volume: kplus.Volume; mount: kplus.VolumeMount } {
+  const items = Object.fromEntries(Object.values(secret.keys).map((key) => [key, { path: key }]));
+  const volume = kplus.Volume.fromSecret(chart, id, kplus.Secret.fromSecretName(chart, `${id}-secret`, secret.name), {
+    name: id,
+    defaultMode: 0o440,
+    items,
+  });
+  return { volume, mount: { path, volume, readOnly: true } };
+}
+
+/** What the adapter holds of its PSP connection: its env and the Secrets' files. */
+export interface ConnectionFiles extends SecretFiles {
   env: Record<string, kplus.EnvValue>;
 }
 
-export function liveConnectionFiles(chart: Chart, live: LiveConnection): LiveConnectionFiles {
-  const { client, apiTls, callbackTls, callbackClientCa } = PSP_SECRETS;
-  const clientSecret = kplus.Secret.fromSecretName(chart, 'psp-client-secret', client.name);
-  /** Only the keys named (a cert-manager Secret's ca.crt, say, stays out), readable by the pod's group. */
-  const secretDir = (id: string, secret: { name: string; keys: Record<string, string> }, path: string) => {
-    const items = Object.fromEntries(Object.values(secret.keys).map((key) => [key, { path: key }]));
-    const volume = kplus.Volume.fromSecret(chart, id, kplus.Secret.fromSecretName(chart, `${id}-secret`, secret.name), {
-      name: id,
-      defaultMode: 0o440,
-      items,
+/** The public parts of a connection: where the PSP is, the receiver's key and where it calls back. */
+interface ConnectionValues {
+  apiUrl: string;
+  oauthUrl?: string;
+  receiverKey: string;
+  callbackUrl: string;
+  callbackPins: string[];
+}
+
+/**
+ * The adapter's PSP connection: the live one (provider apipix), or the PSP simulator's (sandbox),
+ * with the same variables and files either way; the code path is the same.
+ */
+export function adapterConnectionFiles(chart: Chart, settings: Settings): ConnectionFiles {
+  const live = liveConnection(settings);
+  if (live) {
+    return connectionFiles(chart, PSP_SECRETS, {
+      ...live,
+      // Registered at the PSP by the adapter as it starts (PUT /webhook/{chave}).
+      callbackUrl: `https://${live.callbackHost}/psp/callbacks`,
+      callbackPins: settings.psp.callbackPins,
     });
-    return { volume, mount: { path, volume, readOnly: true } };
-  };
+  }
+  // The simulator's Service, and the adapter's, by their names in the namespace: the names of
+  // their server certificates (docs/deploy.md).
+  const api = `https://${PSP_SIMULATOR.name}:${PSP_SIMULATOR.apiPort}`;
+  const adapter = SERVICES.find((spec) => spec.name === 'pix-provider-adapter')!;
+  const { simulator } = settings.psp;
+  const files = connectionFiles(chart, SIMULATOR_CONNECTION_SECRETS, {
+    apiUrl: `${api}/v2`,
+    oauthUrl: `${api}/oauth/token`,
+    receiverKey: simulator.receiverKey,
+    callbackUrl: `https://${adapter.name}:${adapter.httpPort!.port}/psp/callbacks`,
+    callbackPins: simulator.callbackPins,
+  });
+  // The payer and the PSP's staff, whom the adapter asks for the gateway's sandbox routes (plain
+  // HTTP, admitted from the adapter only).
+  files.env.PSP_BACKOFFICE_URL = kplus.EnvValue.fromValue(
+    `http://${PSP_SIMULATOR.name}:${PSP_SIMULATOR.backOfficePort}`,
+  );
+  return files;
+}
+
+function connectionFiles(chart: Chart, secrets: ConnectionSecrets, values: ConnectionValues): ConnectionFiles {
+  const { client, apiTls, callbackTls, callbackClientCa } = secrets;
+  const clientSecret = kplus.Secret.fromSecretName(chart, 'psp-client-secret', client.name);
   const dirs = [
-    secretDir('psp-api-tls', apiTls, API_TLS_DIR),
-    secretDir('psp-callback-tls', callbackTls, CALLBACK_TLS_DIR),
-    secretDir('psp-callback-client-ca', callbackClientCa, CALLBACK_CLIENT_CA_DIR),
+    secretDir(chart, 'psp-api-tls', apiTls, API_TLS_DIR),
+    secretDir(chart, 'psp-callback-tls', callbackTls, CALLBACK_TLS_DIR),
+    secretDir(chart, 'psp-callback-client-ca', callbackClientCa, CALLBACK_CLIENT_CA_DIR),
   ];
   return {
     env: {
-      PIX_API_URL: kplus.EnvValue.fromValue(live.apiUrl),
-      ...(live.oauthUrl ? { PIX_OAUTH_URL: kplus.EnvValue.fromValue(live.oauthUrl) } : {}),
-      PIX_RECEIVER_KEY: kplus.EnvValue.fromValue(live.receiverKey),
-      // Registered at the PSP by the adapter as it starts (PUT /webhook/{chave}).
-      PIX_CALLBACK_URL: kplus.EnvValue.fromValue(`https://${live.callbackHost}/psp/callbacks`),
+      PIX_API_URL: kplus.EnvValue.fromValue(values.apiUrl),
+      ...(values.oauthUrl ? { PIX_OAUTH_URL: kplus.EnvValue.fromValue(values.oauthUrl) } : {}),
+      PIX_RECEIVER_KEY: kplus.EnvValue.fromValue(values.receiverKey),
+      PIX_CALLBACK_URL: kplus.EnvValue.fromValue(values.callbackUrl),
       PIX_CLIENT_ID: kplus.EnvValue.fromSecretValue({ secret: clientSecret, key: client.keys.id }),
       PIX_CLIENT_SECRET: kplus.EnvValue.fromSecretValue({ secret: clientSecret, key: client.keys.secret }),
       PIX_TLS_CERT_FILE: kplus.EnvValue.fromValue(`${API_TLS_DIR}/${apiTls.keys.cert}`),
@@ -94,6 +165,7 @@ export function liveConnectionFiles(chart: Chart, live: LiveConnection): LiveCon
       CALLBACK_TLS_CERT_FILE: kplus.EnvValue.fromValue(`${CALLBACK_TLS_DIR}/${callbackTls.keys.cert}`),
       CALLBACK_TLS_KEY_FILE: kplus.EnvValue.fromValue(`${CALLBACK_TLS_DIR}/${callbackTls.keys.key}`),
       CALLBACK_CLIENT_CA_FILE: kplus.EnvValue.fromValue(`${CALLBACK_CLIENT_CA_DIR}/${callbackClientCa.keys.ca}`),
+      PSP_CALLBACK_PINS: kplus.EnvValue.fromValue(values.callbackPins.join(',')),
     },
     volumes: dirs.map((dir) => dir.volume),
     mounts: dirs.map((dir) => dir.mount),

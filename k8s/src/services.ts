@@ -73,6 +73,12 @@ export const NATS_PROVISION_COMPONENT = 'nats-provision';
 /** A pod of the admin image that the operator runs for a command (docs/deploy.md), as the admin identity. */
 export const OPERATOR_COMPONENT = 'admin';
 
+/**
+ * The PSP simulator (k8s/src/psp-simulator.ts), test mode's PSP: its component and Service name,
+ * API Pix over mutual TLS, its back office in plain HTTP, its ops port.
+ */
+export const PSP_SIMULATOR = { name: 'psp-simulator', apiPort: 8443, backOfficePort: 8082, opsPort: 9105 } as const;
+
 export const NATS_CLIENT_PORT = 4222;
 export const NATS_CLUSTER_PORT = 6222;
 export const NATS_MONITOR_PORT = 8222;

@@ -104,8 +104,8 @@ export const SettingsSchema = z.object({
   psp: z
     .object({
       /**
-       * The adapter's PSP (PIX_PROVIDER, for the gateway too): `sandbox`, the embedded simulator
-       * with the gateway's sandbox routes; `apipix`, the live connection below, over mutual TLS.
+       * The adapter's PSP (PIX_PROVIDER, for the gateway too): `sandbox`, the PSP simulator below
+       * with the gateway's sandbox routes; `apipix`, the live connection below. Both over mutual TLS.
        */
       provider: z.enum(PIX_PROVIDERS),
       /** Where the PSP's API lives: the adapter's only egress besides NATS and MongoDB. */
@@ -123,6 +123,23 @@ export const SettingsSchema = z.object({
       callbackPins: z.array(z.string().min(1)),
       /** The live connection, with `apipix` only. */
       live: liveConnection.optional(),
+      /**
+       * The PSP simulator (services/psp-simulator), a Deployment of its own for test mode, on by
+       * default: the `sandbox` provider speaks API Pix to it over mutual TLS, with the Secrets
+       * pix-psp-simulator-* (k8s/src/psp-simulator.ts; docs/deploy.md names each).
+       */
+      simulator: z
+        .object({
+          enabled: z.boolean().default(true),
+          /** The receiver's Pix key at the simulator (PIX_RECEIVER_KEY in sandbox mode): a public value. */
+          receiverKey: z.string().min(1).default('recebimentos@pix.local'),
+          /**
+           * Which client certificates of the simulator's CA are its callbacks' (PSP_CALLBACK_PINS in
+           * sandbox mode): its CA also signs the platform's client certificate. Public values.
+           */
+          callbackPins: z.array(z.string().min(1)).min(1).default(['cn:psp-callback-client']),
+        })
+        .prefault({}),
     })
     .superRefine((psp, ctx) => {
       if (psp.provider === 'apipix') {
@@ -130,9 +147,15 @@ export const SettingsSchema = z.object({
         if (psp.callbackPins.length === 0) {
           ctx.addIssue({ code: 'custom', path: ['callbackPins'], message: 'required with provider apipix' });
         }
-      } else if (psp.live) {
-        const message = 'only with provider apipix: the sandbox uses no live connection';
-        ctx.addIssue({ code: 'custom', path: ['live'], message });
+      } else {
+        if (psp.live) {
+          const message = 'only with provider apipix: the sandbox uses no live connection';
+          ctx.addIssue({ code: 'custom', path: ['live'], message });
+        }
+        if (!psp.simulator.enabled) {
+          const message = 'required with provider sandbox: the sandbox is the PSP simulator';
+          ctx.addIssue({ code: 'custom', path: ['simulator', 'enabled'], message });
+        }
       }
     }),
 });

@@ -4,7 +4,7 @@ import * as kplus from 'cdk8s-plus-33';
 import { AuthBucket, Consumers, Streams, type NatsIdentity } from '@pix/contracts';
 import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret } from './mongodb';
 import { NATS_TLS_SECRET } from './nats';
-import { liveConnection, liveConnectionFiles, type SecretFiles } from './psp-connection';
+import { adapterConnectionFiles, type SecretFiles } from './psp-connection';
 import {
   MONGO_PORT,
   NATS_CLIENT_PORT,
@@ -16,12 +16,12 @@ import {
 import type { Settings } from './settings';
 
 /** Kubernetes gives a pod this long after SIGTERM; SHUTDOWN_GRACE stays below it so the service exits first. */
-const TERMINATION_GRACE_SECONDS = 30;
-const SHUTDOWN_GRACE = '20s';
+export const TERMINATION_GRACE_SECONDS = 30;
+export const SHUTDOWN_GRACE = '20s';
 /** The gateway keeps serving this long after it is told to stop, while endpoints drop it everywhere. */
 const GATEWAY_PRESTOP_SECONDS = 5;
 /** The images' non-root user, `node` of the Node.js base image (see the Dockerfile). */
-const APP_UID = 1000;
+export const APP_UID = 1000;
 /** Where a pod finds its NATS identity's nkey seed, and the CA that NATS's certificate is verified with. */
 const NATS_SEED_DIR = '/etc/nats-identity';
 const NATS_CA_DIR = '/etc/nats-ca';
@@ -73,7 +73,7 @@ function natsIdentityFiles(chart: Chart, settings: Settings, identity: NatsIdent
 }
 
 /** Every container of the platform's images: non-root, read-only, no privilege. */
-const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
+export const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
   ensureNonRoot: true,
   user: APP_UID,
   group: APP_UID,
@@ -85,9 +85,9 @@ const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
 };
 
 /** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
-export function mongoUrl(replicas: number): string {
+export function mongoUrl(replicas: number, database: string = MONGO_DATABASE): string {
   const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
-  return `mongodb://${hosts}/${MONGO_DATABASE}?replicaSet=rs0&tls=true&tlsCAFile=${MONGO_CA_DIR}/ca.crt`;
+  return `mongodb://${hosts}/${database}?replicaSet=rs0&tls=true&tlsCAFile=${MONGO_CA_DIR}/ca.crt`;
 }
 
 /** Settings shared by every service; each reads only the variables its schema knows. */
@@ -118,7 +118,6 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
 export function addServices(chart: Chart, settings: Settings): Map<string, kplus.Service> {
   const config = platformConfig(chart, settings);
   const mongoSecret = kplus.Secret.fromSecretName(chart, 'mongodb-secret', 'pix-mongodb');
-  const pspSecret = kplus.Secret.fromSecretName(chart, 'psp-secret', 'pix-psp');
   const dashboardSecret = kplus.Secret.fromSecretName(chart, 'dashboard-secret', 'pix-dashboard');
   const secretsKeys = kplus.Secret.fromSecretName(chart, 'secrets-keys', 'pix-secrets-keys');
   // Each producer of money-moving facts has its key (docs/security.md: signed facts): `signing-key`
@@ -151,16 +150,9 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     }
     let pspFiles: SecretFiles = { volumes: [], mounts: [] };
     if (spec.name === 'pix-provider-adapter') {
-      const live = liveConnection(settings);
-      if (live) {
-        const files = liveConnectionFiles(chart, live);
-        Object.assign(env, files.env);
-        pspFiles = files;
-      }
-      env.PSP_CALLBACK_SECRET = kplus.EnvValue.fromSecretValue({ secret: pspSecret, key: 'callback-secret' });
-      if (settings.psp.callbackPins.length > 0) {
-        env.PSP_CALLBACK_PINS = kplus.EnvValue.fromValue(settings.psp.callbackPins.join(','));
-      }
+      const files = adapterConnectionFiles(chart, settings);
+      Object.assign(env, files.env);
+      pspFiles = files;
       env.FACT_SIGNING_KEY = kplus.EnvValue.fromSecretValue({ secret: adapterFactKey, key: 'signing-key' });
     }
     if (spec.name === 'payments') {

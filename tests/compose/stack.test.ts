@@ -26,7 +26,8 @@ import { factPairAs } from '../support/fact-keys';
  */
 const PROJECT = process.env.COMPOSE_PROJECT_NAME;
 if (!PROJECT || !process.env.COMPOSE_FILE) throw new Error('run through `make compose-test` (scripts/compose-test.sh)');
-const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const;
+/** The platform's services and the PSP simulator the adapter speaks API Pix to in test mode. */
+const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher', 'psp-simulator'] as const;
 const WEBHOOK_URL = 'http://webhook-receiver:9999/hooks';
 /** From `up` to every service healthy; a cold start here took about 20 s. */
 const HEALTHY_WITHIN_MS = 120_000;
@@ -35,7 +36,8 @@ const CONTAINER_UID = 1000;
 
 /**
  * This run's secrets under one folder: an nkey seed per NATS identity and the server's
- * authorization (as `make up` makes them), and a CA with NATS's certificate for the name `nats`.
+ * authorization (as `make up` makes them), a CA with NATS's certificate for the name `nats`, and
+ * the PSP connection's certificates as scripts/compose-secrets.sh makes them (psp-pki).
  * Readable by the containers' user only.
  */
 function writeSecrets(): { dir: string; pki: TestPki } {
@@ -47,6 +49,7 @@ function writeSecrets(): { dir: string; pki: TestPki } {
   fs.copyFileSync(pki.files.ca, path.join(dir, 'tls', 'ca.crt'));
   fs.copyFileSync(pki.files.serverCert, path.join(dir, 'tls', 'server.crt'));
   fs.copyFileSync(pki.files.serverKey, path.join(dir, 'tls', 'server.key'));
+  run('bash', [path.join(ROOT, 'scripts', 'compose-psp-pki.sh'), path.join(dir, 'psp-pki')], process.env);
   const own = (file: string) => {
     fs.chownSync(file, CONTAINER_UID, CONTAINER_UID);
     if (fs.statSync(file).isDirectory()) for (const entry of fs.readdirSync(file)) own(path.join(file, entry));
@@ -120,9 +123,10 @@ describe('the compose stack from the local images', () => {
       RECEIVER_PORT: String(receiverPort),
       NODE_BASE_IMAGE: 'localhost/pix/node-base:current',
       COMPOSE_SECRETS: secrets.dir,
+      COMPOSE_PSP_PKI: path.join(secrets.dir, 'psp-pki'),
+      PSP_CLIENT_SECRET: crypto.randomBytes(24).toString('base64url'),
       SECRETS_KEYS: `compose:${crypto.randomBytes(32).toString('base64')}`,
       DASHBOARD_SESSION_SECRET: crypto.randomBytes(32).toString('base64'),
-      PSP_CALLBACK_SECRET: crypto.randomBytes(24).toString('base64'),
       ...factPairAs('ADAPTER_FACT_SIGNING_KEY', 'PIX_FACTS_PUBLIC_KEYS'),
       ...factPairAs('PAYMENTS_FACT_SIGNING_KEY', 'PAYMENT_FACTS_PUBLIC_KEYS'),
     };

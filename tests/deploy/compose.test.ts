@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,11 +13,15 @@ import { factPairAs } from '../support/fact-keys';
  */
 const root = path.join(__dirname, '..', '..');
 const APP_SERVICES = ['gateway', 'payments', 'pix-provider-adapter', 'webhook-dispatcher'] as const;
+const PSP_SIMULATOR = 'psp-simulator';
 /** What the Dockerfile's runtime stage sets for every service. */
 const IMAGE_ENV = { NODE_ENV: 'production', HTTP_HOST: '0.0.0.0', OPS_HOST: '0.0.0.0', OPS_PORT: '9100' };
 
 type ComposeService = {
   build?: { args: Record<string, string> };
+  image?: string;
+  ports?: unknown[];
+  volumes?: string[];
   environment?: Record<string, string>;
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
@@ -24,11 +29,17 @@ type ComposeService = {
 };
 type Compose = { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
 
+/** The PSP connection's certificates as scripts/compose-secrets.sh makes them (once, for this file). */
+const PSP_PKI = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'compose-psp-pki-')), 'pki');
+execFileSync('bash', [path.join(root, 'scripts', 'compose-psp-pki.sh'), PSP_PKI]);
+afterAll(() => fs.rmSync(path.dirname(PSP_PKI), { recursive: true, force: true }));
+
 /** What scripts/compose-secrets.sh writes into .env: the settings that guard a door, which have no default. */
 const DOOR_SECRETS = {
   SECRETS_KEYS: `compose1:${Buffer.alloc(32, 7).toString('base64')}`,
   DASHBOARD_SESSION_SECRET: 'd'.repeat(43),
-  PSP_CALLBACK_SECRET: 'p'.repeat(32),
+  PSP_CLIENT_SECRET: 'c'.repeat(32),
+  COMPOSE_PSP_PKI: PSP_PKI,
   ...factPairAs('ADAPTER_FACT_SIGNING_KEY', 'PIX_FACTS_PUBLIC_KEYS'),
   ...factPairAs('PAYMENTS_FACT_SIGNING_KEY', 'PAYMENT_FACTS_PUBLIC_KEYS'),
 };
@@ -67,7 +78,7 @@ describe('docker-compose.yml', () => {
         .filter(([, service]) => service.profiles?.[0] === profile)
         .map(([name]) => name)
         .sort();
-    expect(byProfile(undefined)).toEqual([...APP_SERVICES, 'mongodb', 'nats', 'nats-provision'].sort());
+    expect(byProfile(undefined)).toEqual([...APP_SERVICES, PSP_SIMULATOR, 'mongodb', 'nats', 'nats-provision'].sort());
     expect(byProfile('observability')).toEqual(['jaeger', 'otel-collector', 'prometheus']);
     expect(byProfile('tools')).toEqual(['admin']);
   });
@@ -94,6 +105,8 @@ describe('docker-compose.yml', () => {
         mongodb: { condition: 'service_healthy' },
         nats: { condition: 'service_healthy' },
         'nats-provision': { condition: 'service_completed_successfully' },
+        // The adapter registers its callback URL at the PSP simulator as it starts.
+        ...(name === 'pix-provider-adapter' && { [PSP_SIMULATOR]: { condition: 'service_healthy' } }),
       });
       expect(service.healthcheck!.test).toEqual(['CMD', 'node', 'healthcheck.js']);
     },
@@ -112,7 +125,7 @@ describe('docker-compose.yml', () => {
 
   it.each([
     ['gateway', ['DASHBOARD_SESSION_SECRET', 'SECRETS_KEYS']],
-    ['pix-provider-adapter', ['PSP_CALLBACK_SECRET']],
+    ['pix-provider-adapter', ['PIX_CLIENT_SECRET']],
   ])('has %s refuse to start without its door secrets, naming each', (name, secrets) => {
     const run = spawnSync('node', ['-e', `require('./services/${name}/dist/config.js')`], {
       cwd: root,
@@ -141,10 +154,9 @@ describe('docker-compose.yml', () => {
     try {
       // The script writes .env beside the compose file it is run for: a copy of scripts/ here.
       fs.mkdirSync(path.join(dir, 'scripts'));
-      fs.copyFileSync(
-        path.join(root, 'scripts', 'compose-secrets.sh'),
-        path.join(dir, 'scripts', 'compose-secrets.sh'),
-      );
+      for (const script of ['compose-secrets.sh', 'compose-psp-pki.sh']) {
+        fs.copyFileSync(path.join(root, 'scripts', script), path.join(dir, 'scripts', script));
+      }
       execFileSync('bash', [path.join(dir, 'scripts', 'compose-secrets.sh')], { encoding: 'utf8' });
       const envFile = path.join(dir, '.env');
       expect(fs.statSync(envFile).mode & 0o777).toBe(0o600);
@@ -156,11 +168,16 @@ describe('docker-compose.yml', () => {
           .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
       );
       expect(Object.keys(written).sort()).toEqual(Object.keys(DOOR_SECRETS).sort());
+      // The PSP's certificates beside it, every key readable by its owner alone.
+      expect(written.COMPOSE_PSP_PKI).toBe(path.join(dir, '.run', 'compose-psp-pki'));
+      const keys = fs.readdirSync(written.COMPOSE_PSP_PKI!).filter((file) => file.endsWith('.key'));
+      expect(keys.length).toBe(6);
+      for (const key of keys) expect(fs.statSync(path.join(written.COMPOSE_PSP_PKI!, key)).mode & 0o777).toBe(0o600);
       const before = fs.readFileSync(envFile, 'utf8');
       execFileSync('bash', [path.join(dir, 'scripts', 'compose-secrets.sh')], { encoding: 'utf8' });
       expect(fs.readFileSync(envFile, 'utf8')).toBe(before);
       const rendered = composeConfigWith(written);
-      for (const name of APP_SERVICES) {
+      for (const name of [...APP_SERVICES, PSP_SIMULATOR]) {
         const run = spawnSync('node', ['-e', `require('./services/${name}/dist/config.js')`], {
           cwd: root,
           env: { PATH: process.env.PATH, ...IMAGE_ENV, ...rendered.services[name]!.environment },
@@ -182,6 +199,96 @@ describe('docker-compose.yml', () => {
     expect(healthy.status).toBe(0);
     const missing = spawnSync('node', [script], { env: { PATH: process.env.PATH, OPS_PORT: '9' } });
     expect(missing.status).toBe(1);
+  });
+
+  describe('the PSP simulator and the adapter it serves', () => {
+    const simulator = compose.services[PSP_SIMULATOR]!;
+    const adapter = compose.services['pix-provider-adapter']!;
+    const simulatorEnv = simulator.environment!;
+    const adapterEnv = adapter.environment!;
+    /** The host file a service's container reads at `target` (its bind mount). */
+    const mounted = (service: ComposeService, target: string): string => {
+      const volume = service.volumes!.find((v) => v.split(':')[1] === target);
+      if (!volume) throw new Error(`nothing mounted at ${target}`);
+      return volume.split(':')[0]!;
+    };
+    const cert = (service: ComposeService, target: string) =>
+      new X509Certificate(fs.readFileSync(mounted(service, target)));
+
+    it('runs the simulator from its image, on its own database, once MongoDB is ready, published nowhere', () => {
+      expect(simulator.build!.args).toEqual({ SERVICE: PSP_SIMULATOR });
+      expect(simulator.image).toBe('pix/psp-simulator:dev');
+      expect(fs.readFileSync(path.join(root, 'scripts', 'images.sh'), 'utf8')).toMatch(
+        /^SERVICES=\(.*\bpsp-simulator\b.*\)$/m,
+      );
+      expect(simulator.depends_on).toEqual({ mongodb: { condition: 'service_healthy' } });
+      expect(simulator.healthcheck!.test).toEqual(['CMD', 'node', 'healthcheck.js']);
+      expect(simulator.ports).toBeUndefined();
+      expect(simulatorEnv).toMatchObject({ API_HOST: '0.0.0.0', BACKOFFICE_HOST: '0.0.0.0' });
+      // Its books are its own, under the local engine too (docker-compose.local.yml).
+      const local = composeConfig('-f', 'docker-compose.yml', '-f', 'docker-compose.local.yml');
+      for (const rendered of [compose, local]) {
+        const database = (url: string) => new URL(url).pathname;
+        expect(database(rendered.services[PSP_SIMULATOR]!.environment!.MONGO_URL!)).toBe('/pix_psp');
+        expect(database(rendered.services.payments!.environment!.MONGO_URL!)).toBe('/pix');
+      }
+    });
+
+    it('gives the simulator an environment its configuration accepts', () => {
+      const run = spawnSync('node', ['-e', `require('./services/${PSP_SIMULATOR}/dist/config.js')`], {
+        cwd: root,
+        env: { PATH: process.env.PATH, ...IMAGE_ENV, ...simulatorEnv },
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    });
+
+    it('points the adapter at the simulator: API Pix, its back office, one OAuth2 client', () => {
+      expect(adapterEnv).toMatchObject({
+        PIX_PROVIDER: 'sandbox',
+        PIX_API_URL: 'https://psp-simulator:8443/v2',
+        PIX_OAUTH_URL: 'https://psp-simulator:8443/oauth/token',
+        PSP_BACKOFFICE_URL: 'http://psp-simulator:8082',
+        PIX_CALLBACK_URL: 'https://pix-provider-adapter:8081/psp/callbacks',
+        PIX_CLIENT_ID: simulatorEnv.OAUTH_CLIENT_ID,
+        PIX_CLIENT_SECRET: DOOR_SECRETS.PSP_CLIENT_SECRET,
+      });
+      expect(simulatorEnv.OAUTH_CLIENT_SECRET).toBe(DOOR_SECRETS.PSP_CLIENT_SECRET);
+      // The same settings serve the live code path: the adapter's configuration takes them as apipix.
+      const run = spawnSync('node', ['-e', `require('./services/pix-provider-adapter/dist/config.js')`], {
+        cwd: root,
+        env: { PATH: process.env.PATH, ...IMAGE_ENV, ...adapterEnv, PIX_PROVIDER: 'apipix' },
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    });
+
+    it('mounts certificates that make mutual TLS both ways, and no container a key not its own', () => {
+      // API Pix: the simulator's certificate is for its name and the adapter's CA file trusts it;
+      // the adapter's client certificate is one the simulator's client CA signed.
+      const pspServer = cert(simulator, simulatorEnv.TLS_CERT_FILE!);
+      expect(pspServer.checkHost('psp-simulator')).toBe('psp-simulator');
+      expect(pspServer.verify(cert(adapter, adapterEnv.PIX_TLS_CA_FILE!).publicKey)).toBe(true);
+      const adapterClient = cert(adapter, adapterEnv.PIX_TLS_CERT_FILE!);
+      expect(adapterClient.verify(cert(simulator, simulatorEnv.TLS_CLIENT_CA_FILE!).publicKey)).toBe(true);
+      // Callbacks: the adapter's callback server is for its name and the simulator trusts its CA;
+      // the simulator's callback certificate is signed by the CA the adapter admits, and pinned.
+      const callbackServer = cert(adapter, adapterEnv.CALLBACK_TLS_CERT_FILE!);
+      expect(callbackServer.checkHost('pix-provider-adapter')).toBe('pix-provider-adapter');
+      expect(callbackServer.verify(cert(simulator, simulatorEnv.CALLBACK_CA_FILE!).publicKey)).toBe(true);
+      const callbackClient = cert(simulator, simulatorEnv.CALLBACK_TLS_CERT_FILE!);
+      expect(callbackClient.verify(cert(adapter, adapterEnv.CALLBACK_CLIENT_CA_FILE!).publicKey)).toBe(true);
+      expect(adapterEnv.PSP_CALLBACK_PINS).toBe(`cn:${/CN=(.+)/.exec(callbackClient.subject)![1]}`);
+      expect(adapterClient.subject).not.toBe(callbackClient.subject);
+
+      const keysOf = (service: ComposeService) =>
+        service.volumes!.map((v) => path.basename(v.split(':')[0]!)).filter((file) => file.endsWith('.key'));
+      expect(keysOf(adapter).sort()).toEqual(['adapter-callback-server.key', 'adapter-client.key']);
+      expect(keysOf(simulator).sort()).toEqual(['psp-callback-client.key', 'psp-server.key']);
+      for (const service of [adapter, simulator]) expect(service.volumes!.every((v) => v.endsWith(':ro'))).toBe(true);
+    });
   });
 
   it('lets the webhook-dispatcher reach a receiver on the developer machine', () => {
@@ -217,7 +324,7 @@ describe('observability profile', () => {
       scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
     };
     const targets = config.scrape_configs.flatMap((job) => job.static_configs.flatMap((s) => s.targets));
-    expect(targets).toEqual(expect.arrayContaining(APP_SERVICES.map((name) => `${name}:9100`)));
+    expect(targets).toEqual(expect.arrayContaining([...APP_SERVICES, PSP_SIMULATOR].map((name) => `${name}:9100`)));
   });
 
   it('has a collector whose pipelines use only components it defines, exporting to Jaeger', () => {

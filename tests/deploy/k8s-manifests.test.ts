@@ -92,6 +92,109 @@ const LIVE_SECRETS = {
 } as const;
 const ADAPTER = 'pix-provider-adapter';
 const CALLBACK_PORT = 8081;
+const SIMULATOR = 'psp-simulator';
+/**
+ * The PSP simulator's Secrets, by the names and keys docs/deploy.md gives: the adapter's side of
+ * its connection (the live connection's keys, and variables) and the simulator's own.
+ */
+const SIMULATOR_CONNECTION_SECRETS = {
+  'pix-psp-simulator-client': { 'client-id': 'PIX_CLIENT_ID', 'client-secret': 'PIX_CLIENT_SECRET' },
+  'pix-psp-simulator-api-tls': {
+    'tls.crt': 'PIX_TLS_CERT_FILE',
+    'tls.key': 'PIX_TLS_KEY_FILE',
+    'ca.crt': 'PIX_TLS_CA_FILE',
+  },
+  'pix-psp-simulator-callback-tls': { 'tls.crt': 'CALLBACK_TLS_CERT_FILE', 'tls.key': 'CALLBACK_TLS_KEY_FILE' },
+  'pix-psp-simulator-callback-client-ca': { 'ca.crt': 'CALLBACK_CLIENT_CA_FILE' },
+} as const;
+const SIMULATOR_OWN_SECRETS = {
+  'pix-psp-simulator-client': { 'client-id': 'OAUTH_CLIENT_ID', 'client-secret': 'OAUTH_CLIENT_SECRET' },
+  'pix-psp-simulator-server-tls': {
+    'tls.crt': 'TLS_CERT_FILE',
+    'tls.key': 'TLS_KEY_FILE',
+    'ca.crt': 'TLS_CLIENT_CA_FILE',
+  },
+  'pix-psp-simulator-caller-tls': {
+    'tls.crt': 'CALLBACK_TLS_CERT_FILE',
+    'tls.key': 'CALLBACK_TLS_KEY_FILE',
+    'ca.crt': 'CALLBACK_CA_FILE',
+  },
+  'pix-mongodb-psp-simulator': { username: 'MONGO_USERNAME', password: 'MONGO_PASSWORD' },
+} as const;
+
+/**
+ * A Deployment's Secrets as `doc` names them (`name`: `key`, …), each key reaching the variable
+ * given: by a secretKeyRef, or as a file mounted read-only where the variable points.
+ */
+function expectSecretsAsDocumented(
+  deployment: K8sObject,
+  secrets: Record<string, Record<string, string>>,
+  doc: string,
+): void {
+  const env = Object.fromEntries(containerEnv(deployment).map((v) => [v.name, v]));
+  const pod = podOf(deployment);
+  for (const [secret, keys] of Object.entries(secrets)) {
+    expect(doc).toContain(`\`${secret}\``);
+    const volume = (pod.volumes as { name: string; secret?: { secretName: string; items: object[] } }[]).find(
+      (v) => v.secret?.secretName === secret,
+    );
+    for (const [key, variable] of Object.entries(keys)) {
+      expect(doc).toMatch(new RegExp(`\`${secret}\`[^\n]*\`${key.replace('.', '\\.')}\``));
+      if (!volume) {
+        expect(env[variable]).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: secret, key } } });
+        continue;
+      }
+      expect(volume.secret!.items).toContainEqual({ key, path: key });
+      const mount = (pod.containers[0].volumeMounts as { name: string; mountPath: string; readOnly: boolean }[]).find(
+        (m) => m.name === volume.name,
+      )!;
+      expect(mount.readOnly).toBe(true);
+      expect(env[variable]!.value).toBe(`${mount.mountPath}/${key}`);
+    }
+  }
+}
+
+/**
+ * What a service's own configuration makes of a Deployment's environment (the ConfigMap's, its own,
+ * stand-ins of a secret's length for what Secrets hold, a real signing key), with `overrides`.
+ */
+function configOf(objects: K8sObject[], name: string, overrides: Record<string, string> = {}) {
+  const deployment = named(objects, 'Deployment', name);
+  const fromConfigMap = podOf(deployment).containers[0].envFrom ? named(objects, 'ConfigMap', 'pix-config').data! : {};
+  const env: Record<string, string> = { ...fromConfigMap, PATH: process.env.PATH! };
+  for (const variable of containerEnv(deployment)) env[variable.name] = variable.value ?? `stand-in ${'x'.repeat(32)}`;
+  env.FACT_SIGNING_KEY = generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'der', type: 'pkcs8' })
+    .toString('base64');
+  if (name === SIMULATOR) delete env.FACT_SIGNING_KEY;
+  Object.assign(env, overrides);
+  const config = path.join(root, 'services', name, 'dist', 'config.js');
+  const read = spawnSync('node', ['-p', `JSON.stringify(require(${JSON.stringify(config)}).config)`], {
+    env,
+    encoding: 'utf8',
+  });
+  return { stderr: read.stderr, config: read.status === 0 ? (JSON.parse(read.stdout) as Record<string, unknown>) : {} };
+}
+
+/** The ingress and egress rules of a NetworkPolicy, as peers' component names (or ranges) and ports. */
+function rulesOf(objects: K8sObject[], policy: string, direction: 'ingress' | 'egress'): string[] {
+  type Rule = { from?: Peer[]; to?: Peer[]; ports?: { port: number }[] };
+  type Peer = {
+    podSelector?: { matchLabels: Record<string, string> };
+    namespaceSelector?: { matchLabels: Record<string, string> };
+    ipBlock?: { cidr: string };
+  };
+  const rules = (named(objects, 'NetworkPolicy', policy).spec![direction] ?? []) as Rule[];
+  return rules.flatMap((rule) =>
+    (rule.from ?? rule.to ?? []).map((peer) => {
+      const who =
+        peer.podSelector?.matchLabels['app.kubernetes.io/name'] ??
+        peer.namespaceSelector?.matchLabels['kubernetes.io/metadata.name'] ??
+        peer.ipBlock?.cidr;
+      return `${who}:${(rule.ports ?? []).map((p) => p.port).join(',')}`;
+    }),
+  );
+}
 
 type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
 const containerEnv = (o: K8sObject): EnvVar[] => podOf(o).containers[0].env;
@@ -197,6 +300,7 @@ describe('k8s/dist', () => {
       'gateway',
       'payments',
       'pix-provider-adapter',
+      SIMULATOR,
       'webhook-dispatcher',
     ]);
     for (const deployment of deployments) {
@@ -218,7 +322,11 @@ describe('k8s/dist', () => {
   });
 
   it('gives every service a Service, a PodDisruptionBudget and a HorizontalPodAutoscaler', () => {
-    for (const name of byKind(objects, 'Deployment').map((d) => d.metadata.name)) {
+    const services = byKind(objects, 'Deployment')
+      .map((d) => d.metadata.name)
+      .filter((name) => name !== SIMULATOR);
+    expect(services.length).toBe(4);
+    for (const name of services) {
       expect(byKind(objects, 'Service').some((s) => s.metadata.name === name)).toBe(true);
       expect(byKind(objects, 'PodDisruptionBudget').some((p) => p.metadata.name === name)).toBe(true);
       const hpa = byKind(objects, 'HorizontalPodAutoscaler').find((h) => h.metadata.name === name);
@@ -236,10 +344,6 @@ describe('k8s/dist', () => {
     }
     const adapter = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'pix-provider-adapter')!;
     const env = adapter.spec!.template.spec.containers[0].env;
-    expect(env).toContainEqual({
-      name: 'PSP_CALLBACK_SECRET',
-      valueFrom: { secretKeyRef: { name: 'pix-psp', key: 'callback-secret' } },
-    });
     // The PSP's callback pins are public values, written as they are.
     expect(env).toContainEqual({ name: 'PSP_CALLBACK_PINS', value: platform.psp.callbackPins.join(',') });
     const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
@@ -318,7 +422,8 @@ describe('k8s/dist', () => {
       const grant = grants.find((g) => g.role === `pix-${name}`)!;
       expect(grant.privileges.map((p) => p.resource.collection).sort()).toEqual([...new Set(declared)].sort());
       for (const privilege of grant.privileges) {
-        expect(privilege.resource.db).toBe('pix');
+        // The PSP simulator's state is its own: a database beside the platform's.
+        expect(privilege.resource.db).toBe(name === SIMULATOR ? 'pix_psp' : 'pix');
         expect(privilege.actions).not.toContain('dropCollection');
       }
     }
@@ -456,7 +561,13 @@ describe('k8s/dist', () => {
   it('gives each service its own NATS identity, from a Secret of its own, and the CA alone of the TLS Secret', () => {
     const config = named(objects, 'ConfigMap', 'pix-config').data!;
     expect(config.NATS_NKEY_SEED_FILE).toBe('/etc/nats-identity/seed');
-    for (const deployment of byKind(objects, 'Deployment')) {
+    // The PSP simulator speaks no NATS: no identity, no CA, not the ConfigMap that names them.
+    const simulator = podOf(named(objects, 'Deployment', SIMULATOR));
+    expect(simulator.volumes.map((v: { name: string }) => v.name)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^nats-/)]),
+    );
+    expect(simulator.containers[0].envFrom).toBeUndefined();
+    for (const deployment of byKind(objects, 'Deployment').filter((d) => d.metadata.name !== SIMULATOR)) {
       const pod = podOf(deployment);
       expect(pod.volumes).toContainEqual({
         name: 'nats-identity',
@@ -693,15 +804,132 @@ describe('k8s without cert-manager', () => {
 });
 
 describe('k8s in sandbox mode', () => {
-  const objects = readObjects(synthInto(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined })));
+  const dir = synthInto(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined }));
+  const objects = readObjects(dir);
+  const deploy = fs.readFileSync(path.join(root, 'docs', 'deploy.md'), 'utf8');
 
   it('mounts no live connection and opens no route, whatever ranges the settings name', () => {
     expect(platform.psp.callbackCidrs.length).toBeGreaterThan(0);
     const adapter = named(objects, 'Deployment', ADAPTER);
     expect(secretsNamed(adapter).filter((name) => name in LIVE_SECRETS)).toEqual([]);
-    expect(containerEnv(adapter).map((v) => v.name)).not.toContain('PIX_API_URL');
     expect(callbackRoute(objects)).toBeUndefined();
     expect(rangeRules(objects)).toEqual([]);
+  });
+
+  it('is valid against the Kubernetes schemas', () => {
+    const result = validate(dir);
+    expect(result.output).toMatch(new RegExp(`^${objects.length} objects valid`));
+    expect(result.status).toBe(0);
+  });
+
+  it("wires the adapter to the simulator's Service over API Pix, with the simulator's Secrets", () => {
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v.value]));
+    expect(env).toMatchObject({
+      PIX_API_URL: 'https://psp-simulator:8443/v2',
+      PIX_OAUTH_URL: 'https://psp-simulator:8443/oauth/token',
+      PSP_BACKOFFICE_URL: 'http://psp-simulator:8082',
+      PIX_CALLBACK_URL: `https://${ADAPTER}:${CALLBACK_PORT}/psp/callbacks`,
+      PIX_RECEIVER_KEY: 'recebimentos@pix.local',
+      PSP_CALLBACK_PINS: 'cn:psp-callback-client',
+    });
+    expectSecretsAsDocumented(adapter, SIMULATOR_CONNECTION_SECRETS, deploy);
+    // Where the URLs point: the simulator's Service, and the adapter's callback port on its own.
+    const service = named(objects, 'Service', SIMULATOR);
+    expect(service.spec!.ports).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'api', port: 8443 }),
+        expect.objectContaining({ name: 'back-office', port: 8082 }),
+      ]),
+    );
+    expect(named(objects, 'Service', ADAPTER).spec!.ports).toContainEqual(
+      expect.objectContaining({ port: CALLBACK_PORT }),
+    );
+  });
+
+  it("gives the adapter settings its schema takes, in sandbox mode and as the live code path's", () => {
+    for (const provider of ['sandbox', 'apipix']) {
+      const { stderr, config } = configOf(objects, ADAPTER, { PIX_PROVIDER: provider });
+      expect(stderr).toBe('');
+      expect(config).toMatchObject({ PIX_PROVIDER: provider, PIX_API_URL: 'https://psp-simulator:8443/v2' });
+    }
+  });
+
+  it('runs one simulator, on its own login and database, with its Secrets, which its schema takes', () => {
+    const simulator = named(objects, 'Deployment', SIMULATOR);
+    expect(simulator.spec!.replicas).toBe(1);
+    expect(byKind(objects, 'HorizontalPodAutoscaler').map((h) => h.metadata.name)).not.toContain(SIMULATOR);
+    expectSecretsAsDocumented(simulator, SIMULATOR_OWN_SECRETS, deploy);
+    const { stderr, config } = configOf(objects, SIMULATOR);
+    expect(stderr).toBe('');
+    expect(config).toMatchObject({ API_HOST: '0.0.0.0', BACKOFFICE_HOST: '0.0.0.0', API_PORT: 8443 });
+    expect(String(config.MONGO_URL)).toMatch(/\/pix_psp\?/);
+    // Its Secrets reach it and the adapter (the OAuth2 client they share), nothing else.
+    const own = Object.keys(SIMULATOR_OWN_SECRETS).filter((name) => name !== 'pix-psp-simulator-client');
+    const workloads = [...byKind(objects, 'Deployment'), ...byKind(objects, 'StatefulSet')];
+    for (const other of workloads.filter((o) => o.metadata.name !== SIMULATOR)) {
+      expect(secretsNamed(other).filter((name) => own.includes(name))).toEqual([]);
+    }
+    for (const other of workloads.filter((o) => ![SIMULATOR, ADAPTER].includes(o.metadata.name))) {
+      expect(secretsNamed(other).filter((name) => name.startsWith('pix-psp-simulator-'))).toEqual([]);
+    }
+  });
+
+  it('lets the adapter alone reach API Pix and the back office, and the simulator call back the adapter alone', () => {
+    expect(rulesOf(objects, SIMULATOR, 'ingress').sort()).toEqual(['monitoring:9105', `${ADAPTER}:8443,8082`]);
+    expect(rulesOf(objects, SIMULATOR, 'egress').sort()).toEqual(['mongodb:27017', `${ADAPTER}:${CALLBACK_PORT}`]);
+    expect(rulesOf(objects, ADAPTER, 'ingress')).toContain(`${SIMULATOR}:${CALLBACK_PORT}`);
+    expect(rulesOf(objects, ADAPTER, 'egress')).toContain(`${SIMULATOR}:8443,8082`);
+    expect(rulesOf(objects, 'mongodb', 'ingress')).toContain(`${SIMULATOR}:27017`);
+    // No other workload reaches the simulator, nor it them.
+    for (const policy of byKind(objects, 'NetworkPolicy').filter(
+      (p) => ![ADAPTER, 'mongodb'].includes(p.metadata.name),
+    )) {
+      const rules = [
+        ...rulesOf(objects, policy.metadata.name, 'ingress'),
+        ...rulesOf(objects, policy.metadata.name, 'egress'),
+      ];
+      if (policy.metadata.name !== SIMULATOR)
+        expect(rules.filter((rule) => rule.startsWith(`${SIMULATOR}:`))).toEqual([]);
+    }
+  });
+});
+
+describe('k8s with the live connection and the simulator beside it (k8s/platform.json)', () => {
+  const objects = readObjects(dist);
+
+  it('runs the simulator for test mode, and keeps the adapter on the live connection', () => {
+    expect(platform.psp.provider).toBe('apipix');
+    expect(named(objects, 'Deployment', SIMULATOR)).toBeDefined();
+    const env = Object.fromEntries(containerEnv(named(objects, 'Deployment', ADAPTER)).map((v) => [v.name, v.value]));
+    expect(env.PIX_API_URL).toBe(platform.psp.live.apiUrl);
+    expect(env.PSP_BACKOFFICE_URL).toBeUndefined();
+    expect(
+      secretsNamed(named(objects, 'Deployment', ADAPTER)).filter((n) => n.startsWith('pix-psp-simulator')),
+    ).toEqual([]);
+    // Nothing calls back from the simulator to an adapter that does not speak to it.
+    expect(rulesOf(objects, SIMULATOR, 'egress')).toEqual(['mongodb:27017']);
+    expect(rulesOf(objects, ADAPTER, 'ingress')).not.toContain(`${SIMULATOR}:${CALLBACK_PORT}`);
+  });
+});
+
+describe('k8s without the simulator', () => {
+  const dir = synthInto(withPsp({ ...platform.psp, simulator: { enabled: false } }));
+  const objects = readObjects(dir);
+
+  it('renders no simulator, no login of its, no policy naming it, and stays valid', () => {
+    const mentions = fs
+      .readdirSync(dir)
+      .filter((name) => fs.readFileSync(path.join(dir, name), 'utf8').includes(SIMULATOR));
+    expect(mentions).toEqual([]);
+    expect(byKind(objects, 'Deployment').map((d) => d.metadata.name)).not.toContain(SIMULATOR);
+    expect(validate(dir).status).toBe(0);
+  });
+
+  it('refuses the sandbox provider without it', () => {
+    expect(
+      refusal(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined, simulator: { enabled: false } })),
+    ).toContain('psp.simulator.enabled: required with provider sandbox');
   });
 });
 
