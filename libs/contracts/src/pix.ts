@@ -25,8 +25,9 @@ export function refundPspId(txid: string, index: number): string {
 }
 
 /**
- * Which PSP the adapter talks to (PIX_PROVIDER): `sandbox`, the embedded simulator, or `apipix`, a
- * real PSP. The gateway reads it too: the public sandbox routes exist only in sandbox deployments.
+ * Which PSP the adapter speaks API Pix to (PIX_PROVIDER): `sandbox`, the PSP simulator
+ * (services/psp-simulator), or `apipix`, a real PSP. The gateway reads it too: the public sandbox
+ * routes exist only in sandbox deployments.
  */
 export const PIX_PROVIDERS = ['sandbox', 'apipix'] as const;
 export type PixProviderName = (typeof PIX_PROVIDERS)[number];

@@ -1,3 +1,4 @@
+import https from 'node:https';
 import type { PixCallback, PixEntry } from '@pix/api-pix';
 import { callFailure, got } from '@pix/http';
 import type { NotifyReceiver, SandboxBooks } from './books';
@@ -32,6 +33,9 @@ export function callbackSender(deps: {
   tls: CallbackTls;
   timeoutMs: number;
 }): NotifyReceiver {
+  // Connections to the receiver are kept and reused, as a PSP's are: a mutual TLS handshake per
+  // callback is most of a callback's cost, and a burst of redeliveries would pay it each time.
+  const agent = { https: new https.Agent({ keepAlive: true }) };
   return async (pix: PixEntry) => {
     if (deps.faults.take(pix.devolucoes ? 'callback.devolucao' : 'callback.pix')?.kind === 'drop') return;
     const charge = await deps.books.findCharge(pix.txid);
@@ -43,6 +47,7 @@ export function callbackSender(deps: {
     try {
       await got.post(url, {
         json: body,
+        agent,
         https: deps.tls,
         timeout: { request: deps.timeoutMs },
         // A couple of quick tries; the owed callbacks take over after that.

@@ -59,7 +59,7 @@ export class SandboxPayer {
     }
     const paid = charge as Paid;
     if (paid.pix.amountCents !== wanted || paid.pix.held !== held) throw new DomainError('charge_paid_otherwise');
-    if (!paid.pix.notified) await this.completeNow(() => this.completePix(paid, paid.pix));
+    if (!paid.pix.notified) await this.completeNow(pixKey(paid._id, paid.pix), () => this.completePix(paid, paid.pix));
     return paid;
   }
 
@@ -86,7 +86,7 @@ export class SandboxPayer {
     };
     const charge = await this.books.recordLatePix(txid, pix);
     if (!charge) throw new DomainError('charge_not_found');
-    await this.completeNow(() => this.completeLatePix(charge._id, pix));
+    await this.completeNow(pixKey(charge._id, pix), () => this.completeLatePix(charge._id, pix));
     return { _id: charge._id, pix };
   }
 
@@ -99,14 +99,14 @@ export class SandboxPayer {
     if (!charge?.pix?.held) throw new DomainError('nothing_held');
     const held = charge as Paid;
     // The receiver hears of the held Pix before it hears the end of its analysis.
-    if (!held.pix.notified) await this.completeNow(() => this.completePix(held, held.pix));
+    if (!held.pix.notified) await this.completeNow(pixKey(held._id, held.pix), () => this.completePix(held, held.pix));
     if (!charge.analysis) {
       charge = await this.books.recordAnalysis(txid, { outcome, decidedAt: new Date(), notified: false });
     }
     const analysis = charge?.analysis;
     if (!analysis) throw new DomainError('nothing_held');
     if (analysis.outcome !== outcome) throw new DomainError('analysis_decided');
-    if (!analysis.notified) await this.completeNow(() => this.completeAnalysis(held, analysis));
+    if (!analysis.notified) await this.completeNow(`analysis:${held._id}`, () => this.completeAnalysis(held, analysis));
     return held;
   }
 
@@ -117,14 +117,18 @@ export class SandboxPayer {
    */
   async resume(): Promise<void> {
     const owing = await this.books.chargesOwingCallbacks();
-    for (const charge of owing.pix) await this.callbacks.orLater(() => this.completePix(charge, charge.pix));
+    for (const charge of owing.pix) {
+      await this.callbacks.orLater(pixKey(charge._id, charge.pix), () => this.completePix(charge, charge.pix));
+    }
     for (const charge of owing.analysis) {
       const { analysis } = charge;
-      if (analysis) await this.callbacks.orLater(() => this.completeAnalysis(charge as Paid, analysis));
+      if (analysis)
+        await this.callbacks.orLater(`analysis:${charge._id}`, () => this.completeAnalysis(charge as Paid, analysis));
     }
     for (const charge of owing.late) {
       for (const pix of charge.latePix ?? []) {
-        if (!pix.notified) await this.callbacks.orLater(() => this.completeLatePix(charge._id, pix));
+        if (!pix.notified)
+          await this.callbacks.orLater(pixKey(charge._id, pix), () => this.completeLatePix(charge._id, pix));
       }
     }
   }
@@ -154,13 +158,18 @@ export class SandboxPayer {
   }
 
   /** Completes a decided action for the caller; when that fails, in the background, and tells the caller to retry. */
-  private async completeNow(complete: () => Promise<void>): Promise<void> {
+  private async completeNow(key: string, complete: () => Promise<void>): Promise<void> {
     try {
-      await this.callbacks.now(complete);
+      await this.callbacks.now(key, complete);
     } catch {
       throw new DomainError('callback_failed');
     }
   }
+}
+
+/** The key a Pix's callback is owed under (OwedCallbacks): one per Pix. */
+function pixKey(txid: string, pix: SandboxPix | null): string {
+  return `pix:${txid}:${pix?.endToEndId ?? ''}`;
 }
 
 /** A Pix of a charge as API Pix's callback carries it. */

@@ -22,13 +22,13 @@ export class SandboxSettlements {
 
   /** A refund the PSP just took: settled and told in the background. */
   took(key: string): void {
-    this.callbacks.after(this.settleAfterMs, () => this.settle(key));
+    this.callbacks.after(`refund:${key}`, this.settleAfterMs, () => this.settle(key));
   }
 
   /** Settles and tells what a stopped adapter left unacknowledged. */
   async resume(): Promise<void> {
     for (const refund of await this.books.refundsOwingCallbacks()) {
-      await this.callbacks.orLater(() => this.settle(refund._id));
+      await this.callbacks.orLater(`refund:${refund._id}`, () => this.settle(refund._id));
     }
   }
 
