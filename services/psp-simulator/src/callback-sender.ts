@@ -50,8 +50,9 @@ export function callbackSender(deps: {
         agent,
         https: deps.tls,
         timeout: { request: deps.timeoutMs },
-        // A couple of quick tries; the owed callbacks take over after that.
-        retry: { limit: 2, methods: ['POST'] },
+        // One try: a failure is owed (OwedCallbacks sends it again, later and later), so a payer
+        // waiting on it hears of a receiver away within one timeout, not three.
+        retry: { limit: 0 },
       });
     } catch (err) {
       // Told by its own words: got's error keeps the call's options (the TLS key among them).
