@@ -31,6 +31,7 @@ const payment: Payment = {
   status: 'approved',
   amount: 89.9,
   storeId: 'store-1',
+  livemode: false,
   createdAt: '2026-11-24T19:45:03.000Z',
   webhookUrl: URL_HOSTILE,
   observation: HOSTILE,
@@ -45,6 +46,7 @@ const payment: Payment = {
 const refund: Refund = {
   id: randomUUID(),
   paymentId: payment.id,
+  livemode: false,
   endToEndId: 'E00000000202611241945abcdefghijk',
   amount: 10,
   status: 'failed',

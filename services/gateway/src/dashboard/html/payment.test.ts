@@ -7,6 +7,7 @@ const PAYMENT: Payment = {
   status: 'approved',
   amount: 89.9,
   storeId: 'store-1',
+  livemode: false,
   createdAt: '2026-11-24T19:45:03.000Z',
   webhookUrl: null,
   observation: null,
@@ -22,6 +23,7 @@ function refund(fields: Partial<Refund>): Refund {
   return {
     id: randomUUID(),
     paymentId: PAYMENT.id,
+    livemode: false,
     endToEndId: 'E00000000202611241945abcdefghijk',
     amount: 10,
     status: 'pending',
