@@ -21,7 +21,7 @@ const StoreWithUnreadableSecretsSchema = z.object({
   storeId: z.string(),
   /** The keys those secrets name. */
   kids: z.array(z.string()),
-  /** None of its secrets opens: its deliveries wait, unsigned and unsent, until a rotation. */
+  /** In a mode, none of its secrets opens: that mode's deliveries wait, unsigned and unsent, until a rotation. */
   none: z.boolean(),
 });
 

@@ -225,8 +225,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
   };
 
   const navOf = (res: Response, active: 'payments' | 'webhooks' | null) => {
-    const { storeName: name, csrf } = res.locals as SessionLocals;
-    return { name, csrf, active };
+    const { storeName: name, csrf, livemode } = res.locals as SessionLocals;
+    return { name, csrf, active, livemode };
   };
   const storeOf = (res: Response) => (res.locals as SessionLocals).session.storeId;
   /** The session's store and mode, as every store-scoped RPC takes them. */

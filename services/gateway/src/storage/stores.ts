@@ -39,7 +39,10 @@ interface StoreWithUnreadableSecrets {
   storeId: string;
   /** The keys its unreadable secrets name, each once. */
   kids: string[];
-  /** Whether none of its unexpired secrets opens: its deliveries cannot be signed until a rotation. */
+  /**
+   * Whether, in a mode, none of its unexpired secrets opens: that mode's deliveries cannot be
+   * signed until a rotation.
+   */
   none: boolean;
 }
 
@@ -86,14 +89,14 @@ class PassReport {
   unreadableStores = 0;
   readonly unreadable: StoreWithUnreadableSecrets[] = [];
 
-  add(storeId: string, opened: readonly Opened[]): void {
+  /** A store, with its secrets opened in each mode. */
+  add(storeId: string, modes: readonly (readonly Opened[])[]): void {
     this.stores++;
-    const bad = opened.flatMap((o) => ('unreadable' in o ? [o.unreadable.kid] : []));
+    const bad = modes.flat().flatMap((o) => ('unreadable' in o ? [o.unreadable.kid] : []));
     if (bad.length === 0) return;
     this.unreadableStores++;
-    if (this.unreadable.length < UNREADABLE_LISTED) {
-      this.unreadable.push({ storeId, kids: [...new Set(bad)], none: bad.length === opened.length });
-    }
+    const none = modes.some((opened) => opened.length > 0 && opened.every((o) => 'unreadable' in o));
+    if (this.unreadable.length < UNREADABLE_LISTED) this.unreadable.push({ storeId, kids: [...new Set(bad)], none });
   }
 
   result(): SecretsPass {
@@ -287,7 +290,7 @@ export class Stores {
         });
         report.add(
           store._id,
-          modes.flatMap((m) => m.opened),
+          modes.map((m) => m.opened),
         );
         for (const { field, entries, opened } of modes) await visit(store._id, field, entries, opened);
       }
