@@ -20,12 +20,6 @@ interface EventListBody {
   items: { id: string; paymentId: string; livemode: boolean; body: { livemode: boolean } }[];
 }
 
-/** What `admin store create` prints: the test token and secret as before, the live ones beside them. */
-interface BothModes extends StoreCredentials {
-  liveToken: string;
-  liveWebhookSecret: string;
-}
-
 /**
  * Test mode and live mode in one store (docs/decisions/livemode.md), through the public API with
  * every answer checked against the OpenAPI document: each token sees only its own mode's payments,
@@ -37,7 +31,7 @@ describe('test mode and live mode', () => {
   const receiver = new WebhookReceiver();
   let call: ContractClient;
   let url: string;
-  let store: BothModes;
+  let store: StoreCredentials;
   let test: Body;
   let live: Body;
 
@@ -60,7 +54,7 @@ describe('test mode and live mode', () => {
   beforeAll(async () => {
     call = await contractClient(stack.gatewayUrl);
     url = await receiver.start();
-    store = (await createStore(stack, 'Two modes store')) as BothModes;
+    store = await createStore(stack, 'Two modes store');
     test = await create(store.token);
     live = await create(store.liveToken);
   });
