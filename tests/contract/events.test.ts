@@ -11,6 +11,7 @@ interface EventBody {
   id: string;
   type: string;
   paymentId: string;
+  livemode: boolean;
   createdAt: string;
   body: Record<string, unknown>;
   status: string;
@@ -65,6 +66,7 @@ describe('the Events API', () => {
       id: hook?.headers['webhook-id'],
       type: 'payment.created',
       paymentId,
+      livemode: false,
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       body: hook?.json,
       status: 'delivered',

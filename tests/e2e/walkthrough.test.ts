@@ -22,7 +22,7 @@ describe('walkthrough: a payment from creation to approval', () => {
   afterAll(() => receiver.stop());
 
   it('creates, reads, lists, pays and notifies', async () => {
-    expect(store.token).toMatch(/^pxt_[A-Za-z0-9_-]{43}$/);
+    expect(store.token).toMatch(/^pxt_test_[A-Za-z0-9_-]{43}$/);
     expect(store.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
     const created = await api<Record<string, unknown>>(stack.gatewayUrl, 'POST', '/public-api/v1/payments', {

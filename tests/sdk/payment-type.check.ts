@@ -17,6 +17,7 @@ export type PaymentIsExact = Expect<
       status: PaymentStatus;
       amount: number;
       storeId: string;
+      livemode: boolean;
       createdAt: string;
       webhookUrl: string | null;
       observation: string | null;
@@ -35,6 +36,7 @@ export type RefundIsExact = Expect<
     {
       id: string;
       paymentId: string;
+      livemode: boolean;
       endToEndId: string;
       amount: number;
       status: 'pending' | 'succeeded' | 'failed';

@@ -5,6 +5,7 @@ import { createLogger } from '@pix/observability';
 import { GatewayStorage, hashToken } from '../../services/gateway/src/storage';
 import { PaymentModel } from '../../services/payments/src/model';
 import { listKey, statusKey } from '../../services/payments/src/list-page';
+import { scopeOf } from '../../services/payments/src/payment-storage';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { ReconciliationCursor } from '../../services/pix-provider-adapter/src/reconciliation-cursor';
@@ -28,7 +29,11 @@ const SEEDED = 3_000;
 const STORES = 30;
 const HOUR_MS = 60 * 60 * 1000;
 const storeOf = (i: number) => `store-${i % STORES}`;
+const testOf = (i: number) => ({ storeId: storeOf(i), livemode: false });
+const liveOf = (i: number) => ({ storeId: storeOf(i), livemode: true });
 const paymentOf = (i: number) => `pay-${i}`;
+/** One payment in three is a live one. */
+const liveAt = (i: number) => i % 3 === 1;
 const eventOf = (i: number) => `evt_${i.toString(16).padStart(32, '0')}`;
 
 /** What the driver sends that reads or finds documents; inserts and index builds read none. */
@@ -85,12 +90,14 @@ describe('every hot query is served by an index of its schema', () => {
         const doc = pendingPaymentDoc({
           _id: paymentOf(i),
           storeId: storeOf(i),
+          // Every store has payments of both modes, each mode's list a range of its own keys.
+          livemode: liveAt(i),
           createdAt: new Date(now - i * 60_000),
         });
         return {
           ...doc,
-          listKey: listKey(doc.storeId, doc.createdAt, doc._id),
-          statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+          listKey: listKey(scopeOf(doc), doc.createdAt, doc._id),
+          statusKey: statusKey(scopeOf(doc), doc.status, doc.createdAt, doc._id),
           outbox: [],
         } as never;
       }),
@@ -100,6 +107,7 @@ describe('every hot query is served by an index of its schema', () => {
         _id: eventOf(i),
         paymentId: paymentOf(i >> 1),
         storeId: storeOf(i),
+        ...(liveAt(i >> 1) && { livemode: true }),
         type: i % 2 ? 'payment.status_changed' : 'payment.created',
         sequence: (i % 2) + 1,
         status: i % 50 ? 'delivered' : 'pending',
@@ -187,15 +195,22 @@ describe('every hot query is served by an index of its schema', () => {
   describe('payments', () => {
     const target = 1_234;
     it.each([
-      ['get within a store', () => payments.forStore(storeOf(target), paymentOf(target))],
+      ['get within a store', () => payments.forStore(testOf(target), paymentOf(target))],
+      ['get within a store, live', () => payments.forStore(liveOf(target + 1), paymentOf(target + 1))],
       ['get by id', () => payments.byId(paymentOf(target))],
       ['the charge of a txid', async () => payments.byTxid((await payments.byId(paymentOf(target)))!.txid)],
-      ["a large store's page, windowed", () => payments.list(storeOf(target), { page: 1, limit: 50 })],
+      ["a large store's page, windowed", () => payments.list(testOf(target), { page: 1, limit: 50 })],
+      ["a large store's live page, windowed", () => payments.list(liveOf(target), { page: 1, limit: 50 })],
       [
         "a large store's page of one status",
-        () => payments.list(storeOf(target), { page: 2, limit: 20, status: 'pending' }),
+        () => payments.list(testOf(target), { page: 2, limit: 20, status: 'pending' }),
       ],
-      ["a small store's page", () => smallStore.list(storeOf(target), { page: 1, limit: 50 })],
+      [
+        "a large store's live page of one status",
+        () => payments.list(liveOf(target), { page: 1, limit: 20, status: 'pending' }),
+      ],
+      ["a small store's page", () => smallStore.list(testOf(target), { page: 1, limit: 50 })],
+      ["a small store's live page", () => smallStore.list(liveOf(target), { page: 1, limit: 50 })],
       ['outbox leftovers (the relay)', () => payments.leftovers(new Date(Date.now() - 5000), 100)],
     ])('%s', async (_name, operation) => expectIndexServed(operation));
 
@@ -245,10 +260,12 @@ describe('every hot query is served by an index of its schema', () => {
 
     it('answers the Events API and the admin commands', () =>
       expectIndexServed(async () => {
-        await storeDeliveries(storeOf(3), { page: 1, limit: 20 });
-        await storeDeliveries(storeOf(3), { page: 1, limit: 20, type: 'payment.created' });
-        await storeDeliveries(storeOf(3), { page: 1, limit: 20, paymentId });
-        await findStoreDelivery(storeOf(3), first.eventId);
+        await storeDeliveries(storeOf(3), false, { page: 1, limit: 20 });
+        await storeDeliveries(storeOf(3), true, { page: 1, limit: 20 });
+        await storeDeliveries(storeOf(3), false, { page: 1, limit: 20, type: 'payment.created' });
+        await storeDeliveries(storeOf(3), false, { page: 1, limit: 20, paymentId });
+        await findStoreDelivery(storeOf(3), false, first.eventId);
+        await findStoreDelivery(storeOf(3), true, first.eventId);
         await deliveriesOf(paymentId);
         const doc = await findDelivery(first.eventId);
         await deliveryLog.startReplay(doc!);
@@ -256,8 +273,10 @@ describe('every hot query is served by an index of its schema', () => {
 
     it("answers the dashboard's webhook column and failure rates", () =>
       expectIndexServed(async () => {
-        await deliveriesOfPayments(storeOf(3), [paymentId, `pay-${randomUUID()}`]);
-        await storeDeliveriesSince(storeOf(3), new Date(Date.now() - 24 * HOUR_MS), 10_000);
+        await deliveriesOfPayments(storeOf(3), false, [paymentId, `pay-${randomUUID()}`]);
+        await deliveriesOfPayments(storeOf(3), true, [paymentId, `pay-${randomUUID()}`]);
+        await storeDeliveriesSince(storeOf(3), false, new Date(Date.now() - 24 * HOUR_MS), 10_000);
+        await storeDeliveriesSince(storeOf(3), true, new Date(Date.now() - 24 * HOUR_MS), 10_000);
       }));
 
     it('runs the stall check', () =>
@@ -274,11 +293,11 @@ describe('every hot query is served by an index of its schema', () => {
         await gateway.tokens.find(hashToken(store.token));
         await gateway.stores.isActive(store.storeId);
         await gateway.stores.name(store.storeId);
-        await gateway.stores.webhookSecrets(store.storeId);
+        await gateway.stores.webhookSecrets(store.storeId, false);
         await gateway.stores.setActive(store.storeId, false);
-        const { token } = await gateway.tokens.issue(store.storeId);
+        const { token } = await gateway.tokens.issue(store.storeId, false);
         await gateway.tokens.revoke(token);
-        await gateway.stores.rotateWebhookSecret(store.storeId);
+        await gateway.stores.rotateWebhookSecret(store.storeId, false);
         await gateway.stores.resealWebhookSecrets();
         await gateway.stores.checkWebhookSecrets();
         const input = { amountCents: 1000, email: null, observation: null, webhookUrl: null, expiresInSeconds: null };

@@ -48,6 +48,7 @@ describe('refunds racing for one payment', () => {
       stores.map((_, i) =>
         createRefund(deps(i), {
           storeId: doc.storeId,
+          livemode: false,
           paymentId: doc._id,
           refundId: randomUUID(),
           input: { amountCents: each, reason: null },
@@ -90,6 +91,7 @@ describe('refunds racing for one payment', () => {
         { logger, store: first },
         {
           storeId: doc.storeId,
+          livemode: false,
           paymentId: doc._id,
           refundId: randomUUID(),
           input: { amountCents: 1000, reason: null },

@@ -13,7 +13,7 @@ import { sealedAsV1, sealingKeyText, testSealer } from '../support/sealer';
 
 /** The secrets that sign a store's deliveries (those that open). */
 async function secretsOf(stores: Stores, storeId: string, now?: Date): Promise<string[]> {
-  return (await stores.webhookSecrets(storeId, now)).secrets;
+  return (await stores.webhookSecrets(storeId, false, now)).secrets;
 }
 
 /** What the gateway binds a store's sealed secret to (its record and its expiry), for values a test seals itself. */
@@ -32,7 +32,7 @@ describe('webhook secret rotation', () => {
   it('signs with the old secret too for 24 hours, then with the new one only', async () => {
     const { storeId, webhookSecret: first } = await stores.create('Rotation');
     const rotatedAt = new Date();
-    const { webhookSecret: second } = await stores.rotateWebhookSecret(storeId, rotatedAt);
+    const { webhookSecret: second } = await stores.rotateWebhookSecret(storeId, false, rotatedAt);
     const at = (ms: number) => new Date(rotatedAt.getTime() + ms);
 
     expect(await secretsOf(stores, storeId, at(0))).toEqual([second, first]);
@@ -43,9 +43,9 @@ describe('webhook secret rotation', () => {
   it('keeps each replaced secret its own 24 hours across several rotations', async () => {
     const { storeId, webhookSecret: first } = await stores.create('Rotation twice');
     const t0 = new Date();
-    const { webhookSecret: second } = await stores.rotateWebhookSecret(storeId, t0);
+    const { webhookSecret: second } = await stores.rotateWebhookSecret(storeId, false, t0);
     const t1 = new Date(t0.getTime() + 12 * 3_600_000);
-    const { webhookSecret: third } = await stores.rotateWebhookSecret(storeId, t1);
+    const { webhookSecret: third } = await stores.rotateWebhookSecret(storeId, false, t1);
 
     expect(await secretsOf(stores, storeId, t1)).toEqual([third, second, first]);
     // The first expires 24 h after the first rotation, the second 24 h after the second.
@@ -95,7 +95,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(await secretsOf(after.stores, storeId)).toEqual([webhookSecret]);
     // Read under the new key first, the secret is sealed again under it on that read.
     expect(await kidsOf(storeId)).toEqual(['new']);
-    const { webhookSecret: rotated } = await after.stores.rotateWebhookSecret(storeId);
+    const { webhookSecret: rotated } = await after.stores.rotateWebhookSecret(storeId, false);
     expect(await kidsOf(storeId)).toEqual(['new', 'new']);
     expect(await secretsOf(after.stores, storeId)).toEqual([rotated, webhookSecret]);
 
@@ -122,7 +122,7 @@ describe('webhook secrets sealed at rest', () => {
     await raw().insertMany([legacy('legacy-rotated', 'whsec_legacyA'), legacy('legacy-resealed', 'whsec_legacyB')]);
     expect(await secretsOf(after.stores, 'legacy-rotated')).toEqual(['whsec_legacyA']);
 
-    const { webhookSecret: rotated } = await after.stores.rotateWebhookSecret('legacy-rotated');
+    const { webhookSecret: rotated } = await after.stores.rotateWebhookSecret('legacy-rotated', false);
     expect(await kidsOf('legacy-rotated')).toEqual(['new', 'new']);
     expect(await secretsOf(after.stores, 'legacy-rotated')).toEqual([rotated, 'whsec_legacyA']);
 
@@ -160,7 +160,7 @@ describe('webhook secrets sealed at rest', () => {
     expect(await secretsOf(after.stores, storeId)).toEqual([webhookSecret, 'whsec_v1old']);
     // Now bound to its expiry: the record edited to keep the replaced secret for ever, it opens no more.
     await raw().updateOne({ _id: storeId }, { $set: { 'webhookSecrets.1.expiresAt': null } });
-    expect(await after.stores.webhookSecrets(storeId)).toEqual({
+    expect(await after.stores.webhookSecrets(storeId, false)).toEqual({
       secrets: [webhookSecret],
       unreadable: [{ kid: 'new', reason: 'does_not_open' }],
     });
@@ -210,11 +210,11 @@ describe('webhook secrets under a retired key', () => {
     } as never);
     const before = JSON.stringify(await raw().find().sort({ _id: 1 }).toArray());
 
-    expect(await stores.webhookSecrets(lost.storeId)).toEqual({
+    expect(await stores.webhookSecrets(lost.storeId, false)).toEqual({
       secrets: [],
       unreadable: [{ kid: 'gone', reason: 'retired_key' }],
     });
-    expect(await stores.webhookSecrets(partly.storeId)).toEqual({
+    expect(await stores.webhookSecrets(partly.storeId, false)).toEqual({
       secrets: [partly.webhookSecret],
       unreadable: [{ kid: 'gone', reason: 'retired_key' }],
     });
@@ -239,10 +239,13 @@ describe('webhook secrets under a retired key', () => {
     expect(await secretsOf(stores, 'legacy-beside-lost')).toEqual(['whsec_legacyC']);
 
     // A rotation issues a new secret and drops the one that cannot sign.
-    const rotated = await stores.rotateWebhookSecret(lost.storeId);
+    const rotated = await stores.rotateWebhookSecret(lost.storeId, false);
     expect(rotated.dropped).toBe(1);
-    expect(await stores.webhookSecrets(lost.storeId)).toEqual({ secrets: [rotated.webhookSecret], unreadable: [] });
-    const partlyRotated = await stores.rotateWebhookSecret(partly.storeId);
+    expect(await stores.webhookSecrets(lost.storeId, false)).toEqual({
+      secrets: [rotated.webhookSecret],
+      unreadable: [],
+    });
+    const partlyRotated = await stores.rotateWebhookSecret(partly.storeId, false);
     expect(partlyRotated.dropped).toBe(1);
     expect(await secretsOf(stores, partly.storeId)).toEqual([partlyRotated.webhookSecret, partly.webhookSecret]);
     expect(await stores.checkWebhookSecrets()).toEqual({

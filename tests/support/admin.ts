@@ -31,10 +31,13 @@ export async function adminFails(stack: StackNats, ...args: string[]): Promise<{
   throw new Error(`admin ${args.join(' ')} succeeded but was expected to fail`);
 }
 
+/** What `store create` prints: the test token and secret, and the live ones beside them. */
 export interface StoreCredentials {
   storeId: string;
   token: string;
   webhookSecret: string;
+  liveToken: string;
+  liveWebhookSecret: string;
 }
 
 export function createStore(stack: StackNats, name = 'Test store'): Promise<StoreCredentials> {

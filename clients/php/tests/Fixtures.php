@@ -15,6 +15,7 @@ final class Fixtures
             'status' => 'pending',
             'amount' => 25.5,
             'storeId' => 'store_1',
+            'livemode' => false,
             'createdAt' => '2026-11-26T10:00:00.000Z',
             'webhookUrl' => 'https://loja.example.com/hooks',
             'observation' => null,
@@ -33,6 +34,7 @@ final class Fixtures
         return array_replace([
             'id' => '5d7c9e1a-3b2f-4c8d-9e0f-1a2b3c4d5e6f',
             'paymentId' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
+            'livemode' => false,
             'endToEndId' => 'E12345678202611261000abcdefghijk',
             'amount' => 10.0,
             'status' => 'pending',
@@ -66,6 +68,7 @@ final class Fixtures
             'id' => 'evt_0123456789abcdef0123456789abcdef',
             'type' => $body['event'],
             'paymentId' => $body['paymentId'] ?? $body['id'],
+            'livemode' => $body['livemode'],
             'createdAt' => '2026-11-26T10:05:01.000Z',
             'body' => $body,
             'status' => 'delivered',

@@ -27,6 +27,7 @@ final class MappingTest extends TestCase
                 'status' => 'pending',
                 'amount' => 40.0,
                 'storeId' => 'store_1',
+                'livemode' => false,
                 'createdAt' => '2026-11-26T10:00:00.000Z',
                 'webhookUrl' => 'https://loja.example.com/hooks',
                 'observation' => null,

@@ -588,6 +588,11 @@ export interface components {
             amount: number;
             storeId: string;
             /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /**
              * Format: date-time
              * @description ISO 8601, UTC, with milliseconds
              */
@@ -636,6 +641,11 @@ export interface components {
             id: string;
             /** Format: uuid */
             paymentId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             /** @description The Pix this refund returns (API Pix endToEndId) */
             endToEndId: string;
             /** @description BRL, at most two decimal places */
@@ -710,6 +720,11 @@ export interface components {
             status: "pending" | "approved" | "review" | "not_approved" | "paid" | "withdrawal_processing" | "receipt_sent" | "rejected";
             amount: number;
             storeId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             createdAt: string;
             webhookUrl: string | null;
             observation: string | null;
@@ -725,6 +740,11 @@ export interface components {
             status: "pending" | "approved" | "review" | "not_approved" | "paid" | "withdrawal_processing" | "receipt_sent" | "rejected";
             amount: number;
             storeId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             createdAt: string;
             webhookUrl: string | null;
             observation: string | null;
@@ -742,6 +762,11 @@ export interface components {
             id: string;
             /** Format: uuid */
             paymentId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             /** @description The Pix this refund returns (API Pix endToEndId) */
             endToEndId: string;
             /** @description BRL, at most two decimal places */
@@ -773,6 +798,11 @@ export interface components {
             id: string;
             /** Format: uuid */
             paymentId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             /** @description The Pix this refund returns (API Pix endToEndId) */
             endToEndId: string;
             /** @description BRL, at most two decimal places */
@@ -804,6 +834,11 @@ export interface components {
             id: string;
             /** Format: uuid */
             paymentId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             /** @description The Pix this refund returns (API Pix endToEndId) */
             endToEndId: string;
             /** @description BRL, at most two decimal places */
@@ -835,6 +870,11 @@ export interface components {
             type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
             paymentId: string;
             /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /**
              * Format: date-time
              * @description When the event happened (ISO 8601, UTC)
              */
@@ -856,6 +896,11 @@ export interface components {
             /** @enum {string} */
             type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
             paymentId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
             /**
              * Format: date-time
              * @description When the event happened (ISO 8601, UTC)

@@ -7,6 +7,15 @@ import type { PaymentStatus } from './statuses';
 export const DashboardTexts = {
   product: 'Painel Pix',
   nav: { payments: 'Pagamentos', webhooks: 'Webhooks', logout: 'Sair' },
+  /** The mode the session shows: that of the token it was opened with (docs/decisions/livemode.md). */
+  mode: {
+    test: 'Dados de teste',
+    testDetail:
+      'Você está vendo os dados de teste da loja: nenhum dinheiro real se move. Para ver os dados reais, saia e entre com um token pxt_live_.',
+    live: 'Dados reais',
+    liveDetail:
+      'Você está vendo os dados reais da loja. Para ver os dados de teste, saia e entre com um token pxt_test_.',
+  },
   login: {
     title: 'Entrar no painel',
     intro:

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listPageSchema } from './payment';
 import { EVENT_TYPES, WebhookBodySchema } from './events';
+import { LivemodeSchema } from './modes';
 import { WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_DELIVERY_STATUSES } from './webhooks';
 
 /**
@@ -13,6 +14,7 @@ export const EventSchema = z.object({
   id: z.string().meta({ description: 'The event id (evt_…), the webhook-id every delivery of it carries' }),
   type: z.enum(EVENT_TYPES),
   paymentId: z.string(),
+  livemode: LivemodeSchema,
   createdAt: z.iso.datetime({ precision: 3 }).meta({ description: 'When the event happened (ISO 8601, UTC)' }),
   /** The webhook body exactly as delivered. */
   body: WebhookBodySchema,

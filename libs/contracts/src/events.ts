@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { LivemodeSchema } from './modes';
 import { RefundSchema } from './refund';
 import { PAYMENT_STATUSES } from './statuses';
 
 /**
- * What a webhook tells about the payment (spec 6): the Payment's fields but isPublic. PaymentSchema
+ * What a webhook tells about the payment (spec 6): the Payment's fields but isPublic, and its mode
+ * (modes.ts). PaymentSchema
  * (payment.ts) is this with isPublic and the public API's stricter formats.
  */
 export const PaymentEventDataSchema = z.object({
@@ -11,6 +13,7 @@ export const PaymentEventDataSchema = z.object({
   status: z.enum(PAYMENT_STATUSES),
   amount: z.number(),
   storeId: z.string(),
+  livemode: LivemodeSchema,
   createdAt: z.string(),
   webhookUrl: z.string().nullable(),
   observation: z.string().nullable(),

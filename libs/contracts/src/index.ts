@@ -93,6 +93,7 @@ export {
 export { WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookDeliveryStatus } from './webhooks';
 export { PaymentPageTexts, pagePhase, formatBrl, type PagePhase, type PaymentPageUpdate } from './payment-page';
 export { DashboardTexts, StatusLabels, PAYMENT_WEBHOOK_STATES, type PaymentWebhookState } from './dashboard';
+export { TokenPrefixes, LivemodeSchema, tokenPrefix } from './modes';
 export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, DomainErrorAnswers } from './errors';
 
 // ---- Internal surface: what the services say to each other over NATS, and what they store ----
@@ -179,4 +180,5 @@ export {
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
 export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
+export { modeScope, RequestLivemodeSchema } from './modes';
 export { txidFor, refundPspId, MAX_REFUNDS_PER_CHARGE, PIX_PROVIDERS } from './pix';

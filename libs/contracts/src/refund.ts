@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LivemodeSchema } from './modes';
 
 /**
  * Money going back (docs/design.md, "Money going back"): a refund (API Pix's devolução) returns
@@ -32,6 +33,7 @@ export const MAX_MERCHANT_REFUNDS = 100;
 export const RefundSchema = z.object({
   id: z.uuid(),
   paymentId: z.uuid(),
+  livemode: LivemodeSchema,
   endToEndId: z.string().meta({ description: 'The Pix this refund returns (API Pix endToEndId)' }),
   amount: z.number().meta({ description: 'BRL, at most two decimal places' }),
   status: z.enum(REFUND_STATUSES).meta({

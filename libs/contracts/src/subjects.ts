@@ -25,11 +25,12 @@ export const Subjects = {
   paymentDue: (kind: PaymentDueKind) => `payments.due.${kind}`,
   paymentDueAll: 'payments.due.>',
   /**
-   * A store's payment counts (the PAYMENT_COUNTS stream of JetStream counters): one counter per
+   * A store's payment counts in one mode (the PAYMENT_COUNTS stream of JetStream counters; `scope` is
+   * modeScope's name of the store in the mode): one counter per
    * status, and `all` for every payment of the store, whatever its status.
    */
   paymentCountsAll: 'payments.counts.>',
-  paymentCount: (storeId: string, key: PaymentCountKey) => `payments.counts.${storeId}.${key}`,
+  paymentCount: (scope: string, key: PaymentCountKey) => `payments.counts.${scope}.${key}`,
   /** The PSP's facts about a received Pix: paid, flagged for analysis, analysis cleared or rejected. */
   pixEventsAll: 'pix.events.>',
   pixPaid: 'pix.events.paid',

@@ -42,6 +42,7 @@ export function serveStoreRpcs(
       async (req) => {
         const created = await stores.create(req.name);
         await authCache.tokenIssued(hashToken(created.token));
+        await authCache.tokenIssued(hashToken(created.liveToken));
         return created;
       },
       rpc,
@@ -62,7 +63,7 @@ export function serveStoreRpcs(
       GatewayRpc.tokensIssue,
       (req) =>
         storeMustExist(async () => {
-          const issued = await tokens.issue(req.storeId, req.expiresInSeconds);
+          const issued = await tokens.issue(req.storeId, req.livemode, req.expiresInSeconds);
           await authCache.tokenIssued(hashToken(issued.token));
           return issued;
         }),
@@ -84,15 +85,18 @@ export function serveStoreRpcs(
       GatewayRpc.storesRotateSecret,
       (req) =>
         storeMustExist(async () => {
-          const { webhookSecret, dropped } = await stores.rotateWebhookSecret(req.storeId);
+          const { webhookSecret, dropped } = await stores.rotateWebhookSecret(req.storeId, req.livemode);
           if (dropped > 0) {
-            logger.warn({ storeId: req.storeId, dropped }, 'rotation dropped webhook secrets that do not open');
+            logger.warn(
+              { storeId: req.storeId, livemode: req.livemode, dropped },
+              'rotation dropped webhook secrets that do not open',
+            );
           }
           // Every dispatcher replica drops its cached secrets of the store, so the next delivery
           // is signed with the new set; flushed, so the notice has left before the reply does.
           nc.publish(Subjects.storesWebhookSecretsRotated, JSON.stringify({ storeId: req.storeId }));
           await nc.flush();
-          return { storeId: req.storeId, webhookSecret, droppedUnreadable: dropped };
+          return { storeId: req.storeId, livemode: req.livemode, webhookSecret, droppedUnreadable: dropped };
         }),
       rpc,
     ),
@@ -103,7 +107,7 @@ export function serveStoreRpcs(
       GatewayRpc.webhookSecrets,
       (req) =>
         storeMustExist(async () => {
-          const read = await stores.webhookSecrets(req.storeId);
+          const read = await stores.webhookSecrets(req.storeId, req.livemode);
           if (read.unreadable.length > 0) unreadable.found(req.storeId, read.unreadable, read.secrets.length);
           if (read.secrets.length === 0 && read.unreadable.length > 0) {
             const kids = [...new Set(read.unreadable.map((u) => u.kid))].join(',');

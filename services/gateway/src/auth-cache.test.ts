@@ -68,10 +68,21 @@ afterEach(async () => {
 
 describe('AuthCache', () => {
   it('asks MongoDB once per token and store, then answers from memory', async () => {
-    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
-    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1', livemode: false });
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1', livemode: false });
     expect(findTokenMock).toHaveBeenCalledTimes(1);
     expect(findStoreActiveMock).toHaveBeenCalledTimes(1);
+  });
+
+  it("tells a token's mode from its record: live, test, or none (issued before modes: test)", async () => {
+    findTokenMock.mockResolvedValueOnce({ ...record, livemode: false });
+    expect(await cache.authenticate('pxt_test_b')).toEqual({ ok: true, storeId: 'store-1', livemode: false });
+    findTokenMock.mockResolvedValueOnce({ storeId: 'store-1', expiresAt: null, revokedAt: null });
+    expect(await cache.authenticate('pxt_c')).toEqual({ ok: true, storeId: 'store-1', livemode: false });
+    findTokenMock.mockResolvedValueOnce({ ...record, livemode: true });
+    expect(await cache.authenticate('pxt_live_a')).toEqual({ ok: true, storeId: 'store-1', livemode: true });
+    // Known now, it answers its mode from memory.
+    expect(cache.fromMemory(hashToken('pxt_live_a'))).toEqual({ ok: true, storeId: 'store-1', livemode: true });
   });
 
   it('refuses unknown, revoked and expired tokens, and tokens of unknown stores', async () => {
@@ -155,7 +166,7 @@ describe('AuthCache negative cache', () => {
     expect((await cache.authenticate(token)).ok).toBe(false);
     watch.put(AuthBucket.tokenKey(hashToken(token)), { issued: true });
     await tick();
-    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1', livemode: false });
     expect(findTokenMock).toHaveBeenCalledTimes(2);
   });
 
@@ -167,7 +178,7 @@ describe('AuthCache negative cache', () => {
     expect(kv.put).toHaveBeenCalledWith(AuthBucket.tokenKey(hashToken(token)), JSON.stringify({ issued: true }));
     answer(null);
     expect((await pending).ok).toBe(false);
-    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(await cache.authenticate(token)).toEqual({ ok: true, storeId: 'store-1', livemode: false });
   });
 
   it('knows the hashes the bucket says were issued, until they are revoked', async () => {
@@ -192,7 +203,7 @@ describe('AuthCache negative cache', () => {
   it('answers from memory only what it knows: a known token and its store', async () => {
     expect(cache.fromMemory(hashToken(token))).toBeNull();
     await cache.authenticate(token);
-    expect(cache.fromMemory(hashToken(token))).toEqual({ ok: true, storeId: 'store-1' });
+    expect(cache.fromMemory(hashToken(token))).toEqual({ ok: true, storeId: 'store-1', livemode: false });
   });
 });
 
@@ -213,7 +224,7 @@ describe('AuthCache revocations', () => {
 describe('AuthCache.authenticateHash (dashboard sessions hold the hash, not the token)', () => {
   it('answers by the hash as it answers by the token, and follows a revocation and a deactivation', async () => {
     const tokenHash = hashToken(token);
-    expect(await cache.authenticateHash(tokenHash)).toEqual({ ok: true, storeId: 'store-1' });
+    expect(await cache.authenticateHash(tokenHash)).toEqual({ ok: true, storeId: 'store-1', livemode: false });
 
     watch.put(AuthBucket.storeKey('store-1'), { active: false });
     await tick();

@@ -15,11 +15,14 @@ export interface AuthRecords {
   storeActive(storeId: string): Promise<boolean | null>;
 }
 
-export type AuthResult = { ok: true; storeId: string } | { ok: false; reason: 'token_invalid' | 'store_inactive' };
+/** Who a valid token speaks for: its store, and its mode (a token sees only its own mode's data). */
+export type AuthResult =
+  { ok: true; storeId: string; livemode: boolean } | { ok: false; reason: 'token_invalid' | 'store_inactive' };
 
 interface CachedToken {
   digest: Buffer;
   storeId: string;
+  livemode: boolean;
   expiresAt: number | null;
 }
 
@@ -220,7 +223,7 @@ export class AuthCache {
   private withStore(cached: CachedToken, active: boolean | null): AuthResult {
     if (active === null) return { ok: false, reason: 'token_invalid' };
     if (!active) return { ok: false, reason: 'store_inactive' };
-    return { ok: true, storeId: cached.storeId };
+    return { ok: true, storeId: cached.storeId, livemode: cached.livemode };
   }
 
   private async loadToken(tokenHash: string): Promise<CachedToken | null> {
@@ -240,6 +243,8 @@ export class AuthCache {
     const entry = {
       digest: Buffer.from(tokenHash, 'hex'),
       storeId: record.storeId,
+      // Tokens issued before modes have none: they are test tokens.
+      livemode: record.livemode === true,
       expiresAt: record.expiresAt?.getTime() ?? null,
     };
     if (this.tokens.size >= this.limits.maxTokens) {

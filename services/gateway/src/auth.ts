@@ -6,9 +6,10 @@ import { clientKey, type AuthFailures } from './auth-failures';
 import { sendError } from './http-errors';
 import { hashToken } from './storage';
 
-/** The store a request speaks for; set by requireStore, never taken from the request itself. */
+/** The store and mode a request speaks for; set by requireStore, never taken from the request itself. */
 export interface AuthedLocals {
   storeId: string;
+  livemode: boolean;
 }
 
 export interface RateLimit {
@@ -107,6 +108,7 @@ export function requireStore(cache: AuthCache, failures: AuthFailures, limiter: 
       return sendError(res, 429, ErrorMessages.rateLimited);
     }
     (res.locals as AuthedLocals).storeId = result.storeId;
+    (res.locals as AuthedLocals).livemode = result.livemode;
     next();
   };
 }

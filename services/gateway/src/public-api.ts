@@ -14,6 +14,7 @@ import {
   isEventId,
   isPaymentId,
   ListQueryParamsSchema,
+  modeScope,
   PaymentsRpc,
   SandboxMessages,
   SandboxPayBodySchema,
@@ -73,7 +74,8 @@ export interface Backends {
  */
 interface Call<D extends RpcDefinition, B extends z.ZodType, Q extends z.ZodType> {
   req: Request;
-  storeId: string;
+  /** The token's store and mode, as every store-scoped RPC takes them (a token sees its own mode only). */
+  scope: { storeId: string; livemode: boolean };
   idempotencyKeys: Backends['idempotencyKeys'];
   call: (request: RpcRequest<D>) => Promise<RpcReply<D>>;
   /** The RPC as a sandbox action on the store's payment `id` (sandboxAct: the store must own it). */
@@ -150,13 +152,14 @@ function operation<D extends RpcDefinition, B extends z.ZodType = z.ZodUndefined
     handler:
       ({ nc, rpcTimeoutMs, idempotencyKeys }) =>
       async (req, res) => {
-        const { storeId } = res.locals as AuthedLocals;
+        const { storeId, livemode } = res.locals as AuthedLocals;
+        const scope = { storeId, livemode };
         const answered = await answer({
           req,
-          storeId,
+          scope,
           idempotencyKeys,
           call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
-          act: (id, request) => sandboxAct(nc, rpcTimeoutMs, storeId, id, declared.rpc, request),
+          act: (id, request) => sandboxAct(nc, rpcTimeoutMs, scope, id, declared.rpc, request),
           body: () => checked(declared.body?.schema ?? undeclared(declared.operationId, 'body'), req.body),
           query: () => checked(declared.query ?? undeclared(declared.operationId, 'query'), req.query),
         });
@@ -193,18 +196,19 @@ const IDEMPOTENCY_KEY = (what: string) => ({
 
 /**
  * The Idempotency-Key's id for the request, if one is given (undefined: none given): the same key
- * and request get the same id, another request with the key is refused.
+ * and request get the same id, another request with the key is refused. Keys are per store and
+ * mode: the same key sent with a test token and a live token names two payments.
  */
 async function claimedId(
   req: Request,
-  storeId: string,
+  scope: Call<RpcDefinition, z.ZodType, z.ZodType>['scope'],
   idempotencyKeys: Backends['idempotencyKeys'],
   request: IdempotentRequest,
 ): Promise<string | undefined | Refusal> {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
   if (!isValidIdempotencyKey(key)) return new Refusal(400, ErrorMessages.idempotencyKeyInvalid);
-  const claim = await idempotencyKeys.claim(storeId, key, request);
+  const claim = await idempotencyKeys.claim(modeScope(scope.storeId, scope.livemode), key, request);
   if (!claim.ok) throw new DomainError('idempotency_key_reused');
   return claim.id;
 }
@@ -212,22 +216,22 @@ async function claimedId(
 /** Create: the first invalid field refused, then the Idempotency-Key's payment id claimed, if one is given. */
 async function createPayment({
   req,
-  storeId,
+  scope,
   idempotencyKeys,
   call,
   body,
 }: Call<typeof PaymentsRpc.create, typeof CreatePaymentBodySchema, z.ZodObject>) {
   const input = body();
   if (input instanceof Refusal) return input;
-  const paymentId = await claimedId(req, storeId, idempotencyKeys, { operation: 'create', input });
+  const paymentId = await claimedId(req, scope, idempotencyKeys, { operation: 'create', input });
   if (paymentId instanceof Refusal) return paymentId;
-  return call({ storeId, input, isPublic: true, paymentId });
+  return call({ ...scope, input, isPublic: true, paymentId });
 }
 
 /** Refund: the payment id, then the body, then the Idempotency-Key's refund id (a new one without a key). */
 async function createRefund({
   req,
-  storeId,
+  scope,
   idempotencyKeys,
   call,
   body,
@@ -236,9 +240,9 @@ async function createRefund({
   if (!isPaymentId(id)) return paymentNotFound;
   const input = body();
   if (input instanceof Refusal) return input;
-  const claimed = await claimedId(req, storeId, idempotencyKeys, { operation: 'refund', paymentId: id, input });
+  const claimed = await claimedId(req, scope, idempotencyKeys, { operation: 'refund', paymentId: id, input });
   if (claimed instanceof Refusal) return claimed;
-  return call({ storeId, paymentId: id, refundId: claimed ?? randomUUID(), input });
+  return call({ ...scope, paymentId: id, refundId: claimed ?? randomUUID(), input });
 }
 
 const payments: OperationGroup = {
@@ -253,9 +257,9 @@ const payments: OperationGroup = {
       rpc: PaymentsRpc.list,
       ok: 'A page of payments (createdAt descending, then id descending)',
       errors: { 400: QUERY_INVALID },
-      answer: ({ storeId, call, query }) => {
+      answer: ({ scope, call, query }) => {
         const checkedQuery = query();
-        return checkedQuery instanceof Refusal ? checkedQuery : call({ storeId, query: checkedQuery });
+        return checkedQuery instanceof Refusal ? checkedQuery : call({ ...scope, query: checkedQuery });
       },
     }),
     operation({
@@ -286,9 +290,9 @@ const payments: OperationGroup = {
       rpc: PaymentsRpc.get,
       ok: 'The payment',
       errors: { 404: PAYMENT_NOT_FOUND },
-      answer: ({ req, storeId, call }) => {
+      answer: ({ req, scope, call }) => {
         const { id } = req.params;
-        return isPaymentId(id) ? call({ storeId, id }) : paymentNotFound;
+        return isPaymentId(id) ? call({ ...scope, id }) : paymentNotFound;
       },
     }),
     operation({
@@ -304,9 +308,9 @@ const payments: OperationGroup = {
       rpc: PaymentsRpc.cancel,
       ok: 'The payment, now not_approved',
       errors: { 404: PAYMENT_NOT_FOUND, 409: `\`${ErrorMessages.cancelNotPending}\`` },
-      answer: ({ req, storeId, call }) => {
+      answer: ({ req, scope, call }) => {
         const { id } = req.params;
-        return isPaymentId(id) ? call({ storeId, id }) : paymentNotFound;
+        return isPaymentId(id) ? call({ ...scope, id }) : paymentNotFound;
       },
     }),
   ],
@@ -370,9 +374,9 @@ const refundOperations: Operation[] = [
     rpc: PaymentsRpc.refundsList,
     ok: 'Every refund of the payment (merchant and platform ones)',
     errors: { 404: PAYMENT_NOT_FOUND },
-    answer: ({ req, storeId, call }) => {
+    answer: ({ req, scope, call }) => {
       const { id } = req.params;
-      return isPaymentId(id) ? call({ storeId, paymentId: id }) : paymentNotFound;
+      return isPaymentId(id) ? call({ ...scope, paymentId: id }) : paymentNotFound;
     },
   }),
   operation({
@@ -385,10 +389,10 @@ const refundOperations: Operation[] = [
     rpc: PaymentsRpc.refundsGet,
     ok: 'The refund',
     errors: { 404: `${PAYMENT_NOT_FOUND}, or ${REFUND_NOT_FOUND}` },
-    answer: ({ req, storeId, call }) => {
+    answer: ({ req, scope, call }) => {
       const { id, refundId } = req.params;
       if (!isPaymentId(id)) return paymentNotFound;
-      return isPaymentId(refundId) ? call({ storeId, paymentId: id, refundId }) : refundNotFound;
+      return isPaymentId(refundId) ? call({ ...scope, paymentId: id, refundId }) : refundNotFound;
     },
   }),
 ];
@@ -536,9 +540,9 @@ const events: OperationGroup = {
       rpc: DispatcherRpc.eventsList,
       ok: 'A page of events (recorded descending, then id descending)',
       errors: { 400: QUERY_INVALID },
-      answer: ({ storeId, call, query }) => {
+      answer: ({ scope, call, query }) => {
         const checkedQuery = query();
-        return checkedQuery instanceof Refusal ? checkedQuery : call({ storeId, query: checkedQuery });
+        return checkedQuery instanceof Refusal ? checkedQuery : call({ ...scope, query: checkedQuery });
       },
     }),
     operation({
@@ -550,9 +554,9 @@ const events: OperationGroup = {
       rpc: DispatcherRpc.eventsGet,
       ok: 'The event and its attempts',
       errors: { 404: EVENT_NOT_FOUND },
-      answer: ({ req, storeId, call }) => {
+      answer: ({ req, scope, call }) => {
         const { eventId } = req.params;
-        return isEventId(eventId) ? call({ storeId, eventId }) : eventNotFound;
+        return isEventId(eventId) ? call({ ...scope, eventId }) : eventNotFound;
       },
     }),
     operation({
@@ -564,9 +568,9 @@ const events: OperationGroup = {
       rpc: DispatcherRpc.eventsRedeliver,
       ok: 'The new run, pending',
       errors: { 404: EVENT_NOT_FOUND, 409: `\`${ErrorMessages.eventStillPending}\`` },
-      answer: ({ req, storeId, call }) => {
+      answer: ({ req, scope, call }) => {
         const { eventId } = req.params;
-        return isEventId(eventId) ? call({ storeId, eventId }) : eventNotFound;
+        return isEventId(eventId) ? call({ ...scope, eventId }) : eventNotFound;
       },
     }),
   ],

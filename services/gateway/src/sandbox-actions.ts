@@ -12,20 +12,29 @@ import {
 } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 
+/** The store and mode a sandbox action speaks for: the token's (or the dashboard session's). */
+export interface SandboxScope {
+  storeId: string;
+  livemode: boolean;
+}
+
 /**
  * One sandbox action on a store's payment, as the public routes and the dashboard's buttons take
- * it: the store must own the payment (payments answers 404 otherwise); then the adapter's sandbox
- * PSP acts and calls the adapter back exactly as a PSP does.
+ * it: the store must own the payment in the token's mode (payments answers 404 otherwise); then
+ * the adapter's sandbox PSP acts and calls the adapter back exactly as a PSP does. A live token
+ * is answered 404, as if the route did not exist for it: a live payment is paid by the payer's
+ * bank, never by the platform.
  */
 export async function sandboxAct<D extends RpcDefinition>(
   nc: NatsConnection,
   rpcTimeoutMs: number,
-  storeId: string,
+  scope: SandboxScope,
   id: string,
   action: D,
   payload: (payment: Payment) => RpcRequest<D>,
 ): Promise<RpcReply<D>> {
-  const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
+  if (scope.livemode) throw new DomainError('payment_not_found');
+  const payment = await callRpc(nc, PaymentsRpc.get, { ...scope, id }, rpcTimeoutMs);
   try {
     return await callRpc(nc, action, payload(payment), rpcTimeoutMs);
   } catch (err) {

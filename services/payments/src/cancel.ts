@@ -1,6 +1,6 @@
 import { DomainError, type Payment } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
-import type { PaymentStorage } from './payment-storage';
+import type { PaymentStorage, StoreScope } from './payment-storage';
 import { toPayment } from './presenter';
 import { cancelCommand } from './refund-messages';
 import { transition } from './transitions';
@@ -13,10 +13,10 @@ import { transition } from './transitions';
  */
 export async function cancelPayment(
   deps: { store: PaymentStorage; logger: Logger },
-  storeId: string,
+  scope: StoreScope,
   id: string,
 ): Promise<Payment> {
-  const seen = await deps.store.forStore(storeId, id);
+  const seen = await deps.store.forStore(scope, id);
   if (!seen) throw new DomainError('payment_not_found');
   const result = await transition(deps.store, id, 'pending', 'not_approved', {
     extra: { cancelledAt: new Date() },

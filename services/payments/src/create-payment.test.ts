@@ -15,7 +15,7 @@ describe('a create', () => {
   it('stores a pending payment with its charge, and owes payment.created and the expiry', async () => {
     const flows = flowDeps();
     const before = Date.now();
-    const payment = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    const payment = await createPayment(flows.deps, { storeId: 'store-1', livemode: false, input, isPublic: true });
     expect(payment).toMatchObject({
       status: 'pending',
       amount: 42.5,
@@ -36,6 +36,7 @@ describe('a create', () => {
     const before = Date.now();
     const payment = await createPayment(flows.deps, {
       storeId: 'store-1',
+      livemode: false,
       input: { ...input, expiresInSeconds: 600 },
       isPublic: true,
     });
@@ -51,7 +52,7 @@ describe('a create', () => {
   it('stores the payment without QR data when the PSP cannot be reached, a retry of the charge owed', async () => {
     const flows = flowDeps();
     flows.adapter.reachable = false;
-    const payment = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true });
+    const payment = await createPayment(flows.deps, { storeId: 'store-1', livemode: false, input, isPublic: true });
     expect(payment).toMatchObject({ status: 'pending', qrCopyPaste: null, qrCodeUrl: null });
     expect(await flows.store.byId(payment.id)).toMatchObject({ chargeCreated: false });
     const retry = dueIn(flows.published).find((d) => d.body.kind === 'charge');
@@ -64,9 +65,16 @@ describe('a create that may be repeated (a caller-chosen id)', () => {
   it('returns the first payment for a repeated id, with one payment.created', async () => {
     const flows = flowDeps();
     const paymentId = randomUUID();
-    const first = await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
+    const first = await createPayment(flows.deps, {
+      storeId: 'store-1',
+      livemode: false,
+      input,
+      isPublic: true,
+      paymentId,
+    });
     const again = await createPayment(flows.deps, {
       storeId: 'store-1',
+      livemode: false,
       input: { ...input, amountCents: 1 },
       isPublic: false,
       paymentId,
@@ -79,10 +87,29 @@ describe('a create that may be repeated (a caller-chosen id)', () => {
   it("refuses an id another store's payment has, as if there were none", async () => {
     const flows = flowDeps();
     const paymentId = randomUUID();
-    await createPayment(flows.deps, { storeId: 'store-1', input, isPublic: true, paymentId });
-    const other = createPayment(flows.deps, { storeId: 'store-2', input, isPublic: true, paymentId });
+    await createPayment(flows.deps, { storeId: 'store-1', livemode: false, input, isPublic: true, paymentId });
+    const other = createPayment(flows.deps, { storeId: 'store-2', livemode: false, input, isPublic: true, paymentId });
     await expect(other).rejects.toThrow(DomainError);
     await expect(other).rejects.toMatchObject({ code: 'payment_not_found' });
     expect(await flows.store.byId(paymentId)).toMatchObject({ storeId: 'store-1', amountCents: 4250 });
+  });
+
+  it("refuses an id the store's other mode has, as if there were none", async () => {
+    const flows = flowDeps();
+    const paymentId = randomUUID();
+    await createPayment(flows.deps, { storeId: 'store-1', livemode: false, input, isPublic: true, paymentId });
+    const live = createPayment(flows.deps, { storeId: 'store-1', livemode: true, input, isPublic: true, paymentId });
+    await expect(live).rejects.toMatchObject({ code: 'payment_not_found' });
+    expect(await flows.store.byId(paymentId)).toMatchObject({ livemode: false });
+  });
+});
+
+describe('a live create', () => {
+  it('stores a live payment, and says so in the payment and in payment.created', async () => {
+    const flows = flowDeps();
+    const payment = await createPayment(flows.deps, { storeId: 'store-1', livemode: true, input, isPublic: true });
+    expect(payment.livemode).toBe(true);
+    expect(await flows.store.byId(payment.id)).toMatchObject({ livemode: true });
+    expect(eventsIn(flows.published).map((e) => [e.body.event, e.body.livemode])).toEqual([['payment.created', true]]);
   });
 });

@@ -14,7 +14,7 @@ import type { Config } from './config';
 import { paymentsCreated, pspChargeFailures } from './metrics';
 import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, eventMessage } from './outbox';
-import type { NewPayment, PaymentStorage } from './payment-storage';
+import { isLive, type NewPayment, type PaymentStorage } from './payment-storage';
 import { toPayment } from './presenter';
 
 export interface CreateDeps {
@@ -70,7 +70,7 @@ export async function requestCharge(
  * is idempotent by txid, so a losing attempt's charge request is harmless.
  */
 export async function createPayment(deps: CreateDeps, request: CreatePaymentRequest): Promise<Payment> {
-  const { storeId, input, isPublic } = request;
+  const { storeId, livemode, input, isPublic } = request;
   const id = request.paymentId ?? randomUUID();
   const createdAt = new Date();
   const base = {
@@ -88,6 +88,7 @@ export async function createPayment(deps: CreateDeps, request: CreatePaymentRequ
   const doc: NewPayment = {
     ...base,
     storeId,
+    livemode,
     status: 'pending',
     email: input.email,
     webhookUrl: input.webhookUrl,
@@ -124,10 +125,13 @@ export async function createPayment(deps: CreateDeps, request: CreatePaymentRequ
 }
 
 /** The payment a repeated create's first one made, which the insert found in its place. */
-async function theFirstCreate(deps: CreateDeps, { storeId, paymentId }: CreatePaymentRequest): Promise<Payment> {
+async function theFirstCreate(
+  deps: CreateDeps,
+  { storeId, livemode, paymentId }: CreatePaymentRequest,
+): Promise<Payment> {
   if (paymentId === undefined) throw new Error('a new random payment id was taken');
   const existing = await deps.store.byId(paymentId);
   if (!existing) throw new Error(`payment ${paymentId} was refused as a duplicate but cannot be read`);
-  if (existing.storeId !== storeId) throw new DomainError('payment_not_found');
+  if (existing.storeId !== storeId || isLive(existing) !== livemode) throw new DomainError('payment_not_found');
   return toPayment(existing);
 }

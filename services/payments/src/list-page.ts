@@ -3,19 +3,21 @@ import { LRUCache } from 'lru-cache';
 import type { PaymentDoc } from './model';
 
 /**
- * The keys a store's list is read by, newest first: `listKey` for every payment of the store,
- * `statusKey` for those in one status. Each is one string that sorts as the list does (store, then
- * status, then creation time and id), so a page is a range on one indexed field. On MongoDB a
+ * The keys a store's list is read by, newest first: `listKey` for every payment of the store in
+ * one mode, `statusKey` for those in one status. Each is one string that sorts as the list does
+ * (store and mode, then status, then creation time and id), so a page is a range on one indexed
+ * field. `scope` is the store in its mode (modeScope: the bare store id in test mode, so the keys
+ * written before modes are test mode's as they are). On MongoDB a
  * compound index would do the same; on DocumentDB (the local engine) an equality on `storeId` in a
  * compound index reads the store's whole posting list, while a range on one field reads only the
  * range: a page costs what its window holds, not what the store holds.
  */
-export function listKey(storeId: string, createdAt: Date, id: string): string {
-  return `${storeId}|${createdAt.toISOString()}|${id}`;
+export function listKey(scope: string, createdAt: Date, id: string): string {
+  return `${scope}|${createdAt.toISOString()}|${id}`;
 }
 
-export function statusKey(storeId: string, status: PaymentStatus, createdAt: Date, id: string): string {
-  return `${storeId}|${status}|${createdAt.toISOString()}|${id}`;
+export function statusKey(scope: string, status: PaymentStatus, createdAt: Date, id: string): string {
+  return `${scope}|${status}|${createdAt.toISOString()}|${id}`;
 }
 
 /** Above every key of the prefix (ISO timestamps and ids are ASCII). */
@@ -74,14 +76,14 @@ export class PageWindows {
 export async function findPage(
   finder: PageFinder,
   windows: PageWindows,
-  storeId: string,
+  scope: string,
   query: ListQuery,
   count: number,
   now = new Date(),
 ): Promise<PaymentDoc[]> {
   const [field, prefix] = query.status
-    ? (['statusKey', `${storeId}|${query.status}|`] as const)
-    : (['listKey', `${storeId}|`] as const);
+    ? (['statusKey', `${scope}|${query.status}|`] as const)
+    : (['listKey', `${scope}|`] as const);
   const skip = (query.page - 1) * query.limit;
   if (count > SMALL_STORE) {
     const at = now.getTime();

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   registerPaymentMetrics(service.registry);
   const publish = publisher(nc, new FactSigner(config.FACT_SIGNING_KEY));
   const counts = new CounterReader(nc, Streams.paymentCounts);
-  const store = new PaymentStore(publish, (storeId, key) => counts.read(Subjects.paymentCount(storeId, key)), logger);
+  const store = new PaymentStore(publish, (scope, key) => counts.read(Subjects.paymentCount(scope, key)), logger);
   const deps = { nc, config, logger, store, publish };
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
@@ -62,12 +62,12 @@ async function main(): Promise<void> {
   const pixVerifier = new FactVerifier(config.PIX_FACTS_PUBLIC_KEYS);
   const subscriptions = [
     serveRpc(nc, PaymentsRpc.create, (req) => createPayment(deps, req), rpc),
-    serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req.storeId, req.id), rpc),
-    serveRpc(nc, PaymentsRpc.list, (req) => listPayments(store, req.storeId, req.query), rpc),
-    serveRpc(nc, PaymentsRpc.cancel, (req) => cancelPayment(deps, req.storeId, req.id), rpc),
+    serveRpc(nc, PaymentsRpc.get, (req) => getPayment(store, req, req.id), rpc),
+    serveRpc(nc, PaymentsRpc.list, (req) => listPayments(store, req, req.query), rpc),
+    serveRpc(nc, PaymentsRpc.cancel, (req) => cancelPayment(deps, req, req.id), rpc),
     serveRpc(nc, PaymentsRpc.refundsCreate, (req) => createRefund(deps, req), rpc),
-    serveRpc(nc, PaymentsRpc.refundsList, (req) => listRefunds(store, req.storeId, req.paymentId), rpc),
-    serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req.storeId, req.paymentId, req.refundId), rpc),
+    serveRpc(nc, PaymentsRpc.refundsList, (req) => listRefunds(store, req, req.paymentId), rpc),
+    serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req, req.paymentId, req.refundId), rpc),
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),

@@ -43,6 +43,11 @@ export interface LegacyRefund {
 export interface PaymentDoc {
   _id: string;
   storeId: string;
+  /**
+   * Live mode: the payment was created with a live token, and only live tokens see it. Set once at
+   * create; absent on the payments created before modes, which are test payments (isLive).
+   */
+  livemode?: boolean;
   status: PaymentStatus;
   amountCents: number;
   email: string | null;
@@ -123,6 +128,7 @@ const PaymentSchema = new Schema<StoredPayment>(
   {
     _id: { type: String, required: true },
     storeId: { type: String, required: true },
+    livemode: { type: Boolean },
     status: { type: String, required: true },
     amountCents: { type: Number, required: true },
     email: { type: String, default: null },

@@ -1,6 +1,22 @@
-import { Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
+import { modeScope, Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
 import { statusKey } from './list-page';
 import type { OutboxEntry, OutboxMessage, PaymentDoc, PaymentState } from './model';
+
+/** A store's data in one mode: what a token (or the dashboard's session) sees. */
+export interface StoreScope {
+  storeId: string;
+  livemode: boolean;
+}
+
+/** A payment's mode: live only when created so (a payment from before modes is a test one). */
+export function isLive(doc: Pick<PaymentDoc, 'livemode'>): boolean {
+  return doc.livemode === true;
+}
+
+/** The name of a payment's store and mode in its list keys and counters (modeScope). */
+export function scopeOf(doc: Pick<PaymentDoc, 'storeId' | 'livemode'>): string {
+  return modeScope(doc.storeId, isLive(doc));
+}
 
 /**
  * What the payments' flows (create, PSP facts, deadlines, transitions, queries, the outbox relay)
@@ -16,12 +32,12 @@ import type { OutboxEntry, OutboxMessage, PaymentDoc, PaymentState } from './mod
  *   stays in the payment's outbox, for `leftovers` and `relay`.
  */
 export interface PaymentStorage {
-  /** A store's payment (another store's is the same as none). */
-  forStore(storeId: string, id: string): Promise<PaymentDoc | null>;
+  /** A store's payment in the mode (another store's, or the other mode's, is the same as none). */
+  forStore(scope: StoreScope, id: string): Promise<PaymentDoc | null>;
   byId(id: string): Promise<PaymentDoc | null>;
   byTxid(txid: string): Promise<PaymentDoc | null>;
-  /** A page of a store's payments, newest first (createdAt, then id), and how many match. */
-  list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }>;
+  /** A page of a store's payments in the mode, newest first (createdAt, then id), and how many match. */
+  list(scope: StoreScope, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }>;
   insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'>;
   /**
    * Changes one payment as `decide` says, given the payment as it is; `seen` saves the first read
@@ -119,7 +135,7 @@ function planWrite(doc: PaymentDoc, change: Change): PlannedWrite {
     set: {
       ...change.set,
       rev,
-      ...(status !== doc.status && { statusKey: statusKey(doc.storeId, status, doc.createdAt, doc._id) }),
+      ...(status !== doc.status && { statusKey: statusKey(scopeOf(doc), status, doc.createdAt, doc._id) }),
     },
     owed: outboxEntries([...change.messages, ...countsOfChange(doc, rev, doc.status, status)], new Date()),
   };
@@ -129,22 +145,24 @@ export function outboxEntries(messages: OutboxMessage[], at: Date): OutboxEntry[
   return messages.map((message) => ({ ...message, at }));
 }
 
-/** An increment of a store's counter, counted once per revision of the payment that causes it. */
-function countMessage(doc: Pick<PaymentDoc, '_id' | 'storeId'>, rev: number, key: PaymentCountKey, by: number) {
-  return { subject: Subjects.paymentCount(doc.storeId, key), msgId: `count:${doc._id}:${rev}:${key}`, increment: by };
+/** An increment of a store's counter in the payment's mode, counted once per revision of the payment that causes it. */
+function countMessage(doc: CountedPayment, rev: number, key: PaymentCountKey, by: number) {
+  return { subject: Subjects.paymentCount(scopeOf(doc), key), msgId: `count:${doc._id}:${rev}:${key}`, increment: by };
 }
+
+type CountedPayment = Pick<PaymentDoc, '_id' | 'storeId' | 'livemode'>;
 
 /**
  * The store's payment counts (the list's total) are JetStream counters: a new payment owes one more
  * in `all` and in its status.
  */
-export function countsOfInsert(doc: Pick<PaymentDoc, '_id' | 'storeId' | 'rev' | 'status'>): OutboxMessage[] {
+export function countsOfInsert(doc: CountedPayment & Pick<PaymentDoc, 'rev' | 'status'>): OutboxMessage[] {
   return [countMessage(doc, doc.rev, 'all', 1), countMessage(doc, doc.rev, doc.status, 1)];
 }
 
 /** What moving a payment from one status to another (revision `rev`) does to its store's counters. */
 export function countsOfChange(
-  doc: Pick<PaymentDoc, '_id' | 'storeId'>,
+  doc: CountedPayment,
   rev: number,
   from: PaymentStatus,
   to: PaymentStatus,

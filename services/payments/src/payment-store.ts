@@ -1,17 +1,21 @@
 import type { ListQuery, PaymentCountKey } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
+import { modeScope } from '@pix/contracts';
 import { findPage, listKey, PageWindows, statusKey, type PageFinder } from './list-page';
 import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc, type StoredPayment } from './model';
 import { OutboxClearer } from './outbox-clearer';
 import {
   countsOfInsert,
+  isLive,
   outboxEntries,
+  scopeOf,
   type Change,
   type NewPayment,
   type PaymentStorage,
   type Publish,
   type Skip,
+  type StoreScope,
   type WriteResult,
   writeDecided,
 } from './payment-storage';
@@ -23,8 +27,8 @@ function shaped(stored: StoredPayment | null): PaymentDoc | null {
   return stored && currentShape(stored);
 }
 
-/** Reads one of a store's payment counters. */
-export type ReadCount = (storeId: string, key: PaymentCountKey) => Promise<number>;
+/** Reads one of a store's payment counters in one mode (`scope`: modeScope's name of the store in it). */
+export type ReadCount = (scope: string, key: PaymentCountKey) => Promise<number>;
 
 /**
  * The payments' storage on the database (PaymentStorage, payment-storage.ts): the only module that
@@ -84,9 +88,15 @@ export class PaymentStore implements PaymentStorage {
     this.retry = new PublishRetry((doc) => this.publishOutbox(doc), logger);
   }
 
-  /** A store's payment (another store's is the same as none). One command. */
-  async forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
-    return shaped(await PaymentModel.findOne({ _id: { $eq: id }, storeId: { $eq: storeId } }).lean<StoredPayment>());
+  /**
+   * A store's payment in the mode (another store's, or the other mode's, is the same as none). One
+   * command; the mode is checked on the payment read, since one from before modes has none (test).
+   */
+  async forStore(scope: StoreScope, id: string): Promise<PaymentDoc | null> {
+    const doc = shaped(
+      await PaymentModel.findOne({ _id: { $eq: id }, storeId: { $eq: scope.storeId } }).lean<StoredPayment>(),
+    );
+    return doc && isLive(doc) === scope.livemode ? doc : null;
   }
 
   async byId(id: string): Promise<PaymentDoc | null> {
@@ -101,9 +111,10 @@ export class PaymentStore implements PaymentStorage {
    * A page of a store's payments, newest first, and how many match: one counter read and the
    * page's query (or a few, list-page.ts), whatever the store's size.
    */
-  async list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
-    const total = await this.readCount(storeId, query.status ?? 'all');
-    return { docs: await findPage(this.pages, this.windows, storeId, query, total), total };
+  async list(scope: StoreScope, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
+    const named = modeScope(scope.storeId, scope.livemode);
+    const total = await this.readCount(named, query.status ?? 'all');
+    return { docs: await findPage(this.pages, this.windows, named, query, total), total };
   }
 
   /**
@@ -114,8 +125,8 @@ export class PaymentStore implements PaymentStorage {
     const owed = [...messages, ...countsOfInsert(doc)];
     const stored: PaymentDoc = {
       ...doc,
-      listKey: listKey(doc.storeId, doc.createdAt, doc._id),
-      statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+      listKey: listKey(scopeOf(doc), doc.createdAt, doc._id),
+      statusKey: statusKey(scopeOf(doc), doc.status, doc.createdAt, doc._id),
       outbox: outboxEntries(owed, new Date()),
     };
     try {

@@ -1,5 +1,6 @@
 import { centsToBrl, type Payment, type PaymentEvent, type Refund } from '@pix/contracts';
 import type { PaymentState, RefundRecord } from './model';
+import { isLive } from './payment-storage';
 import { refundedCents } from './refund-records';
 
 type PaymentEventData = Omit<Extract<PaymentEvent['body'], { event: 'payment.created' }>, 'event'>;
@@ -13,6 +14,7 @@ export function toPayment(doc: PaymentState): Payment {
     status: doc.status,
     amount: centsToBrl(doc.amountCents),
     storeId: doc.storeId,
+    livemode: isLive(doc),
     createdAt: doc.createdAt.toISOString(),
     webhookUrl: doc.webhookUrl,
     observation: doc.observation,
@@ -32,10 +34,11 @@ export function paymentEventData(doc: PaymentState): PaymentEventData {
 }
 
 /** The public shape of a refund of the payment. */
-export function toRefund(doc: Pick<PaymentState, '_id'>, refund: RefundRecord): Refund {
+export function toRefund(doc: Pick<PaymentState, '_id' | 'livemode'>, refund: RefundRecord): Refund {
   return {
     id: refund.id,
     paymentId: doc._id,
+    livemode: isLive(doc),
     endToEndId: refund.endToEndId,
     amount: centsToBrl(refund.amountCents),
     status: refund.status,

@@ -1,17 +1,17 @@
 import { DomainError, type ListQuery, type Payment, type PaymentList } from '@pix/contracts';
-import type { PaymentStorage } from './payment-storage';
+import type { PaymentStorage, StoreScope } from './payment-storage';
 import { toPayment } from './presenter';
 
-/** A store's payment; another store's, or an unknown id, is the same 404. */
-export async function getPayment(store: PaymentStorage, storeId: string, id: string): Promise<Payment> {
-  const doc = await store.forStore(storeId, id);
+/** A store's payment in the token's mode; another store's or mode's, or an unknown id, is the same 404. */
+export async function getPayment(store: PaymentStorage, scope: StoreScope, id: string): Promise<Payment> {
+  const doc = await store.forStore(scope, id);
   if (!doc) throw new DomainError('payment_not_found');
   return toPayment(doc);
 }
 
-/** A page of a store's payments, newest first (createdAt, then id, descending). */
-export async function listPayments(store: PaymentStorage, storeId: string, query: ListQuery): Promise<PaymentList> {
-  const { docs, total } = await store.list(storeId, query);
+/** A page of a store's payments in the token's mode, newest first (createdAt, then id, descending). */
+export async function listPayments(store: PaymentStorage, scope: StoreScope, query: ListQuery): Promise<PaymentList> {
+  const { docs, total } = await store.list(scope, query);
   return { items: docs.map(toPayment), page: query.page, limit: query.limit, total };
 }
 

@@ -35,7 +35,7 @@ function refund(
   input: CreateRefundInput,
   refundId = randomUUID(),
 ) {
-  return createRefund(flows.deps, { storeId: doc.storeId, paymentId: doc._id, refundId, input });
+  return createRefund(flows.deps, { storeId: doc.storeId, livemode: false, paymentId: doc._id, refundId, input });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; params: Record<string, string> }> {
@@ -69,6 +69,7 @@ describe("a merchant's refund", () => {
     expect(answer).toEqual({
       id: refundId,
       paymentId: doc._id,
+      livemode: false,
       endToEndId: E2E,
       amount: 50,
       status: 'pending',
@@ -177,17 +178,28 @@ describe("a merchant's refund", () => {
     expect((await refusal(refund(flows, doc, { amountCents: 1, reason: null }))).code).toBe('refund_limit_reached');
   });
 
-  it("of another store's payment, or none, is the same 404", async () => {
+  it("of another store's or mode's payment, or none, is the same 404", async () => {
     const flows = flowDeps();
     const doc = await approved(flows);
     const other = createRefund(flows.deps, {
       storeId: 'store-2',
+      livemode: false,
       paymentId: doc._id,
       refundId: randomUUID(),
       input: all,
     });
     expect((await refusal(other)).code).toBe('payment_not_found');
-    expect((await refusal(listRefunds(flows.store, 'store-2', doc._id))).code).toBe('payment_not_found');
+    const otherMode = createRefund(flows.deps, {
+      storeId: doc.storeId,
+      livemode: true,
+      paymentId: doc._id,
+      refundId: randomUUID(),
+      input: all,
+    });
+    expect((await refusal(otherMode)).code).toBe('payment_not_found');
+    expect((await refusal(listRefunds(flows.store, { storeId: 'store-2', livemode: false }, doc._id))).code).toBe(
+      'payment_not_found',
+    );
     expect(await flows.store.byId(doc._id)).toEqual(doc);
   });
 
@@ -196,12 +208,13 @@ describe("a merchant's refund", () => {
     const doc = await approved(flows);
     const first = await refund(flows, doc, { amountCents: 100, reason: null });
     const second = await refund(flows, doc, { amountCents: 200, reason: null });
-    expect((await listRefunds(flows.store, doc.storeId, doc._id)).items.map((r) => r.id)).toEqual([
-      second.id,
-      first.id,
-    ]);
-    expect(await getRefund(flows.store, doc.storeId, doc._id, first.id)).toEqual(first);
-    expect((await refusal(getRefund(flows.store, doc.storeId, doc._id, randomUUID()))).code).toBe('refund_not_found');
+    expect(
+      (await listRefunds(flows.store, { storeId: doc.storeId, livemode: false }, doc._id)).items.map((r) => r.id),
+    ).toEqual([second.id, first.id]);
+    expect(await getRefund(flows.store, { storeId: doc.storeId, livemode: false }, doc._id, first.id)).toEqual(first);
+    expect(
+      (await refusal(getRefund(flows.store, { storeId: doc.storeId, livemode: false }, doc._id, randomUUID()))).code,
+    ).toBe('refund_not_found');
   });
 });
 
@@ -274,7 +287,7 @@ describe('a cancel', () => {
   it('makes a pending payment not_approved at once, its event says why, and owes the removal of its charge', async () => {
     const flows = flowDeps();
     const doc = await given(flows);
-    const payment = await cancelPayment(flows.deps, doc.storeId, doc._id);
+    const payment = await cancelPayment(flows.deps, { storeId: doc.storeId, livemode: false }, doc._id);
     expect(payment).toMatchObject({ id: doc._id, status: 'not_approved' });
     expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'not_approved', cancelledAt: expect.anything() });
     expect(eventsIn(flows.published)).toEqual([
@@ -297,7 +310,7 @@ describe('a cancel', () => {
     async (status) => {
       const flows = flowDeps();
       const doc = await given(flows, { status });
-      expect(await refusal(cancelPayment(flows.deps, doc.storeId, doc._id))).toEqual({
+      expect(await refusal(cancelPayment(flows.deps, { storeId: doc.storeId, livemode: false }, doc._id))).toEqual({
         code: 'cancel_not_pending',
         params: { status },
       });
@@ -309,7 +322,7 @@ describe('a cancel', () => {
   it('racing a Pix: whichever lands first decides, and a Pix after the cancel goes back', async () => {
     const flows = flowDeps();
     const doc = await given(flows, { amountCents: 2500 });
-    await cancelPayment(flows.deps, doc.storeId, doc._id);
+    await cancelPayment(flows.deps, { storeId: doc.storeId, livemode: false }, doc._id);
     await onPixEvent(flows.deps, Subjects.pixPaid, {
       endToEndId: E2E,
       txid: doc.txid,
@@ -324,6 +337,11 @@ describe('a cancel', () => {
   it("of another store's payment is a 404", async () => {
     const flows = flowDeps();
     const doc = await given(flows);
-    expect((await refusal(cancelPayment(flows.deps, 'store-2', doc._id))).code).toBe('payment_not_found');
+    expect((await refusal(cancelPayment(flows.deps, { storeId: 'store-2', livemode: false }, doc._id))).code).toBe(
+      'payment_not_found',
+    );
+    expect((await refusal(cancelPayment(flows.deps, { storeId: doc.storeId, livemode: true }, doc._id))).code).toBe(
+      'payment_not_found',
+    );
   });
 });

@@ -18,7 +18,7 @@ import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { refundsCreated, refundsSettled } from './metrics';
 import type { PaymentDoc, RefundRecord } from './model';
-import type { Change, PaymentStorage } from './payment-storage';
+import type { Change, PaymentStorage, StoreScope } from './payment-storage';
 import { toRefund } from './presenter';
 import { refundCommand, refundEvent } from './refund-messages';
 import { refundableCents } from './refund-records';
@@ -101,10 +101,10 @@ function merchantRefusal(doc: PaymentDoc, amountCents: number | null, now: Date)
  */
 export async function createRefund(
   deps: RefundDeps,
-  request: { storeId: string; paymentId: string; refundId: string; input: CreateRefundInput },
+  request: StoreScope & { paymentId: string; refundId: string; input: CreateRefundInput },
 ): Promise<Refund> {
-  const { storeId, paymentId, refundId, input } = request;
-  const seen = await deps.store.forStore(storeId, paymentId);
+  const { paymentId, refundId, input } = request;
+  const seen = await deps.store.forStore(request, paymentId);
   if (!seen) throw new DomainError('payment_not_found');
   let created: RefundRecord | undefined;
   const result = await deps.store.write<MerchantRefusal>(
@@ -260,8 +260,8 @@ export async function onRefundSettled(
 }
 
 /** A store's payment's refunds, newest first. */
-export async function listRefunds(store: PaymentStorage, storeId: string, paymentId: string): Promise<RefundList> {
-  const doc = await store.forStore(storeId, paymentId);
+export async function listRefunds(store: PaymentStorage, scope: StoreScope, paymentId: string): Promise<RefundList> {
+  const doc = await store.forStore(scope, paymentId);
   if (!doc) throw new DomainError('payment_not_found');
   return { items: [...doc.refunds].reverse().map((refund) => toRefund(doc, refund)) };
 }
@@ -269,11 +269,11 @@ export async function listRefunds(store: PaymentStorage, storeId: string, paymen
 /** One refund of a store's payment. */
 export async function getRefund(
   store: PaymentStorage,
-  storeId: string,
+  scope: StoreScope,
   paymentId: string,
   refundId: string,
 ): Promise<Refund> {
-  const doc = await store.forStore(storeId, paymentId);
+  const doc = await store.forStore(scope, paymentId);
   if (!doc) throw new DomainError('payment_not_found');
   const refund = doc.refunds.find((r) => r.id === refundId);
   if (!refund) throw new DomainError('refund_not_found');

@@ -245,7 +245,7 @@ export class AttemptRunner {
    */
   private async secretsOf(msg: WebhookAttemptMessage): Promise<string[] | null> {
     try {
-      return await this.deps.secrets.secretsOf(msg.storeId);
+      return await this.deps.secrets.secretsOf(msg.storeId, msg.event.body.livemode);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'webhook_secrets_unreadable') {
         // The gateway logs such a store once an hour and counts every read (an alert pages);

@@ -60,14 +60,14 @@ export function serveDashboardRpcs(nc: NatsConnection, logger: Logger): RpcServe
     serveRpc(
       nc,
       DispatcherRpc.paymentWebhookStates,
-      async (req) => ({ states: paymentStates(await deliveriesOfPayments(req.storeId, req.paymentIds)) }),
+      async (req) => ({ states: paymentStates(await deliveriesOfPayments(req.storeId, req.livemode, req.paymentIds)) }),
       rpc,
     ),
     serveRpc(
       nc,
       DispatcherRpc.endpointStats,
       async (req): Promise<EndpointStatsReply> => {
-        const read = await storeDeliveriesSince(req.storeId, new Date(req.since), STATS_READ_LIMIT);
+        const read = await storeDeliveriesSince(req.storeId, req.livemode, new Date(req.since), STATS_READ_LIMIT);
         return {
           since: req.since,
           endpoints: endpointStats(read),

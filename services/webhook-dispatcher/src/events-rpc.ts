@@ -27,6 +27,8 @@ function toEvent(doc: DeliveryDoc): PublicEvent {
     id: doc._id,
     type: doc.event.body.event,
     paymentId: doc.paymentId,
+    // An event recorded before modes carries none in its body: a test one.
+    livemode: doc.event.body.livemode === true,
     createdAt: new Date(doc.event.occurredAt).toISOString(),
     body: doc.event.body,
     status: doc.status,
@@ -48,30 +50,36 @@ export function toAttempt(a: AttemptEntry): EventAttempt {
   };
 }
 
-export async function listEvents(storeId: string, query: EventListQuery): Promise<PublicEventList> {
-  const { docs, total } = await storeDeliveries(storeId, query);
+/** A store's data in one mode, as the gateway's token or session says. */
+interface Scope {
+  storeId: string;
+  livemode: boolean;
+}
+
+export async function listEvents({ storeId, livemode }: Scope, query: EventListQuery): Promise<PublicEventList> {
+  const { docs, total } = await storeDeliveries(storeId, livemode, query);
   return { items: docs.map(toEvent), page: query.page, limit: query.limit, total };
 }
 
-/** Only the store's own event: another store's and an unknown one are the same 404. */
-async function storeDelivery(storeId: string, eventId: string): Promise<DeliveryDoc> {
-  const doc = await findStoreDelivery(storeId, eventId);
+/** Only the store's own event in the mode: another store's or mode's and an unknown one are the same 404. */
+async function storeDelivery({ storeId, livemode }: Scope, eventId: string): Promise<DeliveryDoc> {
+  const doc = await findStoreDelivery(storeId, livemode, eventId);
   if (!doc) throw new DomainError('event_not_found');
   return doc;
 }
 
-export async function getEvent(storeId: string, eventId: string): Promise<PublicEventDetail> {
-  const doc = await storeDelivery(storeId, eventId);
+export async function getEvent(scope: Scope, eventId: string): Promise<PublicEventDetail> {
+  const doc = await storeDelivery(scope, eventId);
   return { ...toEvent(doc), attempts: doc.attempts.map(toAttempt) };
 }
 
 export async function redeliverEvent(
   js: JetStreamClient,
   log: DeliveryLog,
-  storeId: string,
+  scope: Scope,
   eventId: string,
 ): Promise<EventRedelivery> {
-  const run = await replay(js, log, await storeDelivery(storeId, eventId));
+  const run = await replay(js, log, await storeDelivery(scope, eventId));
   if (run === null) throw new DomainError('event_still_pending');
   return { id: eventId, status: 'pending', run };
 }
@@ -81,8 +89,8 @@ export function serveEventRpcs(nc: NatsConnection, log: DeliveryLog, logger: Log
   const rpc = { queue: QueueGroups.webhookDispatcher, logger };
   const js = jetstream(nc);
   return [
-    serveRpc(nc, DispatcherRpc.eventsList, (req) => listEvents(req.storeId, req.query), rpc),
-    serveRpc(nc, DispatcherRpc.eventsGet, (req) => getEvent(req.storeId, req.eventId), rpc),
-    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, log, req.storeId, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.eventsList, (req) => listEvents(req, req.query), rpc),
+    serveRpc(nc, DispatcherRpc.eventsGet, (req) => getEvent(req, req.eventId), rpc),
+    serveRpc(nc, DispatcherRpc.eventsRedeliver, (req) => redeliverEvent(js, log, req, req.eventId), rpc),
   ];
 }

@@ -1,5 +1,5 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { GatewayRpc, Subjects, WebhookSecretsRotatedSchema } from '@pix/contracts';
+import { GatewayRpc, modeScope, Subjects, WebhookSecretsRotatedSchema } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 
@@ -16,7 +16,8 @@ interface Entry {
 }
 
 /**
- * The stores' signing secrets, asked of the gateway once per store and then kept. The gateway
+ * The stores' signing secrets, asked of the gateway once per store and mode and then kept (each
+ * mode signs with its own secrets: a live payment's deliveries with the live ones). The gateway
  * publishes a core NATS notice after every rotation (Subjects.storesWebhookSecretsRotated); every
  * replica drops that store's entry, so the next delivery asks again. Notices missed while
  * disconnected are covered by dropping everything on reconnect. A fetch that was under way when a
@@ -58,20 +59,23 @@ export class SecretsCache {
     this.subscription?.unsubscribe();
   }
 
-  /** The store's current secrets; asks the gateway when they are not cached (throws if it cannot answer). */
-  async secretsOf(storeId: string): Promise<string[]> {
-    const cached = this.entries.get(storeId);
+  /** The store's current secrets of the mode; asks the gateway when they are not cached (throws if it cannot answer). */
+  async secretsOf(storeId: string, livemode: boolean): Promise<string[]> {
+    const key = modeScope(storeId, livemode);
+    const cached = this.entries.get(key);
     if (cached && this.now() - cached.fetchedAt < SECRETS_MAX_AGE_MS) return cached.secrets;
     const version = this.versionOf(storeId);
     const fetchedAt = this.now();
-    const { secrets } = await callRpc(this.nc, GatewayRpc.webhookSecrets, { storeId });
-    if (this.versionOf(storeId) === version) this.entries.set(storeId, { secrets, fetchedAt });
+    const { secrets } = await callRpc(this.nc, GatewayRpc.webhookSecrets, { storeId, livemode });
+    if (this.versionOf(storeId) === version) this.entries.set(key, { secrets, fetchedAt });
     return secrets;
   }
 
+  /** A rotation notice names the store: its secrets of both modes are asked again. */
   forget(storeId: string): void {
     this.generations.set(storeId, (this.generations.get(storeId) ?? 0) + 1);
-    this.entries.delete(storeId);
+    this.entries.delete(modeScope(storeId, false));
+    this.entries.delete(modeScope(storeId, true));
   }
 
   private forgetAll(): void {

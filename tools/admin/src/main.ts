@@ -94,6 +94,7 @@ const program = new Command('admin').description('Administer the Pix payments pl
 const store = program.command('store').description('stores and their webhook secrets');
 store
   .command('create')
+  .description('a new store: its test token and webhook secret (token, webhookSecret) and its live ones beside them')
   .requiredOption('--name <name>', 'store name')
   .action((opts: { name: string }) => call(GatewayRpc.storesCreate, { name: opts.name }));
 store
@@ -105,10 +106,13 @@ store
 store
   .command('rotate-secret <storeId>')
   .description(
-    'new webhook secret; the previous ones keep signing deliveries for 24 hours, but those that do not open ' +
-      '(a retired key) are dropped (droppedUnreadable)',
+    'new webhook secret of test mode (of live mode with --live); the previous ones keep signing deliveries for ' +
+      '24 hours, but those that do not open (a retired key) are dropped (droppedUnreadable)',
   )
-  .action((storeId: string) => call(GatewayRpc.storesRotateSecret, { storeId }));
+  .option('--live', "the store's live-mode secret")
+  .action((storeId: string, opts: { live?: boolean }) =>
+    call(GatewayRpc.storesRotateSecret, { storeId, livemode: opts.live === true }),
+  );
 
 store
   .command('reseal-secrets')
@@ -129,9 +133,14 @@ const token = program.command('token').description('bearer tokens');
 token
   .command('issue')
   .requiredOption('--store <storeId>', 'the store the token speaks for')
+  .option('--live', 'a live token (pxt_live_…); without it a test token (pxt_test_…)')
   .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInt)
-  .action((opts: { store: string; expiresIn?: number }) =>
-    call(GatewayRpc.tokensIssue, { storeId: opts.store, expiresInSeconds: opts.expiresIn }),
+  .action((opts: { store: string; live?: boolean; expiresIn?: number }) =>
+    call(GatewayRpc.tokensIssue, {
+      storeId: opts.store,
+      livemode: opts.live === true,
+      expiresInSeconds: opts.expiresIn,
+    }),
   );
 token.command('revoke <token>').action((value: string) => call(GatewayRpc.tokensRevoke, { token: value }));
 

@@ -15,6 +15,8 @@ final class Event implements \JsonSerializable
         /** payment.created, payment.status_changed, refund.created, refund.succeeded or refund.failed */
         public readonly string $type,
         public readonly string $paymentId,
+        /** true for live data (a live token), false for test data (a test token) */
+        public readonly bool $livemode,
         public readonly string $createdAt,
         public readonly PaymentWebhook|RefundWebhook $body,
         /** pending (being delivered or retried), delivered or dead (every attempt failed) */
@@ -33,6 +35,7 @@ final class Event implements \JsonSerializable
             id: Fields::string($data, 'id'),
             type: Fields::string($data, 'type'),
             paymentId: Fields::string($data, 'paymentId'),
+            livemode: Fields::bool($data, 'livemode'),
             createdAt: Fields::string($data, 'createdAt'),
             body: Webhook::fromArray(Fields::object($data, 'body')),
             status: Fields::string($data, 'status'),

@@ -14,6 +14,8 @@ final class EventDetail implements \JsonSerializable
         public readonly string $id,
         public readonly string $type,
         public readonly string $paymentId,
+        /** true for live data (a live token), false for test data (a test token) */
+        public readonly bool $livemode,
         public readonly string $createdAt,
         public readonly PaymentWebhook|RefundWebhook $body,
         public readonly string $status,
@@ -31,6 +33,7 @@ final class EventDetail implements \JsonSerializable
             id: $event->id,
             type: $event->type,
             paymentId: $event->paymentId,
+            livemode: $event->livemode,
             createdAt: $event->createdAt,
             body: $event->body,
             status: $event->status,

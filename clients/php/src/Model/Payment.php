@@ -16,6 +16,8 @@ final class Payment implements \JsonSerializable
         /** BRL, at most two decimal places */
         public readonly float $amount,
         public readonly string $storeId,
+        /** true for live data (a live token), false for test data (a test token) */
+        public readonly bool $livemode,
         public readonly string $createdAt,
         public readonly ?string $webhookUrl,
         public readonly ?string $observation,
@@ -38,6 +40,7 @@ final class Payment implements \JsonSerializable
             status: Fields::string($data, 'status'),
             amount: Fields::amount($data, 'amount'),
             storeId: Fields::string($data, 'storeId'),
+            livemode: Fields::bool($data, 'livemode'),
             createdAt: Fields::string($data, 'createdAt'),
             webhookUrl: Fields::nullableString($data, 'webhookUrl'),
             observation: Fields::nullableString($data, 'observation'),

@@ -12,6 +12,8 @@ final class Refund implements \JsonSerializable
     public function __construct(
         public readonly string $id,
         public readonly string $paymentId,
+        /** true for live data (a live token), false for test data (a test token) */
+        public readonly bool $livemode,
         /** The Pix this refund returns (API Pix endToEndId) */
         public readonly string $endToEndId,
         /** BRL, at most two decimal places */
@@ -36,6 +38,7 @@ final class Refund implements \JsonSerializable
         return new self(
             id: Fields::string($data, 'id'),
             paymentId: Fields::string($data, 'paymentId'),
+            livemode: Fields::bool($data, 'livemode'),
             endToEndId: Fields::string($data, 'endToEndId'),
             amount: Fields::amount($data, 'amount'),
             status: Fields::string($data, 'status'),

@@ -15,6 +15,8 @@ final class RefundWebhook implements \JsonSerializable
         /** The refund's id */
         public readonly string $id,
         public readonly string $paymentId,
+        /** true for live data (a live token), false for test data (a test token) */
+        public readonly bool $livemode,
         public readonly string $endToEndId,
         public readonly float $amount,
         /** pending, succeeded or failed */
@@ -36,6 +38,7 @@ final class RefundWebhook implements \JsonSerializable
             event: Fields::string($data, 'event'),
             id: Fields::string($data, 'id'),
             paymentId: Fields::string($data, 'paymentId'),
+            livemode: Fields::bool($data, 'livemode'),
             endToEndId: Fields::string($data, 'endToEndId'),
             amount: Fields::amount($data, 'amount'),
             status: Fields::string($data, 'status'),

@@ -26,6 +26,10 @@ class Payment(BaseModel):
     BRL, at most two decimal places
     """
     store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     created_at: Annotated[
         str,
         Field(
@@ -160,6 +164,10 @@ class Refund(BaseModel):
             pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
         ),
     ]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     end_to_end_id: Annotated[str, Field(alias="endToEndId")]
     """
     The Pix this refund returns (API Pix endToEndId)
@@ -304,6 +312,10 @@ class PaymentCreatedWebhook(BaseModel):
     ]
     amount: float
     store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     created_at: Annotated[str, Field(alias="createdAt")]
     webhook_url: Annotated[str | None, Field(alias="webhookUrl")]
     observation: str | None
@@ -324,6 +336,10 @@ class PaymentStatusChangedWebhook(BaseModel):
     ]
     amount: float
     store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     created_at: Annotated[str, Field(alias="createdAt")]
     webhook_url: Annotated[str | None, Field(alias="webhookUrl")]
     observation: str | None
@@ -357,6 +373,10 @@ class RefundCreatedWebhook(BaseModel):
             pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
         ),
     ]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     end_to_end_id: Annotated[str, Field(alias="endToEndId")]
     """
     The Pix this refund returns (API Pix endToEndId)
@@ -414,6 +434,10 @@ class RefundSucceededWebhook(BaseModel):
             pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
         ),
     ]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     end_to_end_id: Annotated[str, Field(alias="endToEndId")]
     """
     The Pix this refund returns (API Pix endToEndId)
@@ -471,6 +495,10 @@ class RefundFailedWebhook(BaseModel):
             pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
         ),
     ]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     end_to_end_id: Annotated[str, Field(alias="endToEndId")]
     """
     The Pix this refund returns (API Pix endToEndId)
@@ -588,6 +616,10 @@ class Event(BaseModel):
     """
     type: Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
     payment_id: Annotated[str, Field(alias="paymentId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     created_at: Annotated[
         str,
         Field(
@@ -630,6 +662,10 @@ class EventDetail(BaseModel):
     """
     type: Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
     payment_id: Annotated[str, Field(alias="paymentId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
     created_at: Annotated[
         str,
         Field(

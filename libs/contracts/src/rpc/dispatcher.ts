@@ -4,6 +4,7 @@ import { EventListQuerySchema } from '../requests';
 import { PAYMENT_WEBHOOK_STATES } from '../dashboard';
 import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { WebhookDeliverySchema } from '../webhooks';
+import { RequestLivemodeSchema } from '../modes';
 import { defineRpc } from './define-rpc';
 
 /**
@@ -12,7 +13,10 @@ import { defineRpc } from './define-rpc';
  * CLI's webhook commands.
  */
 
-const EventRequestSchema = z.object({ storeId: z.string(), eventId: z.string() });
+/** A store's events in one mode (modes.ts): the caller's token says which. */
+const scope = { storeId: z.string(), livemode: RequestLivemodeSchema };
+
+const EventRequestSchema = z.object({ ...scope, eventId: z.string() });
 
 export const WebhooksListReplySchema = z.object({
   paymentId: z.string(),
@@ -57,7 +61,7 @@ const forOperator = { server: 'webhook-dispatcher', callers: ['admin'] } as cons
 export const DispatcherRpc = {
   eventsList: defineRpc(
     'events.list',
-    z.object({ storeId: z.string(), query: EventListQuerySchema }),
+    z.object({ ...scope, query: EventListQuerySchema }),
     EventListSchema,
     forGateway,
   ),
@@ -66,14 +70,14 @@ export const DispatcherRpc = {
   /** The dashboard's list: whether each payment of a page has a webhook pending, failing or dead. */
   paymentWebhookStates: defineRpc(
     'events.payment-states',
-    z.object({ storeId: z.string(), paymentIds: z.array(z.string()).max(MAX_PAYMENT_IDS) }),
+    z.object({ ...scope, paymentIds: z.array(z.string()).max(MAX_PAYMENT_IDS) }),
     PaymentWebhookStatesReplySchema,
     forGateway,
   ),
   /** The dashboard's webhooks page: the store's deliveries per endpoint since an instant (24 h ago). */
   endpointStats: defineRpc(
     'events.endpoint-stats',
-    z.object({ storeId: z.string(), since: z.iso.datetime({ precision: 3 }) }),
+    z.object({ ...scope, since: z.iso.datetime({ precision: 3 }) }),
     EndpointStatsReplySchema,
     forGateway,
   ),

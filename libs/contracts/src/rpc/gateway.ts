@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { RequestLivemodeSchema } from '../modes';
 import { defineRpc } from './define-rpc';
 
 /** What the gateway, which owns stores and tokens, answers over NATS: the admin CLI's store commands. */
 
+/**
+ * A new store: `token` and `webhookSecret` are its test ones (what every walkthrough and script
+ * reads), `liveToken` and `liveWebhookSecret` its live ones (modes.ts).
+ */
 const StoreCreateReplySchema = z.object({
   storeId: z.string(),
   token: z.string(),
   webhookSecret: z.string(),
+  liveToken: z.string(),
+  liveWebhookSecret: z.string(),
 });
 
 /** A store whose unexpired webhook secrets include ones that do not open (under a retired key, or altered). */
@@ -14,7 +21,7 @@ const StoreWithUnreadableSecretsSchema = z.object({
   storeId: z.string(),
   /** The keys those secrets name. */
   kids: z.array(z.string()),
-  /** None of its secrets opens: its deliveries wait, unsigned and unsent, until a rotation. */
+  /** In a mode, none of its secrets opens: that mode's deliveries wait, unsigned and unsent, until a rotation. */
   none: z.boolean(),
 });
 
@@ -43,8 +50,12 @@ export const GatewayRpc = {
   ),
   tokensIssue: defineRpc(
     'admin.tokens.issue',
-    z.object({ storeId: z.string(), expiresInSeconds: z.number().int().positive().optional() }),
-    z.object({ token: z.string(), expiresAt: z.string().nullable() }),
+    z.object({
+      storeId: z.string(),
+      livemode: RequestLivemodeSchema,
+      expiresInSeconds: z.number().int().positive().optional(),
+    }),
+    z.object({ token: z.string(), livemode: z.boolean(), expiresAt: z.string().nullable() }),
     forOperator,
   ),
   tokensRevoke: defineRpc(
@@ -59,8 +70,13 @@ export const GatewayRpc = {
    */
   storesRotateSecret: defineRpc(
     'admin.stores.rotate-secret',
-    z.object({ storeId: z.string() }),
-    z.object({ storeId: z.string(), webhookSecret: z.string(), droppedUnreadable: z.number().int() }),
+    z.object({ storeId: z.string(), livemode: RequestLivemodeSchema }),
+    z.object({
+      storeId: z.string(),
+      livemode: z.boolean(),
+      webhookSecret: z.string(),
+      droppedUnreadable: z.number().int(),
+    }),
     forOperator,
   ),
   /**
@@ -87,11 +103,12 @@ export const GatewayRpc = {
   /**
    * The dispatcher's read of a store's webhook secrets (it caches them). Whoever holds a secret can
    * forge that store's webhooks: the dispatcher alone may ask. When none of them opens, the answer
-   * is the domain error webhook_secrets_unreadable.
+   * is the domain error webhook_secrets_unreadable. Each mode has its own secrets: a live
+   * payment's deliveries are signed with the live ones.
    */
   webhookSecrets: defineRpc(
     'stores.webhook-secrets',
-    z.object({ storeId: z.string() }),
+    z.object({ storeId: z.string(), livemode: RequestLivemodeSchema }),
     z.object({ secrets: z.array(z.string()) }),
     { server: 'gateway', callers: ['webhook-dispatcher'] },
   ),

@@ -5,12 +5,16 @@ import { RefundListSchema, RefundSchema } from '../refund';
 import { CreatePaymentInputSchema, CreateRefundInputSchema, ListQuerySchema } from '../requests';
 import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { PAYMENT_STATUSES } from '../statuses';
+import { RequestLivemodeSchema } from '../modes';
 import { defineRpc } from './define-rpc';
 
 /** What payments answers over NATS request/reply (queue group `payments`). */
 
+/** A store's data in one mode (modes.ts): the caller's token says which. */
+const scope = { storeId: z.string(), livemode: RequestLivemodeSchema };
+
 export const CreatePaymentRequestSchema = z.object({
-  storeId: z.string(),
+  ...scope,
   input: CreatePaymentInputSchema,
   isPublic: z.boolean(),
   /**
@@ -36,13 +40,8 @@ export const PaymentsRpc = {
     server: 'payments',
     callers: ['gateway', 'admin'],
   }),
-  get: defineRpc('payments.get', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema, forGateway),
-  list: defineRpc(
-    'payments.list',
-    z.object({ storeId: z.string(), query: ListQuerySchema }),
-    PaymentListSchema,
-    forGateway,
-  ),
+  get: defineRpc('payments.get', z.object({ ...scope, id: z.string() }), PaymentSchema, forGateway),
+  list: defineRpc('payments.list', z.object({ ...scope, query: ListQuerySchema }), PaymentListSchema, forGateway),
   /** The copy-and-paste code behind a payment's public QR image. */
   qr: defineRpc(
     'payments.qr',
@@ -53,26 +52,26 @@ export const PaymentsRpc = {
   /** The hosted payment page's read of a payment, by id alone (what the customer may see). */
   publicView: defineRpc('payments.public-view', z.object({ id: z.string() }), PaymentPublicViewSchema, forGateway),
   /** The merchant cancels a pending payment: not_approved at once, its charge removed at the PSP after. */
-  cancel: defineRpc('payments.cancel', z.object({ storeId: z.string(), id: z.string() }), PaymentSchema, forGateway),
+  cancel: defineRpc('payments.cancel', z.object({ ...scope, id: z.string() }), PaymentSchema, forGateway),
   /**
    * A refund of an approved payment. `refundId` is chosen by the caller (the gateway's
    * Idempotency-Key): asking again with the same id answers the refund the first request made.
    */
   refundsCreate: defineRpc(
     'payments.refunds.create',
-    z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.uuid(), input: CreateRefundInputSchema }),
+    z.object({ ...scope, paymentId: z.string(), refundId: z.uuid(), input: CreateRefundInputSchema }),
     RefundSchema,
     forGateway,
   ),
   refundsList: defineRpc(
     'payments.refunds.list',
-    z.object({ storeId: z.string(), paymentId: z.string() }),
+    z.object({ ...scope, paymentId: z.string() }),
     RefundListSchema,
     forGateway,
   ),
   refundsGet: defineRpc(
     'payments.refunds.get',
-    z.object({ storeId: z.string(), paymentId: z.string(), refundId: z.string() }),
+    z.object({ ...scope, paymentId: z.string(), refundId: z.string() }),
     RefundSchema,
     forGateway,
   ),

@@ -30,6 +30,9 @@ nav[aria-label="Painel"] { display: flex; flex-wrap: wrap; align-items: center; 
 .logout { margin: 0; }
 .logout button { font: inherit; color: #ffffff; background: transparent; border: 1px solid #9aa6c4; border-radius: 0.375rem; padding: 0.3rem 0.75rem; cursor: pointer; }
 .logout button:hover { background: #24365e; }
+.mode { margin: 0; padding: 0.5rem 1.5rem; font-size: 0.875rem; }
+.mode-test { background: #fff4d6; color: #5c4300; border-bottom: 2px solid #e0a800; }
+.mode-live { background: #e6f4ea; color: #1e4620; }
 .live { margin: 0; font-size: 0.875rem; color: #d7dcea; width: 100%; }
 .live::before { content: ""; display: inline-block; width: 0.6rem; height: 0.6rem; margin-right: 0.4rem; border-radius: 50%; background: #9aa6c4; }
 .live[data-live="on"]::before { background: #4cd07d; }

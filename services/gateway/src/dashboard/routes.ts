@@ -69,8 +69,16 @@ export interface DashboardOptions {
   stores: Pick<Stores, 'name' | 'webhookSecrets'>;
 }
 
+/** A store's data in one mode, as the store-scoped RPCs take it. */
+interface Scope {
+  storeId: string;
+  livemode: boolean;
+}
+
 interface SessionLocals {
   session: Session;
+  /** The mode of the token the session was opened with: the dashboard shows that mode's data only. */
+  livemode: boolean;
   storeName: string;
   csrf: string;
 }
@@ -127,7 +135,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   /** The request's session, if its cookie holds a valid one that the auth cache still accepts. */
   async function currentSession(
     req: Request,
-  ): Promise<{ ok: true; session: Session } | { ok: false; reason: 'none' | 'ended' | 'inactive' }> {
+  ): Promise<{ ok: true; session: Session; livemode: boolean } | { ok: false; reason: 'none' | 'ended' | 'inactive' }> {
     const value = parseCookies(req.get('cookie')).get(SESSION_COOKIE);
     if (value === undefined) return { ok: false, reason: 'none' };
     const session = signer.read(value);
@@ -135,7 +143,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const auth = await authCache.authenticateHash(session.tokenHash);
     if (!auth.ok) return { ok: false, reason: auth.reason === 'store_inactive' ? 'inactive' : 'ended' };
     if (auth.storeId !== session.storeId) return { ok: false, reason: 'ended' };
-    return { ok: true, session };
+    return { ok: true, session, livemode: auth.livemode };
   }
 
   function showLogin(req: Request, res: Response, status: number, notice?: string, error?: string): void {
@@ -204,6 +212,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     }
     const locals = res.locals as SessionLocals;
     locals.session = current.session;
+    locals.livemode = current.livemode;
     locals.csrf = signer.csrfToken(current.session);
     locals.storeName = await storeName(current.session.storeId);
     next();
@@ -216,10 +225,15 @@ export function dashboardRouter(options: DashboardOptions): Router {
   };
 
   const navOf = (res: Response, active: 'payments' | 'webhooks' | null) => {
-    const { storeName: name, csrf } = res.locals as SessionLocals;
-    return { name, csrf, active };
+    const { storeName: name, csrf, livemode } = res.locals as SessionLocals;
+    return { name, csrf, active, livemode };
   };
   const storeOf = (res: Response) => (res.locals as SessionLocals).session.storeId;
+  /** The session's store and mode, as every store-scoped RPC takes them. */
+  const scopeOf = (res: Response): Scope => ({
+    storeId: storeOf(res),
+    livemode: (res.locals as SessionLocals).livemode,
+  });
 
   router.use(requireSession);
 
@@ -235,12 +249,12 @@ export function dashboardRouter(options: DashboardOptions): Router {
   });
 
   /** Whether each payment's webhooks are pending or failing; unknown (not shown) if the dispatcher is away. */
-  async function webhookStates(storeId: string, ids: string[]): Promise<Map<string, PaymentWebhookState>> {
+  async function webhookStates(scope: Scope, ids: string[]): Promise<Map<string, PaymentWebhookState>> {
     try {
       const { states } = await callRpc(
         nc,
         DispatcherRpc.paymentWebhookStates,
-        { storeId, paymentIds: ids },
+        { ...scope, paymentIds: ids },
         rpcTimeoutMs,
       );
       return new Map(states.map((s) => [s.paymentId, s.state]));
@@ -251,7 +265,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   }
 
   router.get('/pagamentos', async (req, res) => {
-    const storeId = storeOf(res);
+    const scope = scopeOf(res);
     const status = PUBLIC_STATUSES.includes(req.query.status as PublicStatus)
       ? (req.query.status as PublicStatus)
       : null;
@@ -259,11 +273,11 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const list = await callRpc(
       nc,
       PaymentsRpc.list,
-      { storeId, query: { page, limit: PAGE_SIZE, ...(status ? { status } : {}) } },
+      { ...scope, query: { page, limit: PAGE_SIZE, ...(status ? { status } : {}) } },
       rpcTimeoutMs,
     );
     const states = await webhookStates(
-      storeId,
+      scope,
       list.items.map((p) => p.id),
     );
     const rows: PaymentRow[] = list.items.map((p) => ({ ...p, webhook: states.get(p.id) ?? null }));
@@ -276,28 +290,28 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   /** The payment (404 as another store's), its refunds, and its events with every attempt. */
   async function paymentWithEvents(
-    storeId: string,
+    scope: Scope,
     id: string,
   ): Promise<{ payment: Payment; refunds: Refund[]; events: PublicEventDetail[] }> {
     if (!isPaymentId(id)) throw new DomainError('payment_not_found');
-    const payment = await callRpc(nc, PaymentsRpc.get, { storeId, id }, rpcTimeoutMs);
+    const payment = await callRpc(nc, PaymentsRpc.get, { ...scope, id }, rpcTimeoutMs);
     const [refunds, list] = await Promise.all([
-      callRpc(nc, PaymentsRpc.refundsList, { storeId, paymentId: id }, rpcTimeoutMs),
+      callRpc(nc, PaymentsRpc.refundsList, { ...scope, paymentId: id }, rpcTimeoutMs),
       callRpc(
         nc,
         DispatcherRpc.eventsList,
-        { storeId, query: { page: 1, limit: TIMELINE_EVENTS, paymentId: id } },
+        { ...scope, query: { page: 1, limit: TIMELINE_EVENTS, paymentId: id } },
         rpcTimeoutMs,
       ),
     ]);
     const events = await Promise.all(
-      list.items.map((e) => callRpc(nc, DispatcherRpc.eventsGet, { storeId, eventId: e.id }, rpcTimeoutMs)),
+      list.items.map((e) => callRpc(nc, DispatcherRpc.eventsGet, { ...scope, eventId: e.id }, rpcTimeoutMs)),
     );
     return { payment, refunds: refunds.items, events };
   }
 
   router.get('/pagamentos/:id', async (req, res) => {
-    const { payment, refunds, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    const { payment, refunds, events } = await paymentWithEvents(scopeOf(res), req.params.id);
     sendHtml(
       res,
       200,
@@ -317,7 +331,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   // The timeline, the status and the refunds, for the page's script to refresh them after an
   // event, an action or a retry.
   router.get('/pagamentos/:id/linha-do-tempo', async (req, res) => {
-    const { payment, refunds, events } = await paymentWithEvents(storeOf(res), req.params.id);
+    const { payment, refunds, events } = await paymentWithEvents(scopeOf(res), req.params.id);
     sendHtml(
       res,
       200,
@@ -375,7 +389,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     const refund = await callRpc(
       nc,
       PaymentsRpc.refundsCreate,
-      { storeId: storeOf(res), paymentId: id, refundId: body.refundId, input: validated.value },
+      { ...scopeOf(res), paymentId: id, refundId: body.refundId, input: validated.value },
       rpcTimeoutMs,
     );
     return {
@@ -388,7 +402,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   // Cancel a pending payment (the page asked for a confirmation first): not_approved at once.
   paymentAction('cancelar', async (id, _req, res) => {
-    const payment = await callRpc(nc, PaymentsRpc.cancel, { storeId: storeOf(res), id }, rpcTimeoutMs);
+    const payment = await callRpc(nc, PaymentsRpc.cancel, { ...scopeOf(res), id }, rpcTimeoutMs);
     return { payment, message: T.payment.cancel.done };
   });
 
@@ -401,7 +415,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
 
   if (options.sandbox) {
     paymentAction('sandbox/:action', async (id, req, res) => {
-      const storeId = storeOf(res);
+      const scope = scopeOf(res);
       const { action: name } = req.params as { action: string };
       if (name === 'pay' || name === 'pay-amount' || name === 'pay-late') {
         let amountCents: number | undefined;
@@ -416,7 +430,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
         return sandboxAct(
           nc,
           rpcTimeoutMs,
-          storeId,
+          scope,
           id,
           SandboxRpc.pay,
           payWith({ amountCents, late, dropCallback: false }),
@@ -425,7 +439,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
       // Own keys only: `constructor` or `toString` name no action.
       if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
       const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
-      return sandboxAct(nc, rpcTimeoutMs, storeId, id, definition, () => ({ paymentId: id }));
+      return sandboxAct(nc, rpcTimeoutMs, scope, id, definition, () => ({ paymentId: id }));
     });
   }
 
@@ -435,19 +449,14 @@ export function dashboardRouter(options: DashboardOptions): Router {
     action(async (req, res) => {
       const { eventId } = req.params as { eventId: string };
       if (!isEventId(eventId)) throw new DomainError('event_not_found');
-      const started = await callRpc(
-        nc,
-        DispatcherRpc.eventsRedeliver,
-        { storeId: storeOf(res), eventId },
-        rpcTimeoutMs,
-      );
+      const started = await callRpc(nc, DispatcherRpc.eventsRedeliver, { ...scopeOf(res), eventId }, rpcTimeoutMs);
       return { ...started, message: T.payment.redelivered(started.run) };
     }),
   );
 
   async function showWebhooks(res: Response, secrets: string[] | null): Promise<void> {
     const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();
-    const stats = await callRpc(nc, DispatcherRpc.endpointStats, { storeId: storeOf(res), since }, rpcTimeoutMs);
+    const stats = await callRpc(nc, DispatcherRpc.endpointStats, { ...scopeOf(res), since }, rpcTimeoutMs);
     sendHtml(res, 200, webhooksPage({ script, store: navOf(res, 'webhooks'), stats, secrets }));
   }
 
@@ -458,7 +467,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
     if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
       return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, 'webhooks')));
     }
-    await showWebhooks(res, (await stores.webhookSecrets(storeOf(res))).secrets);
+    const { storeId, livemode } = scopeOf(res);
+    await showWebhooks(res, (await stores.webhookSecrets(storeId, livemode)).secrets);
   });
 
   // Whether the session still stands: the script asks when its stream was refused.
@@ -472,6 +482,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
       feed,
       streams,
       storeOf,
+      livemodeOf: (res) => scopeOf(res).livemode,
       stillValid: async (req) => (await currentSession(req)).ok,
     }),
   );

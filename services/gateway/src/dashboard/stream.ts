@@ -67,11 +67,14 @@ export function storeStream(options: {
   feed: PaymentStatusFeed;
   streams: StreamLimiter;
   storeOf: (res: Response) => string;
+  /** The session's mode: the events of the other mode's payments are not the page's. */
+  livemodeOf: (res: Response) => boolean;
   stillValid: (req: Request) => Promise<boolean>;
 }): RequestHandler {
   const { feed, streams } = options;
   return (req, res) => {
     const storeId = options.storeOf(res);
+    const livemode = options.livemodeOf(res);
     const slot = streams.acquire('dashboard', storeId);
     if (!slot.ok) {
       const { status, retryAfterSeconds } = refusalAnswer(slot.reason);
@@ -80,7 +83,7 @@ export function storeStream(options: {
     }
     openEventStream(res, RECONNECT_MS);
     const { ready, unsubscribe } = feed.subscribeStore(storeId, {
-      event: (event: PaymentEvent) => res.write(streamMessage(event)),
+      event: (event: PaymentEvent) => event.body.livemode === livemode && res.write(streamMessage(event)),
       end: () => res.end(),
     });
     // The page hears every event from `ready` on; not followed in time, it reconnects later.

@@ -10,8 +10,10 @@ export interface StoreDoc {
   _id: string;
   name: string;
   active: boolean;
-  /** Standard Webhooks secrets (whsec_...), newest first, sealed (SecretEntry). */
+  /** Standard Webhooks secrets (whsec_...) of test mode, newest first, sealed (SecretEntry). */
   webhookSecrets: SecretEntry[];
+  /** Those of live mode; absent on a store created before modes until its first live rotation. */
+  liveWebhookSecrets?: SecretEntry[];
   createdAt: Date;
 }
 
@@ -32,6 +34,8 @@ export interface TokenDoc {
   /** SHA-256 of the token, hex: the token itself is never stored. */
   _id: string;
   storeId: string;
+  /** A live token (pxt_live_…); absent on the tokens issued before modes, which are test tokens. */
+  livemode?: boolean;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -54,6 +58,11 @@ export interface IdempotencyKeyDoc {
   expiresAt: Date;
 }
 
+const SecretEntrySchema = new Schema<SecretEntry>(
+  { sealed: String, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } },
+  { _id: false },
+);
+
 export const StoreModel = mongoose.model<StoreDoc>(
   'Store',
   new Schema<StoreDoc>(
@@ -61,9 +70,8 @@ export const StoreModel = mongoose.model<StoreDoc>(
       _id: { type: String, required: true },
       name: { type: String, required: true },
       active: { type: Boolean, required: true },
-      webhookSecrets: [
-        { _id: false, sealed: String, secret: String, createdAt: Date, expiresAt: { type: Date, default: null } },
-      ],
+      webhookSecrets: [SecretEntrySchema],
+      liveWebhookSecrets: { type: [SecretEntrySchema], default: undefined },
       createdAt: { type: Date, required: true },
     },
     { collection: 'stores', versionKey: false },
@@ -76,6 +84,7 @@ export const TokenModel = mongoose.model<TokenDoc>(
     {
       _id: { type: String, required: true },
       storeId: { type: String, required: true, index: true },
+      livemode: { type: Boolean },
       createdAt: { type: Date, required: true },
       expiresAt: { type: Date, default: null },
       revokedAt: { type: Date, default: null },

@@ -15,7 +15,14 @@ const ROTATION_TRIES = 5;
 /** Stores read per page by a re-seal. */
 const RESEAL_PAGE = 100;
 
-type Secrets = Pick<StoreDoc, 'webhookSecrets'>;
+type Secrets = Pick<StoreDoc, 'webhookSecrets' | 'liveWebhookSecrets'>;
+
+/** Where a mode's webhook secrets are kept: each mode signs its deliveries with its own. */
+type SecretsField = 'webhookSecrets' | 'liveWebhookSecrets';
+const SECRETS_FIELDS: readonly SecretsField[] = ['webhookSecrets', 'liveWebhookSecrets'];
+function secretsField(livemode: boolean): SecretsField {
+  return livemode ? 'liveWebhookSecrets' : 'webhookSecrets';
+}
 
 /** How many stores with an unreadable secret a check or a re-seal names (the count covers them all). */
 const UNREADABLE_LISTED = 1000;
@@ -32,7 +39,10 @@ interface StoreWithUnreadableSecrets {
   storeId: string;
   /** The keys its unreadable secrets name, each once. */
   kids: string[];
-  /** Whether none of its unexpired secrets opens: its deliveries cannot be signed until a rotation. */
+  /**
+   * Whether, in a mode, none of its unexpired secrets opens: that mode's deliveries cannot be
+   * signed until a rotation.
+   */
   none: boolean;
 }
 
@@ -50,19 +60,22 @@ interface SecretsPass {
   unreadable: StoreWithUnreadableSecrets[];
 }
 
-/** What a sealed secret is bound to: its store, and its expiry (so neither can be changed in the record). */
-function binding(storeId: string, expiresAt: Date | null): SealedBinding {
-  return { context: `stores/${storeId}/webhookSecrets`, expiresAt };
+/**
+ * What a sealed secret is bound to: its store and mode, and its expiry (so none can be changed in
+ * the record: a test secret copied into the live field does not open).
+ */
+function binding(storeId: string, field: SecretsField, expiresAt: Date | null): SealedBinding {
+  return { context: `stores/${storeId}/${field}`, expiresAt };
 }
 
 /**
  * The condition that the store's secrets are still those read: the newest entry, unique as sealed
  * (a fresh IV) or in clear, changes with every rotation and re-seal.
  */
-function unchangedSecrets(entries: readonly SecretEntry[]): Record<string, unknown> {
+function unchangedSecrets(field: SecretsField, entries: readonly SecretEntry[]): Record<string, unknown> {
   const [first] = entries;
-  if (!first) return { 'webhookSecrets.0': { $exists: false } };
-  return first.sealed ? { 'webhookSecrets.0.sealed': first.sealed } : { 'webhookSecrets.0.secret': first.secret };
+  if (!first) return { [`${field}.0`]: { $exists: false } };
+  return first.sealed ? { [`${field}.0.sealed`]: first.sealed } : { [`${field}.0.secret`]: first.secret };
 }
 
 const unexpired = (entry: SecretEntry, now: Date) => !entry.expiresAt || entry.expiresAt > now;
@@ -76,14 +89,14 @@ class PassReport {
   unreadableStores = 0;
   readonly unreadable: StoreWithUnreadableSecrets[] = [];
 
-  add(storeId: string, opened: readonly Opened[]): void {
+  /** A store, with its secrets opened in each mode. */
+  add(storeId: string, modes: readonly (readonly Opened[])[]): void {
     this.stores++;
-    const bad = opened.flatMap((o) => ('unreadable' in o ? [o.unreadable.kid] : []));
+    const bad = modes.flat().flatMap((o) => ('unreadable' in o ? [o.unreadable.kid] : []));
     if (bad.length === 0) return;
     this.unreadableStores++;
-    if (this.unreadable.length < UNREADABLE_LISTED) {
-      this.unreadable.push({ storeId, kids: [...new Set(bad)], none: bad.length === opened.length });
-    }
+    const none = modes.some((opened) => opened.length > 0 && opened.every((o) => 'unreadable' in o));
+    if (this.unreadable.length < UNREADABLE_LISTED) this.unreadable.push({ storeId, kids: [...new Set(bad)], none });
   }
 
   result(): SecretsPass {
@@ -103,17 +116,23 @@ export class Stores {
     private readonly sealer: Sealer,
   ) {}
 
-  private sealed(storeId: string, secret: string, createdAt: Date, expiresAt: Date | null): SecretEntry {
-    return { sealed: this.sealer.seal(secret, binding(storeId, expiresAt)), createdAt, expiresAt };
+  private sealed(
+    storeId: string,
+    field: SecretsField,
+    secret: string,
+    createdAt: Date,
+    expiresAt: Date | null,
+  ): SecretEntry {
+    return { sealed: this.sealer.seal(secret, binding(storeId, field, expiresAt)), createdAt, expiresAt };
   }
 
-  private open(storeId: string, entry: SecretEntry): Opened {
+  private open(storeId: string, field: SecretsField, entry: SecretEntry): Opened {
     if (!entry.sealed) {
       if (entry.secret) return { entry, secret: entry.secret };
       throw new Error(`a webhook secret of store ${storeId} holds no value`);
     }
     try {
-      return { entry, secret: this.sealer.open(entry.sealed, binding(storeId, entry.expiresAt)) };
+      return { entry, secret: this.sealer.open(entry.sealed, binding(storeId, field, entry.expiresAt)) };
     } catch (err) {
       if (err instanceof RetiredSealingKey) return { entry, unreadable: { kid: err.kid, reason: 'retired_key' } };
       const kid = entry.sealed.split('.')[1] ?? '';
@@ -122,24 +141,33 @@ export class Stores {
   }
 
   /** Every unexpired entry, opened or not. */
-  private openAll(storeId: string, entries: readonly SecretEntry[], now: Date): Opened[] {
-    return entries.filter((e) => unexpired(e, now)).map((e) => this.open(storeId, e));
+  private openAll(storeId: string, field: SecretsField, entries: readonly SecretEntry[], now: Date): Opened[] {
+    return entries.filter((e) => unexpired(e, now)).map((e) => this.open(storeId, field, e));
   }
 
-  /** A new active store with its first token and webhook secret. */
-  async create(name: string): Promise<{ storeId: string; token: string; webhookSecret: string }> {
+  /** A new active store with its first token and webhook secret in each mode. */
+  async create(name: string): Promise<{
+    storeId: string;
+    token: string;
+    webhookSecret: string;
+    liveToken: string;
+    liveWebhookSecret: string;
+  }> {
     const storeId = randomUUID();
     const webhookSecret = newWebhookSecret();
+    const liveWebhookSecret = newWebhookSecret();
     const now = new Date();
     await StoreModel.create({
       _id: storeId,
       name,
       active: true,
-      webhookSecrets: [this.sealed(storeId, webhookSecret, now, null)],
+      webhookSecrets: [this.sealed(storeId, 'webhookSecrets', webhookSecret, now, null)],
+      liveWebhookSecrets: [this.sealed(storeId, 'liveWebhookSecrets', liveWebhookSecret, now, null)],
       createdAt: now,
     });
-    const { token } = await this.tokens.issue(storeId);
-    return { storeId, token, webhookSecret };
+    const { token } = await this.tokens.issue(storeId, false);
+    const { token: liveToken } = await this.tokens.issue(storeId, true);
+    return { storeId, token, webhookSecret, liveToken, liveWebhookSecret };
   }
 
   async setActive(storeId: string, active: boolean): Promise<void> {
@@ -165,12 +193,15 @@ export class Stores {
    * in the v1 format, under an older key, or with expired ones beside them) is sealed again on
    * this read, so a clear value does not outlive its first read.
    */
-  async webhookSecrets(storeId: string, now = new Date()): Promise<ReadSecrets> {
-    const store = await StoreModel.findById(storeId).select({ webhookSecrets: 1 }).lean<Secrets>();
+  async webhookSecrets(storeId: string, livemode: boolean, now = new Date()): Promise<ReadSecrets> {
+    const field = secretsField(livemode);
+    const store = await StoreModel.findById(storeId)
+      .select({ [field]: 1 })
+      .lean<Secrets>();
     if (!store) throw new StoreNotFound(storeId);
-    const opened = this.openAll(storeId, store.webhookSecrets, now);
-    if (this.resealable(store.webhookSecrets, opened, now))
-      await this.writeResealed(storeId, store.webhookSecrets, opened);
+    const entries = store[field] ?? [];
+    const opened = this.openAll(storeId, field, entries, now);
+    if (this.resealable(entries, opened, now)) await this.writeResealed(storeId, field, entries, opened);
     return {
       secrets: opened.flatMap((o) => ('secret' in o ? [o.secret] : [])),
       unreadable: opened.flatMap((o) => ('unreadable' in o ? [o.unreadable] : [])),
@@ -184,19 +215,29 @@ export class Stores {
    * no overlap). The kept ones are sealed again with their expiry. The update is conditional on
    * the secrets read, so two rotations at once cannot lose one another's.
    */
-  async rotateWebhookSecret(storeId: string, now = new Date()): Promise<{ webhookSecret: string; dropped: number }> {
+  async rotateWebhookSecret(
+    storeId: string,
+    livemode: boolean,
+    now = new Date(),
+  ): Promise<{ webhookSecret: string; dropped: number }> {
+    const field = secretsField(livemode);
     for (let tries = 0; tries < ROTATION_TRIES; tries++) {
-      const store = await StoreModel.findById(storeId).select({ webhookSecrets: 1 }).lean<Secrets>();
+      const store = await StoreModel.findById(storeId)
+        .select({ [field]: 1 })
+        .lean<Secrets>();
       if (!store) throw new StoreNotFound(storeId);
+      const entries = store[field] ?? [];
       const webhookSecret = newWebhookSecret();
       const overlapEnds = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS);
-      const opened = this.openAll(storeId, store.webhookSecrets, now);
+      const opened = this.openAll(storeId, field, entries, now);
       const kept = opened.flatMap((o) =>
-        'secret' in o ? [this.sealed(storeId, o.secret, o.entry.createdAt, o.entry.expiresAt ?? overlapEnds)] : [],
+        'secret' in o
+          ? [this.sealed(storeId, field, o.secret, o.entry.createdAt, o.entry.expiresAt ?? overlapEnds)]
+          : [],
       );
       const result = await StoreModel.updateOne(
-        { _id: { $eq: storeId }, ...unchangedSecrets(store.webhookSecrets) },
-        { $set: { webhookSecrets: [this.sealed(storeId, webhookSecret, now, null), ...kept] } },
+        { _id: { $eq: storeId }, ...unchangedSecrets(field, entries) },
+        { $set: { [field]: [this.sealed(storeId, field, webhookSecret, now, null), ...kept] } },
       );
       if (result.modifiedCount === 1) return { webhookSecret, dropped: opened.length - kept.length };
     }
@@ -212,8 +253,8 @@ export class Stores {
    */
   async resealWebhookSecrets(now = new Date()): Promise<SecretsPass & { resealed: number }> {
     let resealed = 0;
-    const report = await this.eachStore(now, async (storeId, entries, opened) => {
-      if (this.resealable(entries, opened, now)) resealed += await this.writeResealed(storeId, entries, opened);
+    const report = await this.eachStore(now, async (storeId, field, entries, opened) => {
+      if (this.resealable(entries, opened, now)) resealed += await this.writeResealed(storeId, field, entries, opened);
     });
     return { ...report, resealed };
   }
@@ -221,28 +262,37 @@ export class Stores {
   /** Reads every store's unexpired secrets and reports the stores whose secrets do not all open; writes nothing. */
   async checkWebhookSecrets(now = new Date()): Promise<SecretsPass & { toReseal: number }> {
     let toReseal = 0;
-    const report = await this.eachStore(now, async (_storeId, entries, opened) => {
+    const report = await this.eachStore(now, async (_storeId, _field, entries, opened) => {
       if (this.resealable(entries, opened, now)) toReseal++;
     });
     return { ...report, toReseal };
   }
 
-  /** Pages through every store by _id, opening its unexpired secrets, and reports what did not open. */
+  /**
+   * Pages through every store by _id, opening its unexpired secrets of both modes (each mode's
+   * visited apart), and reports what did not open.
+   */
   private async eachStore(
     now: Date,
-    visit: (storeId: string, entries: SecretEntry[], opened: Opened[]) => Promise<void>,
+    visit: (storeId: string, field: SecretsField, entries: SecretEntry[], opened: Opened[]) => Promise<void>,
   ): Promise<SecretsPass> {
     const report = new PassReport();
     for (let after = ''; ;) {
       const page = await StoreModel.find({ _id: { $gt: after } })
         .sort({ _id: 1 })
         .limit(RESEAL_PAGE)
-        .select({ webhookSecrets: 1 })
+        .select({ webhookSecrets: 1, liveWebhookSecrets: 1 })
         .lean<(Secrets & { _id: string })[]>();
       for (const store of page) {
-        const opened = this.openAll(store._id, store.webhookSecrets, now);
-        report.add(store._id, opened);
-        await visit(store._id, store.webhookSecrets, opened);
+        const modes = SECRETS_FIELDS.map((field) => {
+          const entries = store[field] ?? [];
+          return { field, entries, opened: this.openAll(store._id, field, entries, now) };
+        });
+        report.add(
+          store._id,
+          modes.map((m) => m.opened),
+        );
+        for (const { field, entries, opened } of modes) await visit(store._id, field, entries, opened);
       }
       const last = page[page.length - 1];
       if (!last || page.length < RESEAL_PAGE) return report.result();
@@ -266,15 +316,20 @@ export class Stores {
    * when it already is), each that does not as it is; conditional on nothing having changed.
    * Returns 1 when written, 0 when a rotation or another re-seal came first.
    */
-  private async writeResealed(storeId: string, entries: readonly SecretEntry[], opened: Opened[]): Promise<number> {
+  private async writeResealed(
+    storeId: string,
+    field: SecretsField,
+    entries: readonly SecretEntry[],
+    opened: Opened[],
+  ): Promise<number> {
     const next = opened.map((o) =>
       'unreadable' in o || (o.entry.sealed && this.sealer.isCurrent(o.entry.sealed))
         ? { sealed: o.entry.sealed, createdAt: o.entry.createdAt, expiresAt: o.entry.expiresAt }
-        : this.sealed(storeId, o.secret, o.entry.createdAt, o.entry.expiresAt),
+        : this.sealed(storeId, field, o.secret, o.entry.createdAt, o.entry.expiresAt),
     );
     const result = await StoreModel.updateOne(
-      { _id: { $eq: storeId }, ...unchangedSecrets(entries) },
-      { $set: { webhookSecrets: next } },
+      { _id: { $eq: storeId }, ...unchangedSecrets(field, entries) },
+      { $set: { [field]: next } },
     );
     return result.modifiedCount;
   }

@@ -3,7 +3,10 @@ import { listKey, statusKey } from '../list-page';
 import type { OutboxMessage, PaymentDoc } from '../model';
 import {
   countsOfInsert,
+  isLive,
   outboxEntries,
+  scopeOf,
+  type StoreScope,
   type Change,
   type NewPayment,
   type PaymentStorage,
@@ -32,9 +35,9 @@ export class InMemoryPayments implements PaymentStorage {
     this.interloper = write;
   }
 
-  async forStore(storeId: string, id: string): Promise<PaymentDoc | null> {
+  async forStore(scope: StoreScope, id: string): Promise<PaymentDoc | null> {
     const doc = this.docs.get(id);
-    return doc && doc.storeId === storeId ? structuredClone(doc) : null;
+    return doc && doc.storeId === scope.storeId && isLive(doc) === scope.livemode ? structuredClone(doc) : null;
   }
 
   async byId(id: string): Promise<PaymentDoc | null> {
@@ -47,9 +50,12 @@ export class InMemoryPayments implements PaymentStorage {
     return doc ? structuredClone(doc) : null;
   }
 
-  async list(storeId: string, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
+  async list(scope: StoreScope, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }> {
     const matching = [...this.docs.values()]
-      .filter((d) => d.storeId === storeId && (!query.status || d.status === query.status))
+      .filter(
+        (d) =>
+          d.storeId === scope.storeId && isLive(d) === scope.livemode && (!query.status || d.status === query.status),
+      )
       .sort((a, b) => (a.listKey < b.listKey ? 1 : a.listKey > b.listKey ? -1 : 0));
     const skip = (query.page - 1) * query.limit;
     return { docs: matching.slice(skip, skip + query.limit).map((d) => structuredClone(d)), total: matching.length };
@@ -59,8 +65,8 @@ export class InMemoryPayments implements PaymentStorage {
     if (this.docs.has(doc._id) || [...this.docs.values()].some((d) => d.txid === doc.txid)) return 'exists';
     const stored: PaymentDoc = {
       ...structuredClone(doc),
-      listKey: listKey(doc.storeId, doc.createdAt, doc._id),
-      statusKey: statusKey(doc.storeId, doc.status, doc.createdAt, doc._id),
+      listKey: listKey(scopeOf(doc), doc.createdAt, doc._id),
+      statusKey: statusKey(scopeOf(doc), doc.status, doc.createdAt, doc._id),
       outbox: outboxEntries([...messages, ...countsOfInsert(doc)], new Date()),
     };
     this.docs.set(doc._id, stored);

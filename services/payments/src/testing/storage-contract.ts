@@ -65,8 +65,8 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     expect(published).toEqual([]);
     expect(await store.byId(doc._id)).toMatchObject({ amountCents: doc.amountCents, rev: 1 });
     expect(await store.byTxid(txidFor(doc._id))).toMatchObject({ _id: doc._id });
-    expect(await store.forStore(storeId, doc._id)).toMatchObject({ _id: doc._id });
-    expect(await store.forStore('another-store', doc._id)).toBeNull();
+    expect(await store.forStore({ storeId: storeId, livemode: false }, doc._id)).toMatchObject({ _id: doc._id });
+    expect(await store.forStore({ storeId: 'another-store', livemode: false }, doc._id)).toBeNull();
     expect(await store.byId(randomUUID())).toBeNull();
   });
 
@@ -144,17 +144,33 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     ];
     for (const doc of docs) await store.insert(doc, []);
     await store.flush();
-    const all = await store.list(listed, { page: 1, limit: 2 });
+    const all = await store.list({ storeId: listed, livemode: false }, { page: 1, limit: 2 });
     expect({ ids: all.docs.map((d) => d._id), total: all.total }).toEqual({
       ids: [docs[2]!._id, docs[1]!._id],
       total: 3,
     });
-    const second = await store.list(listed, { page: 2, limit: 2 });
+    const second = await store.list({ storeId: listed, livemode: false }, { page: 2, limit: 2 });
     expect(second.docs.map((d) => d._id)).toEqual([docs[0]!._id]);
-    const pending = await store.list(listed, { page: 1, limit: 10, status: 'pending' });
+    const pending = await store.list({ storeId: listed, livemode: false }, { page: 1, limit: 10, status: 'pending' });
     expect({ ids: pending.docs.map((d) => d._id), total: pending.total }).toEqual({
       ids: [docs[2]!._id, docs[0]!._id],
       total: 2,
     });
+  });
+
+  it("keeps a store's modes apart: each mode reads and lists only its own payments", async () => {
+    const both = `${storeId}-modes`;
+    const test = paymentDoc({ storeId: both, livemode: false });
+    const live = paymentDoc({ storeId: both, livemode: true });
+    for (const doc of [test, live]) await store.insert(doc, []);
+    await store.flush();
+    const [testScope, liveScope] = [false, true].map((livemode) => ({ storeId: both, livemode }));
+    expect(await store.forStore(testScope!, live._id)).toBeNull();
+    expect(await store.forStore(liveScope!, test._id)).toBeNull();
+    expect(await store.forStore(liveScope!, live._id)).toMatchObject({ _id: live._id, livemode: true });
+    const testList = await store.list(testScope!, { page: 1, limit: 10 });
+    const liveList = await store.list(liveScope!, { page: 1, limit: 10, status: 'pending' });
+    expect({ ids: testList.docs.map((d) => d._id), total: testList.total }).toEqual({ ids: [test._id], total: 1 });
+    expect({ ids: liveList.docs.map((d) => d._id), total: liveList.total }).toEqual({ ids: [live._id], total: 1 });
   });
 }

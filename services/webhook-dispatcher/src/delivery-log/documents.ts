@@ -21,6 +21,7 @@ export function newDelivery(
     _id: event.eventId,
     paymentId: event.paymentId,
     storeId: event.storeId,
+    livemode: event.body.livemode,
     type: event.body.event,
     sequence: event.sequence,
     event,

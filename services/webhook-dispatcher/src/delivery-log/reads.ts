@@ -7,6 +7,15 @@ import { deliveries, type DeliveryDoc } from './records';
  * (tests/service/hot-queries-explain.test.ts); the attempts come inside their delivery.
  */
 
+/**
+ * A store's deliveries in one mode. Those recorded before modes have no livemode and are test
+ * ones, hence `$ne: true` rather than `false`; the filter applies within the store's index range
+ * (a store's events of both modes are few beside the collection), so every read keeps its index.
+ */
+function inMode(livemode: boolean): Record<string, unknown> {
+  return livemode ? { livemode: true } : { livemode: { $ne: true } };
+}
+
 /** A delivery without its attempts: what a list shows. */
 const WITHOUT_ATTEMPTS = { projection: { attempts: 0 } } as const;
 
@@ -14,9 +23,12 @@ export function findDelivery(eventId: string): Promise<DeliveryDoc | null> {
   return deliveries().findOne({ _id: eventId });
 }
 
-/** One store's delivery of an event, with its attempts; another store's, or none, is null (the same answer). */
-export function findStoreDelivery(storeId: string, eventId: string): Promise<DeliveryDoc | null> {
-  return deliveries().findOne({ _id: eventId, storeId });
+/**
+ * One store's delivery of an event in the mode, with its attempts; another store's or mode's, or
+ * none, is null (the same answer).
+ */
+export function findStoreDelivery(storeId: string, livemode: boolean, eventId: string): Promise<DeliveryDoc | null> {
+  return deliveries().findOne({ _id: eventId, storeId, ...inMode(livemode) });
 }
 
 /** A payment's deliveries in event order, each with its attempts (a payment has a few of each). */
@@ -31,10 +43,12 @@ export function deliveriesOf(paymentId: string): Promise<DeliveryDoc[]> {
  */
 export async function storeDeliveries(
   storeId: string,
+  livemode: boolean,
   query: EventListQuery,
 ): Promise<{ docs: DeliveryDoc[]; total: number }> {
   const filter = {
     storeId,
+    ...inMode(livemode),
     ...(query.type ? { type: query.type } : {}),
     ...(query.paymentId ? { paymentId: query.paymentId } : {}),
   };
@@ -61,10 +75,14 @@ const SUMMARY_FIELDS = { paymentId: 1, url: 1, status: 1, runAttempts: 1, earlie
  * The deliveries of some of a store's payments (one page of the dashboard's list, at most a few
  * hundred ids): an `$in` on the payment index, each payment having a few deliveries.
  */
-export function deliveriesOfPayments(storeId: string, paymentIds: string[]): Promise<DeliverySummary[]> {
+export function deliveriesOfPayments(
+  storeId: string,
+  livemode: boolean,
+  paymentIds: string[],
+): Promise<DeliverySummary[]> {
   if (paymentIds.length === 0) return Promise.resolve([]);
   return deliveries()
-    .find({ paymentId: { $in: paymentIds }, storeId }, { projection: SUMMARY_FIELDS })
+    .find({ paymentId: { $in: paymentIds }, storeId, ...inMode(livemode) }, { projection: SUMMARY_FIELDS })
     .toArray();
 }
 
@@ -73,9 +91,14 @@ export function deliveriesOfPayments(storeId: string, paymentIds: string[]): Pro
  * failure rates over 24 h): a range on `{storeId, createdAt, _id}`, bounded, so a busy store costs
  * one read of at most `limit` small documents.
  */
-export function storeDeliveriesSince(storeId: string, since: Date, limit: number): Promise<DeliverySummary[]> {
+export function storeDeliveriesSince(
+  storeId: string,
+  livemode: boolean,
+  since: Date,
+  limit: number,
+): Promise<DeliverySummary[]> {
   return deliveries()
-    .find({ storeId, createdAt: { $gte: since } }, { projection: SUMMARY_FIELDS })
+    .find({ storeId, ...inMode(livemode), createdAt: { $gte: since } }, { projection: SUMMARY_FIELDS })
     .sort({ createdAt: -1, _id: -1 })
     .limit(limit)
     .toArray();

@@ -35,6 +35,8 @@ export interface DeliveryDoc {
   _id: string;
   paymentId: string;
   storeId: string;
+  /** The event's mode (its body's livemode); absent on deliveries recorded before modes, all test ones. */
+  livemode?: boolean;
   /** The event's type, top level so that the Events API filters on it by equality. */
   type: EventType;
   sequence: number;
@@ -75,6 +77,7 @@ const DeliverySchema = new Schema<DeliveryDoc>(
     _id: { type: String, required: true },
     paymentId: { type: String, required: true },
     storeId: { type: String, required: true },
+    livemode: { type: Boolean },
     type: { type: String, required: true },
     sequence: { type: Number, required: true },
     event: { type: Schema.Types.Mixed, required: true },

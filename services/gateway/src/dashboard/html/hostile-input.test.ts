@@ -12,7 +12,7 @@ const HOSTILE = `<script>alert(1)</script>"'javascript:alert(1)\u202Eevil`;
 const ESCAPED = html`${HOSTILE}`.text;
 const URL_HOSTILE = `javascript:alert(1)//"><script>alert(1)</script>\u202E`;
 const URL_ESCAPED = html`${URL_HOSTILE}`.text;
-const store = { name: HOSTILE, csrf: 'csrf', active: 'payments' as const };
+const store = { name: HOSTILE, csrf: 'csrf', active: 'payments' as const, livemode: false };
 const script = '/dashboard/assets/dashboard.0123ABCD.js';
 
 /** Nothing of the hostile text is live: no element, attribute or script URL comes out of it. */
@@ -31,6 +31,7 @@ const payment: Payment = {
   status: 'approved',
   amount: 89.9,
   storeId: 'store-1',
+  livemode: false,
   createdAt: '2026-11-24T19:45:03.000Z',
   webhookUrl: URL_HOSTILE,
   observation: HOSTILE,
@@ -45,6 +46,7 @@ const payment: Payment = {
 const refund: Refund = {
   id: randomUUID(),
   paymentId: payment.id,
+  livemode: false,
   endToEndId: 'E00000000202611241945abcdefghijk',
   amount: 10,
   status: 'failed',

@@ -65,8 +65,11 @@ export interface LayoutOptions {
   title: string;
   /** The address of the dashboard's script, whose name carries its content's hash (pages/browser-scripts.ts). */
   script: string;
-  /** The signed-in store, when there is one: the navigation and the logout form. */
-  store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null };
+  /**
+   * The signed-in store, when there is one: the navigation, the logout form, and the mode shown
+   * (`livemode`: the session's token's), which a banner names on every page.
+   */
+  store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null; livemode: boolean };
   /** The page follows the store's events live: it shows whether the stream is connected. */
   live?: boolean;
   /** Attributes of <body> the script reads (page kind, ids). */
@@ -83,7 +86,16 @@ ${link('/dashboard/pagamentos', T.nav.payments, 'payments')}
 ${link('/dashboard/webhooks', T.nav.webhooks, 'webhooks')}
 <form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${store.csrf}"><button type="submit" id="logout">${T.nav.logout}</button></form>
 </nav>
-${live && html`<p class="live" id="live" role="status" data-live="off">${T.live.off}</p>\n`}</header>`;
+${live && html`<p class="live" id="live" role="status" data-live="off">${T.live.off}</p>\n`}</header>
+${modeBanner(store.livemode)}`;
+}
+
+/** One mode at a time: the banner says which, and how to see the other. */
+function modeBanner(livemode: boolean): SafeHtml {
+  const [mode, label, detail] = livemode
+    ? ['live', T.mode.live, T.mode.liveDetail]
+    : ['test', T.mode.test, T.mode.testDetail];
+  return html`<p class="mode mode-${mode}" id="mode" role="note" data-livemode="${String(livemode)}"><strong>${label}</strong> ${detail}</p>`;
 }
 
 /** A whole dashboard page: its shell, the navigation when signed in, and the content. */

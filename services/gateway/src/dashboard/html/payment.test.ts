@@ -7,6 +7,7 @@ const PAYMENT: Payment = {
   status: 'approved',
   amount: 89.9,
   storeId: 'store-1',
+  livemode: false,
   createdAt: '2026-11-24T19:45:03.000Z',
   webhookUrl: null,
   observation: null,
@@ -22,6 +23,7 @@ function refund(fields: Partial<Refund>): Refund {
   return {
     id: randomUUID(),
     paymentId: PAYMENT.id,
+    livemode: false,
     endToEndId: 'E00000000202611241945abcdefghijk',
     amount: 10,
     status: 'pending',
@@ -64,7 +66,7 @@ describe('the payment page of the dashboard', () => {
   it('offers Cancelar to a pending payment and Reembolsar to an approved one', () => {
     const view = {
       script: '/dashboard/assets/dashboard.0123ABCD.js',
-      store: { name: 'Loja', csrf: 'x', active: 'payments' as const },
+      store: { name: 'Loja', csrf: 'x', active: 'payments' as const, livemode: true },
       pageUrl: 'http://127.0.0.1/pay/1',
       events: [],
       refunds: [],
@@ -72,6 +74,9 @@ describe('the payment page of the dashboard', () => {
       sandbox: false,
     };
     const pending = paymentPage({ ...view, payment: { ...PAYMENT, status: 'pending' } });
+    // A live session's page says so, with no test banner.
+    expect(pending).toContain('<p class="mode mode-live" id="mode" role="note" data-livemode="true">');
+    expect(pending).not.toContain(DashboardTexts.mode.test);
     expect(pending).toMatch(/<section class="card" id="cancel-section" aria-labelledby="cancel-title">/);
     expect(pending).toMatch(/id="refund-section"[^>]* hidden>/);
     const approved = paymentPage({ ...view, payment: PAYMENT });

@@ -7,9 +7,16 @@ const W = DashboardTexts.webhooks;
 describe('the webhooks page of the dashboard', () => {
   const page = webhooksPage({
     script: '/dashboard/assets/dashboard.0123ABCD.js',
-    store: { name: 'Loja', csrf: 'csrf-token', active: 'webhooks' },
+    store: { name: 'Loja', csrf: 'csrf-token', active: 'webhooks', livemode: false },
     stats: { since: '2026-11-25T10:00:00.000Z', endpoints: [], truncated: false, read: 0 },
     secrets: null,
+  });
+
+  it('names the mode it shows in a banner: test data for a test session', () => {
+    expect(page).toContain(
+      `<p class="mode mode-test" id="mode" role="note" data-livemode="false"><strong>${DashboardTexts.mode.test}</strong>`,
+    );
+    expect(page).not.toContain(DashboardTexts.mode.live);
   });
 
   it('offers the verification snippet in TypeScript, Python and PHP, TypeScript picked first', () => {
