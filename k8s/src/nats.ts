@@ -75,11 +75,20 @@ export function natsConfig(replicas: number, publicKeys: Record<NatsIdentity, re
   ].join('\n');
 }
 
-/** Every name a client or a member reaches NATS by: the Service and each pod (nats-0.nats …). */
-function natsDnsNames(namespace: string): string[] {
-  return ['nats', `nats.${namespace}`, `nats.${namespace}.svc`, `nats.${namespace}.svc.cluster.local`].flatMap(
-    (name) => [name, `*.${name}`],
-  );
+/**
+ * Every name a client or a member reaches NATS by: the Service and each pod (nats-0.nats …). Each
+ * pod's short name is listed as it is: the services connect to `nats-<n>.nats` (NATS_URL), and
+ * Node's TLS, unlike Go's, refuses a wildcard over a single label (`*.nats`) as a match.
+ */
+export function natsDnsNames(namespace: string, replicas: number): string[] {
+  const pods = Array.from({ length: replicas }, (_, i) => `nats-${i}.nats`);
+  return [
+    ...pods,
+    ...['nats', `nats.${namespace}`, `nats.${namespace}.svc`, `nats.${namespace}.svc.cluster.local`].flatMap((name) => [
+      name,
+      `*.${name}`,
+    ]),
+  ];
 }
 
 /**
@@ -97,7 +106,7 @@ export function addNats(
     serverCertificate(chart, issuer, {
       name: 'nats',
       secretName: NATS_TLS_SECRET,
-      dnsNames: natsDnsNames(settings.namespace),
+      dnsNames: natsDnsNames(settings.namespace, replicas),
     });
   }
   new k8s.KubeConfigMap(chart, 'nats-config', {

@@ -547,6 +547,8 @@ describe('k8s/dist', () => {
     });
     // Clients reach nats-0.nats …, routes too: the wildcard names them.
     expect(certificate.spec!.dnsNames).toEqual(expect.arrayContaining(['nats', '*.nats']));
+    // The names in NATS_URL, each as it is: Node's TLS matches no wildcard over a single label.
+    expect(certificate.spec!.dnsNames).toEqual(expect.arrayContaining(['nats-0.nats', 'nats-1.nats', 'nats-2.nats']));
     expect(named(objects, 'Issuer', 'pix-ca').spec).toEqual({ ca: { secretName: 'pix-ca' } });
     const pod = podOf(named(objects, 'StatefulSet', 'nats'));
     expect(pod.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'nats-tls', defaultMode: 0o440 } });
