@@ -63,6 +63,8 @@ describe('refunds, cancels and expiry through the public API', () => {
       status: 'pending',
       reason: 'Item devolvido',
       origin: 'merchant',
+      // A test token's refund: test mode.
+      livemode: false,
       createdAt: expect.any(String),
       settledAt: null,
       failureReason: null,

@@ -14,6 +14,7 @@ PAYMENT: dict[str, Any] = {
     "status": "pending",
     "amount": 25.5,
     "storeId": "b8e2f1d0-5c4b-4a3e-9f2d-1c0b9a8e7d6f",
+    "livemode": False,
     "createdAt": "2026-11-26T10:00:00.000Z",
     "webhookUrl": None,
     "observation": None,

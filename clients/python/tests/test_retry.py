@@ -15,6 +15,7 @@ UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 REFUND = {
     "id": "5b0c9a8e-7d6f-4e5d-8c4b-3a2f1e0d9c8b",
     "paymentId": PAYMENT["id"],
+    "livemode": False,
     "endToEndId": "E00000000202611261000abcdef012345",
     "amount": 10.0,
     "status": "pending",
