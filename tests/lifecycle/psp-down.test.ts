@@ -14,6 +14,8 @@ describe('PSP down at create', () => {
   beforeAll(async () => {
     stack = await startPrivateStack({
       services: ['payments', 'webhook-dispatcher', 'gateway'],
+      // The PSP is up; the adapter that speaks to it is what is down at create.
+      pspSimulator: true,
       env: { PSP_TIMEOUT: '300ms' },
     });
   });

@@ -62,7 +62,10 @@ export function sharedPostgres(): PostgresServer {
 }
 
 export interface PrivateStackOptions extends Partial<
-  Pick<StackOptions, 'env' | 'pspEnv' | 'services' | 'natsUrl' | 'natsCredentials' | 'mongoUrl' | 'secretsFile'>
+  Pick<
+    StackOptions,
+    'env' | 'pspEnv' | 'pspSimulator' | 'services' | 'natsUrl' | 'natsCredentials' | 'mongoUrl' | 'secretsFile'
+  >
 > {
   /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
   natsMembers?: number;
