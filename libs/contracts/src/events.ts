@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LivemodeSchema } from './modes';
+import { LivemodeSchema, RequestLivemodeSchema } from './modes';
 import { RefundSchema } from './refund';
 import { PAYMENT_STATUSES } from './statuses';
 
@@ -106,6 +106,13 @@ export const PaymentEventSchema = z.preprocess((raw) => {
 export type PaymentEvent = z.infer<typeof PaymentEventEnvelopeSchema>;
 
 /**
+ * The mode of the PSP connection that told a fact (pix.events.*): payments applies it only to a
+ * payment of that mode, so nothing a test PSP says can move a live payment. A fact from before
+ * connections had modes was the one connection's: test.
+ */
+const FactModeSchema = RequestLivemodeSchema;
+
+/**
  * A Pix the PSP received for a charge: pix.events.paid (confirmed) or pix.events.review (received
  * but held by the PSP for analysis). Idempotent by endToEndId.
  */
@@ -114,6 +121,7 @@ export const PixPaidEventSchema = z.object({
   txid: z.string(),
   amountCents: z.number().int(),
   paidAt: z.string(),
+  livemode: FactModeSchema,
 });
 export type PixPaidEvent = z.infer<typeof PixPaidEventSchema>;
 
@@ -122,6 +130,7 @@ export const PixAnalysisEventSchema = z.object({
   endToEndId: z.string(),
   txid: z.string(),
   decidedAt: z.string(),
+  livemode: FactModeSchema,
 });
 export type PixAnalysisEvent = z.infer<typeof PixAnalysisEventSchema>;
 
@@ -137,5 +146,6 @@ export const PixRefundSettledEventSchema = z.object({
   rtrId: z.string().nullable(),
   settledAt: z.string(),
   failureReason: z.string().nullable(),
+  livemode: FactModeSchema,
 });
 export type PixRefundSettledEvent = z.infer<typeof PixRefundSettledEventSchema>;

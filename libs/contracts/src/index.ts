@@ -180,5 +180,5 @@ export {
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
 export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
-export { modeScope, RequestLivemodeSchema } from './modes';
-export { txidFor, refundPspId, MAX_REFUNDS_PER_CHARGE, PIX_PROVIDERS } from './pix';
+export { modeScope, modeName, MODE_NAMES, RequestLivemodeSchema, type ModeName } from './modes';
+export { txidFor, refundPspId, MAX_REFUNDS_PER_CHARGE } from './pix';

@@ -41,3 +41,15 @@ export const LivemodeSchema = z.boolean().default(false).meta({
  * test store's internal payment) sends none and means test.
  */
 export const RequestLivemodeSchema = z.boolean().default(false);
+
+/**
+ * A mode's name: the adapter's PSP connection that serves it (`test`: the PSP simulator or a PSP's
+ * homologation; `live`: the PSP that moves real money), as settings, logs and the `connection`
+ * label of metrics spell it.
+ */
+export const MODE_NAMES = ['test', 'live'] as const;
+export type ModeName = (typeof MODE_NAMES)[number];
+
+export function modeName(livemode: boolean): ModeName {
+  return livemode ? 'live' : 'test';
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RequestLivemodeSchema } from './modes';
 
 /**
  * What payments asks of the PSP through the adapter's work queue (the PIX_COMMANDS stream), each
@@ -10,6 +11,8 @@ import { z } from 'zod';
 const CommandBase = z.object({
   txid: z.string(),
   attempt: z.number().int().min(1),
+  /** The payment's mode: the PSP connection the command goes to (a command from before modes: test). */
+  livemode: RequestLivemodeSchema,
   trace: z.record(z.string(), z.string()).optional(),
 });
 

@@ -23,11 +23,3 @@ export function refundPspId(txid: string, index: number): string {
   }
   return `${txid}${index.toString(36).padStart(3, '0')}`;
 }
-
-/**
- * Which PSP the adapter speaks API Pix to (PIX_PROVIDER): `sandbox`, the PSP simulator
- * (services/psp-simulator), or `apipix`, a real PSP. The gateway reads it too: the public sandbox
- * routes exist only in sandbox deployments.
- */
-export const PIX_PROVIDERS = ['sandbox', 'apipix'] as const;
-export type PixProviderName = (typeof PIX_PROVIDERS)[number];

@@ -34,7 +34,7 @@ export function qrCodeUrlFor(config: Config, paymentId: string): string {
 /** Asks the adapter for the charge; null when the PSP cannot be reached now. */
 export async function requestCharge(
   deps: Pick<CreateDeps, 'nc' | 'config' | 'logger'>,
-  doc: Pick<PaymentDoc, '_id' | 'txid' | 'amountCents' | 'observation' | 'expiresAt'>,
+  doc: Pick<PaymentDoc, '_id' | 'txid' | 'amountCents' | 'observation' | 'expiresAt' | 'livemode'>,
 ): Promise<CreateChargeReply | null> {
   const expiresInSeconds = Math.max(1, Math.round((doc.expiresAt.getTime() - Date.now()) / 1000));
   try {
@@ -47,6 +47,8 @@ export async function requestCharge(
         amountCents: doc.amountCents,
         expiresInSeconds,
         description: doc.observation,
+        // The mode's own PSP connection: a live payment is charged at the live PSP only.
+        livemode: isLive(doc),
       },
       deps.config.PSP_TIMEOUT,
     );
@@ -84,7 +86,7 @@ export async function createPayment(deps: CreateDeps, request: CreatePaymentRequ
         (input.expiresInSeconds === null ? deps.config.PIX_CHARGE_TTL : input.expiresInSeconds * 1000),
     ),
   };
-  const charge = await requestCharge(deps, base);
+  const charge = await requestCharge(deps, { ...base, livemode });
   const doc: NewPayment = {
     ...base,
     storeId,

@@ -8,7 +8,7 @@ import { refundsCreated } from './metrics';
 import { qrCodeUrlFor, requestCharge } from './create-payment';
 import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, type DueMessage } from './outbox';
-import type { Change, PaymentStorage } from './payment-storage';
+import { isLive, type Change, type PaymentStorage } from './payment-storage';
 import { refundCommand } from './refund-messages';
 import { liveRefundOfPaidPix } from './refund-records';
 import { newRefund } from './refunds';
@@ -156,7 +156,7 @@ async function readCharge(deps: DueDeps, doc: PaymentDoc): Promise<ReadChargeRep
     return await callRpc(
       deps.nc,
       AdapterRpc.readCharge,
-      { txid: doc.txid, paymentId: doc._id },
+      { txid: doc.txid, paymentId: doc._id, livemode: isLive(doc) },
       deps.config.PSP_TIMEOUT,
     );
   } catch (err) {

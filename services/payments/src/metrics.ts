@@ -42,6 +42,17 @@ export const refundsCreated = new Counter({
   registers: [],
 });
 
+/**
+ * Facts of the PSP that payments refused for the payment they name: `other_mode`, a fact from one
+ * mode's PSP connection about a payment of the other (a test PSP can never move live money).
+ */
+export const pixFactsRefused = new Counter({
+  name: 'pix_facts_refused_total',
+  help: "PSP facts not applied to the payment they name, by reason: other_mode (told by the other mode's PSP connection)",
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+
 export const refundsSettled = new Counter({
   name: 'refunds_settled_total',
   help: 'Refunds the PSP settled, by origin and status (succeeded, failed)',
@@ -56,4 +67,5 @@ export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(outboxLeftovers);
   registry.registerMetric(refundsCreated);
   registry.registerMetric(refundsSettled);
+  registry.registerMetric(pixFactsRefused);
 }

@@ -57,6 +57,28 @@ describe('a Pix the PSP received', () => {
     ]);
   });
 
+  it("is applied only by its own mode's connection: a test PSP cannot pay a live payment, nor the reverse", async () => {
+    const flows = flowDeps();
+    const livePayment = await given(flows, { amountCents: 2500, livemode: true });
+    const testPayment = await given(flows, { amountCents: 2500 });
+    for (const [doc, livemode] of [
+      [livePayment, false],
+      [testPayment, true],
+    ] as const) {
+      for (const subject of [Subjects.pixPaid, Subjects.pixReview]) {
+        expect(await onPixEvent(flows.deps, subject, { ...paid(doc.txid, 2500), livemode })).toEqual({ ack: true });
+      }
+      const refund = { txid: doc.txid, endToEndId: E2E, pspRefundId: refundPspId(doc.txid, 0), rtrId: null };
+      const settled = { ...refund, settledAt: new Date().toISOString(), failureReason: null, livemode };
+      expect(await onPixEvent(flows.deps, Subjects.pixRefunded, settled)).toEqual({ ack: true });
+      expect(await flows.store.byId(doc._id)).toMatchObject({ status: 'pending', eventSeq: 1, paidEndToEndId: null });
+    }
+    expect(flows.published).toEqual([]);
+    // Its own mode's fact is applied.
+    await onPixEvent(flows.deps, Subjects.pixPaid, { ...paid(livePayment.txid, 2500), livemode: true });
+    expect(await flows.store.byId(livePayment._id)).toMatchObject({ status: 'approved' });
+  });
+
   it('held by the PSP for analysis sends it to review even of the exact amount', async () => {
     const flows = flowDeps();
     const doc = await given(flows, { amountCents: 2500 });

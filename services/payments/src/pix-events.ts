@@ -9,6 +9,7 @@ import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import type { Config } from './config';
+import { ofPaymentsMode } from './fact-mode';
 import type { PaymentDoc } from './model';
 import { dueMessage } from './outbox';
 import type { PaymentStorage } from './payment-storage';
@@ -30,10 +31,17 @@ function outcomeOf(result: TransitionResult): HandlerOutcome {
   return !result.changed && result.reason === 'lost_race' ? LOOK_AGAIN : ACK;
 }
 
-async function paymentOfCharge(deps: PixEventDeps, txid: string): Promise<PaymentDoc | null> {
-  const doc = await deps.store.byTxid(txid);
-  if (!doc) deps.logger.warn({ txid }, 'PSP event for an unknown charge; ignored');
-  return doc;
+/** The payment whose charge a fact names, if it has one and is of the fact's mode. */
+async function paymentOfCharge(
+  deps: PixEventDeps,
+  fact: { txid: string; livemode: boolean },
+): Promise<PaymentDoc | null> {
+  const doc = await deps.store.byTxid(fact.txid);
+  if (!doc) {
+    deps.logger.warn({ txid: fact.txid }, 'PSP event for an unknown charge; ignored');
+    return null;
+  }
+  return ofPaymentsMode(doc, fact, deps.logger) ? doc : null;
 }
 
 /**
@@ -43,7 +51,7 @@ async function paymentOfCharge(deps: PixEventDeps, txid: string): Promise<Paymen
  * longer pending goes back to its payer (returnLatePix), once.
  */
 async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolean): Promise<HandlerOutcome> {
-  const doc = await paymentOfCharge(deps, pix.txid);
+  const doc = await paymentOfCharge(deps, pix);
   if (!doc) return ACK;
   if (doc.paidEndToEndId === pix.endToEndId) {
     deps.logger.info({ paymentId: doc._id, status: doc.status }, 'pix payment already handled');
@@ -69,7 +77,7 @@ async function onPixReceived(deps: PixEventDeps, pix: PixPaidEvent, held: boolea
 
 /** The PSP's analysis of the held Pix of a payment in review, if that is what the event is about. */
 async function paymentInAnalysis(deps: PixEventDeps, event: PixAnalysisEvent): Promise<PaymentDoc | null> {
-  const doc = await paymentOfCharge(deps, event.txid);
+  const doc = await paymentOfCharge(deps, event);
   if (!doc) return null;
   if (doc.status !== 'review' || doc.paidEndToEndId !== event.endToEndId) {
     deps.logger.info(

@@ -2,6 +2,7 @@ import { Subjects, type CancelCommand, type EventType, type PaymentEvent, type R
 import { traceCarrier } from '@pix/messaging';
 import type { OutboxMessage, PaymentState, RefundRecord } from './model';
 import { owedEvent } from './outbox';
+import { isLive } from './payment-storage';
 import { toRefund } from './presenter';
 
 type RefundEventType = Extract<EventType, `refund.${string}`>;
@@ -23,13 +24,14 @@ export function refundEvent(
  * the adapter read the PSP's record before it sends anything.
  */
 export function refundCommand(
-  doc: Pick<PaymentState, '_id' | 'txid'>,
+  doc: Pick<PaymentState, '_id' | 'txid' | 'livemode'>,
   refund: RefundRecord,
   attempt = 1,
 ): OutboxMessage {
   const body: RefundCommand = {
     txid: doc.txid,
     attempt,
+    livemode: isLive(doc),
     paymentId: doc._id,
     refundId: refund.id,
     pspRefundId: refund.pspRefundId,
@@ -47,7 +49,7 @@ export function refundCommand(
 }
 
 /** The command that removes a cancelled payment's charge at the PSP. */
-export function cancelCommand(doc: Pick<PaymentState, '_id' | 'txid'>): OutboxMessage {
-  const body: CancelCommand = { txid: doc.txid, attempt: 1, paymentId: doc._id };
+export function cancelCommand(doc: Pick<PaymentState, '_id' | 'txid' | 'livemode'>): OutboxMessage {
+  const body: CancelCommand = { txid: doc.txid, attempt: 1, livemode: isLive(doc), paymentId: doc._id };
   return { subject: Subjects.pixCommand('cancel'), msgId: `cancel:${doc.txid}`, body, trace: traceCarrier() };
 }

@@ -93,6 +93,7 @@ describe("a merchant's refund", () => {
       {
         txid: doc.txid,
         attempt: 1,
+        livemode: false,
         paymentId: doc._id,
         refundId,
         pspRefundId: refundPspId(doc.txid, 0),

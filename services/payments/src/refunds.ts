@@ -17,6 +17,7 @@ import {
 import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { refundsCreated, refundsSettled } from './metrics';
+import { ofPaymentsMode } from './fact-mode';
 import type { PaymentDoc, RefundRecord } from './model';
 import type { Change, PaymentStorage, StoreScope } from './payment-storage';
 import { toRefund } from './presenter';
@@ -217,6 +218,7 @@ export async function onRefundSettled(
     );
     return ACK;
   }
+  if (!ofPaymentsMode(seen, fact, deps.logger)) return ACK;
   let settled: RefundRecord | undefined;
   const result = await deps.store.write<'unknown' | 'settled'>(
     seen._id,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RequestLivemodeSchema } from '../modes';
 import { defineRpc } from './define-rpc';
 
 /** What the pix-provider-adapter answers over NATS request/reply: the PSP's operations. */
@@ -9,6 +10,8 @@ export const CreateChargeRequestSchema = z.object({
   amountCents: z.number().int(),
   expiresInSeconds: z.number().int().positive(),
   description: z.string().nullable(),
+  /** The payment's mode: which of the adapter's PSP connections charges it (test or live). */
+  livemode: RequestLivemodeSchema,
 });
 export const CreateChargeReplySchema = z.object({
   txid: z.string(),
@@ -17,7 +20,12 @@ export const CreateChargeReplySchema = z.object({
 });
 export type CreateChargeReply = z.infer<typeof CreateChargeReplySchema>;
 
-export const ReadChargeRequestSchema = z.object({ txid: z.string(), paymentId: z.string() });
+export const ReadChargeRequestSchema = z.object({
+  txid: z.string(),
+  paymentId: z.string(),
+  /** The PSP connection the charge was made at. */
+  livemode: RequestLivemodeSchema,
+});
 export const ReadChargeReplySchema = z.object({
   /** active: can still be paid; concluded: paid; removed; not_found: the PSP has no such charge. */
   status: z.enum(['active', 'concluded', 'removed', 'not_found']),

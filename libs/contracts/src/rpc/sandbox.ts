@@ -3,8 +3,10 @@ import { PIX_MAX_AMOUNT_CENTS } from '../money';
 import { defineRpc } from './define-rpc';
 
 /**
- * The sandbox PSP's actions, served by the pix-provider-adapter when PIX_PROVIDER=sandbox: the
- * customer's Pix, and the PSP's analysis of it (review, then clear or reject).
+ * The sandbox PSP's actions, served by the pix-provider-adapter through the back office of its test
+ * connection's PSP (the simulator's, PSP_BACKOFFICE_URL): the customer's Pix, and the PSP's
+ * analysis of it (review, then clear or reject). Test payments only: a live payment's charge is at
+ * the live PSP, where nobody but the payer's bank pays it.
  */
 
 export const SandboxPayReplySchema = z.object({
