@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { brlToCents } from '@pix/contracts';
+import { brlToCents, type ModeName } from '@pix/contracts';
 import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
@@ -11,6 +11,8 @@ import type { PixProvider } from './providers/provider';
 import type { ToldFacts } from './told-facts';
 
 export interface CallbackOptions {
+  /** The connection whose PSP calls: its facts are of its mode. */
+  connection: { name: ModeName; livemode: boolean };
   js: JetStreamClient;
   told: ToldFacts;
   /** Where each Pix a callback tells of is read back. */
@@ -21,8 +23,8 @@ export interface CallbackOptions {
    * merchants.
    */
   pins: readonly CallbackPin[];
-  /** psp_callbacks_refused_total, by reason. */
-  refused: Counter<'reason'>;
+  /** psp_callbacks_refused_total, by connection and reason. */
+  refused: Counter<'connection' | 'reason'>;
   logger: Logger;
 }
 
@@ -34,8 +36,15 @@ function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticate
   if (pinned) return 'psp';
   // Public parts of the certificate only: its own pin is what an operator adds for a PSP's renewed one.
   options.logger.warn(
-    { reason: 'foreign_certificate', spki, subject, issuer, remoteAddress: socket.remoteAddress },
-    'PSP callback refused: a certificate of the PSP CA that PSP_CALLBACK_PINS does not name',
+    {
+      connection: options.connection.name,
+      reason: 'foreign_certificate',
+      spki,
+      subject,
+      issuer,
+      remoteAddress: socket.remoteAddress,
+    },
+    "PSP callback refused: a certificate of the PSP's CA that the connection's pins do not name",
   );
   return 'foreign_certificate';
 }
@@ -52,8 +61,8 @@ function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticate
  * once JetStream has stored the facts.
  */
 export function callbackRouter(options: CallbackOptions): Router {
-  const { logger, refused } = options;
-  const refuse = (reason: CallbackRefusal) => refused.inc({ reason });
+  const { logger, refused, connection } = options;
+  const refuse = (reason: CallbackRefusal) => refused.inc({ connection: connection.name, reason });
   const authenticate = (req: Request, res: Response, next: NextFunction) => {
     const who = caller(req, options);
     if (who === 'psp') return next();
@@ -98,7 +107,7 @@ export function callbackRouter(options: CallbackOptions): Router {
     }
     const outcomes = await Promise.all(parsed.data.pix.filter(ofACharge).map(believe));
     const believed = outcomes.filter((outcome): outcome is PixEntry => typeof outcome === 'object');
-    await receivePix(options.js, options.told, believed, logger);
+    await receivePix(options.js, options.told, believed, connection.livemode, logger);
     if (outcomes.includes('unread')) {
       res.status(503).json({ message: 'the PSP could not be read back; call again' });
       return;
@@ -119,6 +128,7 @@ export async function receivePix(
   js: JetStreamClient,
   told: ToldFacts,
   pixes: ReceivedPix[],
+  livemode: boolean,
   logger: Logger,
 ): Promise<number> {
   /** Stores a fact unless this process stored it lately; whether JetStream had not stored it before. */
@@ -132,13 +142,13 @@ export async function receivePix(
   for (const pix of pixes.filter(ofACharge)) {
     const amountCents = brlToCents(Number(pix.valor));
     if (amountCents === null) continue;
-    for (const fact of factsFromPix(pix, amountCents)) {
+    for (const fact of factsFromPix(pix, amountCents, livemode)) {
       if (!(await tell(fact))) continue;
       added++;
       logger.info({ txid: pix.txid, endToEndId: pix.endToEndId, subject: fact.subject }, 'pix received, says the PSP');
     }
     for (const devolucao of pix.devolucoes ?? []) {
-      const fact = factFromRefund(refundFromDevolucao(devolucao), pix);
+      const fact = factFromRefund(refundFromDevolucao(devolucao), pix, livemode);
       if (!fact || !(await tell(fact))) continue;
       added++;
       logger.info({ txid: pix.txid, pspRefundId: devolucao.id, subject: fact.subject }, 'refund settled, says the PSP');

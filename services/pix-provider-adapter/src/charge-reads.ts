@@ -1,4 +1,4 @@
-import type { ReadChargeReply } from '@pix/contracts';
+import { modeName, type ReadChargeReply } from '@pix/contracts';
 import type { JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import { receivePix } from './callbacks';
@@ -16,13 +16,17 @@ export async function readCharge(
   js: JetStreamClient,
   told: ToldFacts,
   logger: Logger,
-  found: Counter<'source'>,
-  txid: string,
+  found: Counter<'connection' | 'source'>,
+  charge: { txid: string; livemode: boolean },
 ): Promise<ReadChargeReply> {
-  const charge = await provider.readCharge(txid);
-  if (!charge) return { status: 'not_found', pixReceived: 0 };
-  const added = await receivePix(js, told, charge.pix, logger);
-  found.inc({ source: 'charge_read' }, added);
-  if (added > 0) logger.warn({ txid, added }, 'a charge read before its expiry had a Pix never called back about');
-  return { status: charge.status, pixReceived: charge.pix.length };
+  const { txid, livemode } = charge;
+  const held = await provider.readCharge(txid);
+  if (!held) return { status: 'not_found', pixReceived: 0 };
+  const added = await receivePix(js, told, held.pix, livemode, logger);
+  const connection = modeName(livemode);
+  found.inc({ connection, source: 'charge_read' }, added);
+  if (added > 0) {
+    logger.warn({ connection, txid, added }, 'a charge read before its expiry had a Pix never called back about');
+  }
+  return { status: held.status, pixReceived: held.pix.length };
 }

@@ -1,10 +1,10 @@
 import { unitFactKeys } from '../../../tests/support/unit-env';
 import { adapterEnv } from './config';
+import { connectionSettings } from './psp-connection';
 
-/** A connection to a PSP over API Pix: what every deployment gives, whichever PSP it speaks to. */
+/** The test connection: what every deployment gives, whichever PSP it speaks to. */
 const apipix = {
   FACT_SIGNING_KEY: unitFactKeys.FACT_SIGNING_KEY,
-  PIX_PROVIDER: 'apipix',
   PIX_API_URL: 'https://psp.example.com/v2',
   PIX_CLIENT_ID: 'platform',
   PIX_CLIENT_SECRET: 's3cret-of-the-psp',
@@ -18,6 +18,21 @@ const apipix = {
   PSP_CALLBACK_PINS: 'sha256/qlujXETChjRn/MSVpgTYVREGbIQA4AdtWDl5mPn6CKg=',
 };
 
+/** A live connection beside it: the same parts under LIVE_PSP_*. */
+const live = {
+  LIVE_PSP_API_URL: 'https://pix.psp.example/api/v2',
+  LIVE_PSP_CLIENT_ID: 'loja-live',
+  LIVE_PSP_CLIENT_SECRET: 'live-s3cret-of-the-psp',
+  LIVE_PSP_RECEIVER_KEY: 'pix@loja.example',
+  LIVE_PSP_TLS_CERT_FILE: '/etc/pix/live/client.crt',
+  LIVE_PSP_TLS_KEY_FILE: '/etc/pix/live/client.key',
+  LIVE_PSP_TLS_CA_FILE: '/etc/pix/live/psp-ca.crt',
+  LIVE_PSP_CALLBACK_TLS_CERT_FILE: '/etc/pix/live/callback.crt',
+  LIVE_PSP_CALLBACK_TLS_KEY_FILE: '/etc/pix/live/callback.key',
+  LIVE_PSP_CALLBACK_CLIENT_CA_FILE: '/etc/pix/live/callback-ca.crt',
+  LIVE_PSP_CALLBACK_PINS: 'dns:callbacks.psp.example',
+};
+
 const issues = (env: Record<string, string>) => {
   const parsed = adapterEnv.safeParse(env);
   return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
@@ -29,13 +44,12 @@ const without = (name: keyof typeof apipix) => {
   return env;
 };
 
-describe("the adapter's PSP connection", () => {
-  it('is complete in both modes: the sandbox speaks API Pix to the simulator as apipix does to a PSP', () => {
+describe("the adapter's PSP connections", () => {
+  it('the test connection is complete, whichever PSP it speaks to (the simulator, a PSP homologation)', () => {
     expect(issues(apipix)).toEqual([]);
+    expect(issues({ ...apipix, PSP_BACKOFFICE_URL: 'http://psp:8082' })).toEqual([]);
     for (const name of ['PIX_API_URL', 'PIX_TLS_CERT_FILE', 'CALLBACK_CLIENT_CA_FILE', 'PIX_RECEIVER_KEY'] as const) {
-      expect(issues({ ...without(name), PIX_PROVIDER: 'sandbox', PSP_BACKOFFICE_URL: 'http://psp:8082' })).toEqual([
-        `${name}: Invalid input: expected string, received undefined`,
-      ]);
+      expect(issues(without(name))).toEqual([`${name}: Invalid input: expected string, received undefined`]);
     }
   });
 
@@ -45,11 +59,40 @@ describe("the adapter's PSP connection", () => {
     ]);
   });
 
-  it("needs the simulator's back office in the sandbox only", () => {
-    expect(issues({ ...apipix, PIX_PROVIDER: 'sandbox' })).toEqual([
-      'PSP_BACKOFFICE_URL: PSP_BACKOFFICE_URL is required when PIX_PROVIDER=sandbox',
+  it('without LIVE_PSP_API_URL there is the test connection alone; with it, both, each its own', () => {
+    expect(connectionSettings(adapterEnv.parse(apipix)).map((c) => c.name)).toEqual(['test']);
+    const [test, second] = connectionSettings(adapterEnv.parse({ ...apipix, ...live }));
+    expect(test).toMatchObject({ name: 'test', livemode: false, clientId: 'platform', callbackPort: 8081 });
+    expect(second).toMatchObject({
+      name: 'live',
+      livemode: true,
+      apiUrl: live.LIVE_PSP_API_URL,
+      tokenUrl: 'https://pix.psp.example/oauth/token',
+      clientId: 'loja-live',
+      clientSecret: live.LIVE_PSP_CLIENT_SECRET,
+      receiverKey: 'pix@loja.example',
+      tls: {
+        certFile: '/etc/pix/live/client.crt',
+        keyFile: '/etc/pix/live/client.key',
+        caFile: '/etc/pix/live/psp-ca.crt',
+      },
+      callbackUrl: undefined,
+      callbackPort: 8082,
+      callbackPins: [{ kind: 'dns', value: 'callbacks.psp.example' }],
+    });
+  });
+
+  it('a live connection is whole or refused, naming each missing part; its callbacks on a port of their own', () => {
+    const partial: Record<string, string> = { ...apipix, ...live };
+    delete partial.LIVE_PSP_CLIENT_SECRET;
+    delete partial.LIVE_PSP_CALLBACK_PINS;
+    expect(issues(partial)).toEqual([
+      'LIVE_PSP_CLIENT_SECRET: LIVE_PSP_CLIENT_SECRET is required with LIVE_PSP_API_URL',
+      'LIVE_PSP_CALLBACK_PINS: LIVE_PSP_CALLBACK_PINS is required with LIVE_PSP_API_URL',
     ]);
-    expect(adapterEnv.parse(apipix).PSP_BACKOFFICE_URL).toBeUndefined();
+    expect(issues({ ...apipix, ...live, LIVE_PSP_CALLBACK_PORT: '8081' })).toEqual([
+      'LIVE_PSP_CALLBACK_PORT: LIVE_PSP_CALLBACK_PORT must differ from HTTP_PORT: each connection has its callback server',
+    ]);
   });
 });
 

@@ -1,26 +1,62 @@
 import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, secret, z } from '@pix/config';
-import { PIX_PROVIDERS } from '@pix/contracts';
 import { parsePins } from './callback-pins';
 
 const file = z.string().min(1);
 
-/** The adapter's environment, checked once at start (exported for its tests). */
+/**
+ * A comma list of `sha256/<base64 SPKI digest>`, `dns:<SAN name>` or `cn:<subject CN>`
+ * (callback-pins.ts): which certificates of a PSP's CA are that PSP's own. Public values: no secret.
+ */
+const pins = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const parsed = parsePins(text ?? '');
+    if ('pins' in parsed) return parsed.pins;
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a pin (sha256/<base64>, dns:<name> or cn:<name>): ${parsed.invalid.join(', ')}`,
+    });
+    return z.NEVER;
+  });
+
+/**
+ * The live connection's settings (LIVE_PSP_*), the same parts as the test one's: all of them, or
+ * none (no live mode: a live payment's charge waits for one, counted as the PSP away).
+ */
+const LIVE_REQUIRED = [
+  'LIVE_PSP_CLIENT_ID',
+  'LIVE_PSP_CLIENT_SECRET',
+  'LIVE_PSP_RECEIVER_KEY',
+  'LIVE_PSP_TLS_CERT_FILE',
+  'LIVE_PSP_TLS_KEY_FILE',
+  'LIVE_PSP_TLS_CA_FILE',
+  'LIVE_PSP_CALLBACK_TLS_CERT_FILE',
+  'LIVE_PSP_CALLBACK_TLS_KEY_FILE',
+  'LIVE_PSP_CALLBACK_CLIENT_CA_FILE',
+] as const;
+
+/**
+ * The adapter's environment, checked once at start (exported for its tests). It speaks API Pix to
+ * one PSP per mode (docs/decisions/psp-connections.md): the test connection (PIX_*, the callback
+ * server on HTTP_PORT) and, when LIVE_PSP_API_URL is set, the live one (LIVE_PSP_*, its callback
+ * server on LIVE_PSP_CALLBACK_PORT). Each has its own client, credentials, certificates, callback
+ * server and pins: what one PSP says never reaches the other mode.
+ */
 export const adapterEnv = z
   .object({
     ...CommonEnv,
     ...MongoEnv,
     OPS_HOST: z.string().default('127.0.0.1'),
     OPS_PORT: port(9103),
-    /** The adapter's own HTTP port: the PSP's payment callbacks arrive here. */
+    /** Where the callback servers listen; the test connection's on HTTP_PORT. */
     HTTP_HOST: z.string().default('127.0.0.1'),
     HTTP_PORT: port(8081),
     /**
-     * Which PSP the adapter speaks API Pix to: `sandbox`, the PSP simulator (services/psp-simulator),
-     * whose back office (PSP_BACKOFFICE_URL) plays the payer for the sandbox routes; `apipix`, a
-     * real PSP. The same client, OAuth2, mutual TLS and callback endpoint serve both.
+     * The test connection's PSP back office (plain HTTP, internal only), when that PSP is the
+     * simulator: its payer and staff play the sandbox routes. Unset (a PSP's homologation), the
+     * sandbox actions answer that they are not available.
      */
-    PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
-    /** sandbox: the simulator's back office (plain HTTP, internal only): its payer and staff. */
     PSP_BACKOFFICE_URL: z.url().optional(),
     /** The receiver's Pix key (chave) written into every charge. */
     PIX_RECEIVER_KEY: z.string().min(1),
@@ -40,7 +76,7 @@ export const adapterEnv = z
     PIX_TLS_CERT_FILE: file,
     PIX_TLS_KEY_FILE: file,
     PIX_TLS_CA_FILE: file,
-    /** Per-attempt timeout and retries (with exponential backoff) of calls to the PSP. */
+    /** Per-attempt timeout and retries (with exponential backoff) of calls to either PSP. */
     PIX_TIMEOUT: duration('5s'),
     PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
     /**
@@ -50,23 +86,23 @@ export const adapterEnv = z
     CALLBACK_TLS_CERT_FILE: file,
     CALLBACK_TLS_KEY_FILE: file,
     CALLBACK_CLIENT_CA_FILE: file,
-    /**
-     * Which certificates of that CA are the PSP's (it also certifies the PSP's merchants):
-     * a comma list of `sha256/<base64 SPKI digest>`, `dns:<SAN name>` or `cn:<subject CN>`
-     * (callback-pins.ts). Public values: no secret.
-     */
-    PSP_CALLBACK_PINS: z
-      .string()
-      .optional()
-      .transform((text, ctx) => {
-        const parsed = parsePins(text ?? '');
-        if ('pins' in parsed) return parsed.pins;
-        ctx.addIssue({
-          code: 'custom',
-          message: `not a pin (sha256/<base64>, dns:<name> or cn:<name>): ${parsed.invalid.join(', ')}`,
-        });
-        return z.NEVER;
-      }),
+    /** Which certificates of that CA are the PSP's (it also certifies the PSP's merchants). */
+    PSP_CALLBACK_PINS: pins,
+    /** The live connection: the same parts, all or none (LIVE_REQUIRED). */
+    LIVE_PSP_API_URL: z.url().optional(),
+    LIVE_PSP_OAUTH_URL: z.url().optional(),
+    LIVE_PSP_CLIENT_ID: z.string().min(1).optional(),
+    LIVE_PSP_CLIENT_SECRET: secret(8).optional(),
+    LIVE_PSP_RECEIVER_KEY: z.string().min(1).optional(),
+    LIVE_PSP_CALLBACK_URL: z.url().optional(),
+    LIVE_PSP_TLS_CERT_FILE: file.optional(),
+    LIVE_PSP_TLS_KEY_FILE: file.optional(),
+    LIVE_PSP_TLS_CA_FILE: file.optional(),
+    LIVE_PSP_CALLBACK_PORT: port(8082),
+    LIVE_PSP_CALLBACK_TLS_CERT_FILE: file.optional(),
+    LIVE_PSP_CALLBACK_TLS_KEY_FILE: file.optional(),
+    LIVE_PSP_CALLBACK_CLIENT_CA_FILE: file.optional(),
+    LIVE_PSP_CALLBACK_PINS: pins,
     /**
      * Reconciliation with the PSP (GET /pix): how often the Pix it received are read, so a lost
      * callback delays a payment by about this much; and how far each window reaches back before the
@@ -81,9 +117,19 @@ export const adapterEnv = z
     if (env.PSP_CALLBACK_PINS.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['PSP_CALLBACK_PINS'], message: 'PSP_CALLBACK_PINS is required' });
     }
-    if (env.PIX_PROVIDER === 'sandbox' && !env.PSP_BACKOFFICE_URL) {
-      const message = 'PSP_BACKOFFICE_URL is required when PIX_PROVIDER=sandbox';
-      ctx.addIssue({ code: 'custom', path: ['PSP_BACKOFFICE_URL'], message });
+    if (env.LIVE_PSP_API_URL === undefined) return;
+    for (const name of LIVE_REQUIRED) {
+      if (env[name] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required with LIVE_PSP_API_URL` });
+      }
+    }
+    if (env.LIVE_PSP_CALLBACK_PINS.length === 0) {
+      const message = 'LIVE_PSP_CALLBACK_PINS is required with LIVE_PSP_API_URL';
+      ctx.addIssue({ code: 'custom', path: ['LIVE_PSP_CALLBACK_PINS'], message });
+    }
+    if (env.LIVE_PSP_CALLBACK_PORT === env.HTTP_PORT) {
+      const message = 'LIVE_PSP_CALLBACK_PORT must differ from HTTP_PORT: each connection has its callback server';
+      ctx.addIssue({ code: 'custom', path: ['LIVE_PSP_CALLBACK_PORT'], message });
     }
   });
 

@@ -1,5 +1,4 @@
 import './tracing';
-import express from 'express';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
 import {
   callerGone,
@@ -10,19 +9,16 @@ import {
   startConsumer,
   SubjectCount,
 } from '@pix/messaging';
-import { Counter, Gauge, observeHttp, writeStartFailure } from '@pix/observability';
-import { closeHttpServer, connectDatabase, connectMessaging, listen, Service } from '@pix/runtime';
-import { CALLBACK_REFUSALS } from './callback-readback';
-import { callbackRouter } from './callbacks';
-import { CallbackRegistration } from './callback-registration';
+import { Gauge, writeStartFailure } from '@pix/observability';
+import { connectDatabase, connectMessaging, Service } from '@pix/runtime';
+import { adapterMetrics } from './adapter-metrics';
 import { readCharge } from './charge-reads';
 import { config } from './config';
-import { pspConnection } from './psp-connection';
+import { connectionSettings, PspConnections } from './psp-connection';
 import { PspCommands } from './psp-commands';
-import { Reconciliation } from './reconciliation';
 import { ToldFacts } from './told-facts';
-import { ReconciliationCursor } from './reconciliation-cursor';
 import { SandboxCommands } from './sandbox-commands';
+import { serveConnection } from './serve-connection';
 
 /** PSP commands (refunds, charge removals) each replica works on at once: each is a PSP round trip or two. */
 const COMMANDS_IN_FLIGHT = 16;
@@ -38,61 +34,15 @@ async function main(): Promise<void> {
   // settlements) leaves through this client, signed with the adapter's key: payments applies no other.
   const js = signingJetStream(jetstream(nc), new FactSigner(config.FACT_SIGNING_KEY));
 
-  const pspRequests = new Counter({
-    name: 'psp_requests_total',
-    help: 'Calls to the PSP, by operation and outcome (after retries)',
-    labelNames: ['operation', 'outcome'] as const,
-    registers: [service.registry],
-  });
-  const callbackUrl = `https://${config.HTTP_HOST}:${config.HTTP_PORT}/psp/callbacks`;
+  const metrics = adapterMetrics(service.registry);
   // Facts this replica stored lately, kept longer than a reconciliation window (interval + overlap) reaches back.
   const told = new ToldFacts(2 * (config.RECONCILE_INTERVAL + config.RECONCILE_OVERLAP));
-  const psp = pspConnection(config, (operation, outcome) => pspRequests.inc({ operation, outcome }));
-  const provider = psp.client;
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(observeHttp(logger));
-  const callbacksRefused = new Counter({
-    name: 'psp_callbacks_refused_total',
-    help: 'PSP callbacks (or Pix in them) not believed, by reason: foreign_certificate, readback_mismatch, readback_not_found, readback_failed (left to the next try and reconciliation)',
-    labelNames: ['reason'] as const,
-    registers: [service.registry],
-  });
-  // Every reason from zero, so an alert sees the first refusal as an increase.
-  for (const reason of CALLBACK_REFUSALS) callbacksRefused.inc({ reason }, 0);
-  app.use(
-    '/psp/callbacks',
-    callbackRouter({ js, told, provider, pins: psp.callbackPins, refused: callbacksRefused, logger }),
-  );
-  const server = await listen(app, config.HTTP_PORT, config.HTTP_HOST, psp.callbackTls);
-  service.onShutdown('http server', () => closeHttpServer(server));
-  if (config.PIX_CALLBACK_URL) {
-    const registered = new Gauge({
-      name: 'psp_callback_registered',
-      help: '1 once the PSP took the callback URL registered at start (PIX_CALLBACK_URL), 0 while it is retried',
-      registers: [service.registry],
-    });
-    const registration = new CallbackRegistration(
-      (webhookUrl) => provider.registerWebhook(webhookUrl),
-      config.PIX_CALLBACK_URL,
-      (done) => registered.set(done ? 1 : 0),
-      logger,
-    );
-    registration.start();
-    service.onShutdown('callback registration', () => registration.stop());
+  const connections = new PspConnections();
+  for (const settings of connectionSettings(config)) {
+    await serveConnection(service, settings, { js, told, metrics, connections });
   }
-  const pspCommands = new PspCommands(
-    provider,
-    js,
-    logger,
-    new Counter({
-      name: 'pix_commands_total',
-      help: "payments' commands to the PSP (refund, cancel) by how each try ended: done, refused, processing (read back later) or retried",
-      labelNames: ['kind', 'outcome'] as const,
-      registers: [service.registry],
-    }),
-  );
+
+  const pspCommands = new PspCommands((livemode) => connections.provider(livemode), js, logger, metrics.commands);
   const awaiting = new SubjectCount(nc, Streams.pixCommands);
   new Gauge({
     name: 'pix_refunds_awaiting_psp',
@@ -124,54 +74,24 @@ async function main(): Promise<void> {
   service.addReadinessCheck('psp commands consumer', commandsConsumer.isBound);
   service.onShutdown('psp commands consumer', () => commandsConsumer.stop());
 
-  const reconciledFound = new Counter({
-    name: 'pix_reconciliation_found_total',
-    help: 'Facts reading the PSP added, by source (listing: GET /pix; charge_read: GET /cob before an expiry): Pix or refund settlements whose callback never came',
-    labelNames: ['source'] as const,
-    registers: [service.registry],
-  });
-  const reconciliation = new Reconciliation(
-    provider,
-    js,
-    told,
-    await ReconciliationCursor.open(logger),
-    { intervalMs: config.RECONCILE_INTERVAL, overlapMs: config.RECONCILE_OVERLAP },
-    {
-      found: reconciledFound,
-      listed: new Counter({
-        name: 'pix_reconciliation_listed_total',
-        help: 'Pix the PSP listed to reconciliations (GET /pix), told before or not',
-        registers: [service.registry],
-      }),
-      runs: new Counter({
-        name: 'pix_reconciliation_runs_total',
-        help: 'Reconciliations with the PSP, by outcome: completed, failed (read again next time), skipped (another replica just did it)',
-        labelNames: ['outcome'] as const,
-        registers: [service.registry],
-      }),
-      completedAt: new Gauge({
-        name: 'pix_reconciliation_completed_timestamp_seconds',
-        help: 'When the last complete reconciliation with the PSP ended, by any replica',
-        registers: [service.registry],
-      }),
-    },
-    logger,
-  );
-  reconciliation.start();
-  service.onShutdown('reconciliation', () => reconciliation.stop());
-
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
   const subscriptions = [
-    serveRpc(nc, AdapterRpc.createCharge, (req, msg) => provider.createCharge(req, callerGone(msg)), rpc),
+    serveRpc(
+      nc,
+      AdapterRpc.createCharge,
+      (req, msg) => connections.provider(req.livemode).createCharge(req, callerGone(msg)),
+      rpc,
+    ),
     serveRpc(
       nc,
       AdapterRpc.readCharge,
-      (req) => readCharge(provider, js, told, logger, reconciledFound, req.txid),
+      (req) => readCharge(connections.provider(req.livemode), js, told, logger, metrics.found, req),
       rpc,
     ),
   ];
-  if (config.PIX_PROVIDER === 'sandbox' && config.PSP_BACKOFFICE_URL) {
-    // The sandbox's PSP is the simulator: its back office plays the payer (never a real PSP's).
+  if (config.PSP_BACKOFFICE_URL) {
+    // The test connection's PSP is the simulator: its back office plays the payer (never a real
+    // PSP's). It holds test charges only, so a live payment is not found there.
     const commands = new SandboxCommands(config.PSP_BACKOFFICE_URL);
     subscriptions.push(
       serveRpc(
@@ -198,7 +118,7 @@ async function main(): Promise<void> {
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();
-  service.started({ provider: config.PIX_PROVIDER, callbackUrl });
+  service.started({ connections: connectionSettings(config).map((c) => c.name) });
 }
 
 main().catch((err: unknown) => {

@@ -14,6 +14,7 @@ import { PspCommands } from './psp-commands';
 const refund: RefundCommand = {
   txid: 't'.repeat(32),
   attempt: 1,
+  livemode: false,
   paymentId: 'p1',
   refundId: 'r1',
   pspRefundId: `${'t'.repeat(32)}000`,
@@ -22,7 +23,7 @@ const refund: RefundCommand = {
   description: 'Troca',
   accepted: false,
 };
-const cancel: CancelCommand = { txid: 't'.repeat(32), attempt: 1, paymentId: 'p1' };
+const cancel: CancelCommand = { txid: 't'.repeat(32), attempt: 1, livemode: false, paymentId: 'p1' };
 
 const atPsp = (status: RefundAtPsp['status']): RefundAtPsp => ({
   pspRefundId: refund.pspRefundId,
@@ -69,16 +70,22 @@ function message(command: RefundCommand | CancelCommand, kind: 'refund' | 'cance
   return { subject: Subjects.pixCommand(kind), json: () => command, info: { deliveryCount } } as unknown as JsMsg;
 }
 
+/** The test connection's PSP is the fake; no live connection is open. */
 function commands() {
   const psp = new FakePsp();
   const { js, published } = capturePublished();
   const outcomes = new Counter({
     name: 'pix_commands_total',
     help: 'test',
-    labelNames: ['kind', 'outcome'],
+    labelNames: ['connection', 'kind', 'outcome'],
     registers: [],
   });
-  return { psp, published, handler: new PspCommands(psp, js, createLogger('test', 'silent'), outcomes) };
+  const providerOf = (livemode: boolean) => {
+    if (livemode) throw Object.assign(new Error('no live PSP connection is open'), { transient: true });
+    return psp;
+  };
+  const handler = new PspCommands(providerOf, js, createLogger('test', 'silent'), outcomes);
+  return { psp, published, outcomes, handler };
 }
 
 describe("payments' commands to the PSP", () => {
@@ -113,6 +120,7 @@ describe("payments' commands to the PSP", () => {
           rtrId: 'D1',
           settledAt: '2026-01-01T00:00:00.000Z',
           failureReason: null,
+          livemode: false,
         },
         id: `E1:devolucao:${refund.pspRefundId}:refunded`,
         at: undefined,
@@ -189,6 +197,22 @@ describe("payments' commands to the PSP", () => {
       }),
     ]);
     expect(psp.calls).toEqual([`remove ${cancel.txid}`, `remove ${cancel.txid}`, `remove ${cancel.txid}`]);
+  });
+
+  it('a live command goes to the live connection only: with none open, it waits and the test PSP hears nothing', async () => {
+    const { psp, published, outcomes, handler } = commands();
+    await handler.handle(message({ ...refund, livemode: true }, 'refund'));
+    await handler.handle(message({ ...cancel, livemode: true }, 'cancel'));
+    expect(psp.calls).toEqual([]);
+    expect(published.map((p) => [p.subject, p.body.attempt, p.body.livemode])).toEqual([
+      [Subjects.pixCommandSchedule('refund', refund.pspRefundId), 2, true],
+      [Subjects.pixCommandSchedule('cancel', cancel.txid), 2, true],
+    ]);
+    const counted = (await outcomes.get()).values.map((v) => v.labels);
+    expect(counted).toEqual([
+      { connection: 'live', kind: 'refund', outcome: 'retried' },
+      { connection: 'live', kind: 'cancel', outcome: 'retried' },
+    ]);
   });
 
   it('a malformed command, or one of no known kind, is dropped', async () => {

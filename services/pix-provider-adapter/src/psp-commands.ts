@@ -1,5 +1,6 @@
 import {
   CancelCommandSchema,
+  modeName,
   RefundCommandSchema,
   Subjects,
   type CancelCommand,
@@ -18,6 +19,9 @@ import type { Counter, Logger } from '@pix/observability';
 import type { z } from 'zod';
 import { factFromRefund } from './api-pix/transformers';
 import { PspRefusal, type PixProvider, type RefundAtPsp } from './providers/provider';
+
+/** The PSP of a command's mode: it throws when that mode has no open connection (tried again later). */
+export type ProviderOf = (livemode: boolean) => PixProvider;
 
 const ACK: HandlerOutcome = { ack: true };
 /** A command the PSP could not take (away, timed out, 5xx) is tried again after 1 s, doubling to a minute. */
@@ -40,14 +44,15 @@ export type CommandOutcome = 'done' | 'refused' | 'processing' | 'retried';
  * #277). A settled refund becomes a fact on the PIX stream (pix.events.refunded or refund_failed),
  * the same one a PSP's callback makes; one still processing is read back later until it settles. A
  * PSP that is away delays a command (a scheduled retry), never loses it; a PSP that refuses a
- * refund (4xx) settles it as failed, with the PSP's detail as its motivo.
+ * refund (4xx) settles it as failed, with the PSP's detail as its motivo. Each command goes to the
+ * PSP connection of its payment's mode; a mode whose connection is not open delays it the same way.
  */
 export class PspCommands {
   constructor(
-    private readonly provider: PixProvider,
+    private readonly providerOf: ProviderOf,
     private readonly js: JetStreamClient,
     private readonly logger: Logger,
-    private readonly outcomes: Counter<'kind' | 'outcome'>,
+    private readonly outcomes: Counter<'connection' | 'kind' | 'outcome'>,
   ) {}
 
   /** The trace context a scheduled command carries in its body. */
@@ -60,11 +65,11 @@ export class PspCommands {
     switch (msg.subject) {
       case Subjects.pixCommand('refund'): {
         const command = this.parsed(RefundCommandSchema, msg);
-        return command ? this.refund(command, redelivered) : ACK;
+        return command ? this.counted(command, 'refund', await this.refund(command, redelivered)) : ACK;
       }
       case Subjects.pixCommand('cancel'): {
         const command = this.parsed(CancelCommandSchema, msg);
-        return command ? this.cancel(command) : ACK;
+        return command ? this.counted(command, 'cancel', await this.cancel(command)) : ACK;
       }
       default:
         this.logger.error({ subject: msg.subject }, 'unknown PSP command; dropped');
@@ -72,12 +77,17 @@ export class PspCommands {
     }
   }
 
-  private async refund(command: RefundCommand, redelivered: boolean): Promise<HandlerOutcome> {
-    const line = { paymentId: command.paymentId, refundId: command.refundId, pspRefundId: command.pspRefundId };
+  private async refund(command: RefundCommand, redelivered: boolean): Promise<CommandOutcome> {
+    const line = {
+      connection: modeName(command.livemode),
+      paymentId: command.paymentId,
+      refundId: command.refundId,
+      pspRefundId: command.pspRefundId,
+    };
     const again = command.accepted || command.attempt > 1 || redelivered;
     let refund: RefundAtPsp | null = null;
     try {
-      if (again) refund = await this.provider.readRefund(command.endToEndId, command.pspRefundId);
+      if (again) refund = await this.providerOf(command.livemode).readRefund(command.endToEndId, command.pspRefundId);
       refund ??= await this.send(command, again);
     } catch (err) {
       if (err instanceof PspRefusal) {
@@ -89,24 +99,24 @@ export class PspCommands {
           settledAt: new Date().toISOString(),
           failureReason: err.detail,
         });
-        return this.counted('refund', 'refused');
+        return 'refused';
       }
       this.logger.warn(
         { ...line, err, attempt: command.attempt },
         'refund not taken by the PSP now; tried again later',
       );
       await this.later('refund', command, retryDelay(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
-      return this.counted('refund', 'retried');
+      return 'retried';
     }
     if (refund.status === 'processing') {
       await this.later('refund', command, retryDelay(command.attempt, READ_BACK_FIRST_MS, READ_BACK_MAX_MS), {
         accepted: true,
       });
-      return this.counted('refund', 'processing');
+      return 'processing';
     }
     await this.settled(command, refund);
     this.logger.info({ ...line, status: refund.status }, 'refund settled at the PSP');
-    return this.counted('refund', 'done');
+    return 'done';
   }
 
   /**
@@ -114,8 +124,9 @@ export class PspCommands {
    * already (PSPs disagree on what a repeated PUT answers): it is read back once before it counts.
    */
   private async send(command: RefundCommand, again: boolean): Promise<RefundAtPsp> {
+    const provider = this.providerOf(command.livemode);
     try {
-      return await this.provider.sendRefund({
+      return await provider.sendRefund({
         pspRefundId: command.pspRefundId,
         endToEndId: command.endToEndId,
         amountCents: command.amountCents,
@@ -123,32 +134,32 @@ export class PspCommands {
       });
     } catch (err) {
       if (!again || !(err instanceof PspRefusal)) throw err;
-      const found = await this.provider.readRefund(command.endToEndId, command.pspRefundId);
+      const found = await provider.readRefund(command.endToEndId, command.pspRefundId);
       if (found) return found;
       throw err;
     }
   }
 
-  private async cancel(command: CancelCommand): Promise<HandlerOutcome> {
-    const line = { paymentId: command.paymentId, txid: command.txid };
+  private async cancel(command: CancelCommand): Promise<CommandOutcome> {
+    const line = { connection: modeName(command.livemode), paymentId: command.paymentId, txid: command.txid };
     try {
-      const removal = await this.provider.removeCharge(command.txid);
+      const removal = await this.providerOf(command.livemode).removeCharge(command.txid);
       // A charge already paid, expired or removed cannot be paid any more either: nothing to do.
       this.logger.info({ ...line, removal }, 'charge of a cancelled payment removed at the PSP');
-      return this.counted('cancel', 'done');
+      return 'done';
     } catch (err) {
       this.logger.warn(
         { ...line, err, attempt: command.attempt },
         'charge removal not taken by the PSP now; tried again later',
       );
       await this.later('cancel', command, retryDelay(command.attempt, RETRY_FIRST_MS, RETRY_MAX_MS), {});
-      return this.counted('cancel', 'retried');
+      return 'retried';
     }
   }
 
   /** The settlement as a fact on the PIX stream; its id is the devolução's and outcome's, so telling it twice makes one. */
   private async settled(command: RefundCommand, refund: RefundAtPsp): Promise<void> {
-    const fact = factFromRefund(refund, command);
+    const fact = factFromRefund(refund, command, command.livemode);
     if (fact) await publishEvent(this.js, fact.subject, fact.payload, fact.msgId);
   }
 
@@ -170,8 +181,8 @@ export class PspCommands {
     });
   }
 
-  private counted(kind: PixCommandKind, outcome: CommandOutcome): HandlerOutcome {
-    this.outcomes.inc({ kind, outcome });
+  private counted(command: { livemode: boolean }, kind: PixCommandKind, outcome: CommandOutcome): HandlerOutcome {
+    this.outcomes.inc({ connection: modeName(command.livemode), kind, outcome });
     return ACK;
   }
 

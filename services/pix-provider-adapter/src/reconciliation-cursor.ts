@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import type { ModeName } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { syncIndexes } from '@pix/runtime';
 
@@ -22,22 +23,29 @@ const StateModel = mongoose.model<ReconciliationState>(
   ),
 );
 
-/** The one document: the reconciliation of the Pix received. */
-const RECEIVED_PIX = 'received-pix';
+/**
+ * One document per PSP connection: the reconciliation of the Pix it received. The test
+ * connection's keeps the id it had when there was one connection, so its cursor carries on.
+ */
+function cursorId(connection: ModeName): string {
+  return connection === 'test' ? 'received-pix' : `received-pix:${connection}`;
+}
 
 /**
- * The adapter's own state in MongoDB: how far the reconciliation of received Pix has read, so a
- * restarted or another replica goes on from there (one document, read and moved by _id). The only
- * module of the adapter's that touches it.
+ * The adapter's own state in MongoDB: how far the reconciliation of a connection's received Pix
+ * has read, so a restarted or another replica goes on from there (one document per connection,
+ * read and moved by _id). The only module of the adapter's that touches it.
  */
 export class ReconciliationCursor {
-  static async open(logger?: Logger): Promise<ReconciliationCursor> {
+  static async open(connection: ModeName, logger?: Logger): Promise<ReconciliationCursor> {
     await syncIndexes([StateModel], logger);
-    return new ReconciliationCursor();
+    return new ReconciliationCursor(cursorId(connection));
   }
 
+  private constructor(private readonly id: string) {}
+
   read(): Promise<ReconciliationState | null> {
-    return StateModel.findById(RECEIVED_PIX).lean<ReconciliationState>().exec();
+    return StateModel.findById(this.id).lean<ReconciliationState>().exec();
   }
 
   /**
@@ -45,6 +53,6 @@ export class ReconciliationCursor {
    * that read less and ends later leaves it where a faster one put it). One command.
    */
   async advance(through: Date, completedAt: Date): Promise<void> {
-    await StateModel.updateOne({ _id: RECEIVED_PIX }, { $max: { through, completedAt } }, { upsert: true });
+    await StateModel.updateOne({ _id: this.id }, { $max: { through, completedAt } }, { upsert: true });
   }
 }

@@ -53,10 +53,25 @@ function pixAt(n: number, at: Date): PixEntry {
 function setup(pix: ReceivedPix[]) {
   const registry = new Registry();
   const metrics = {
-    found: new Counter({ name: 'found', help: 'h', labelNames: ['source'] as const, registers: [registry] }),
-    listed: new Counter({ name: 'listed', help: 'h', registers: [registry] }),
-    runs: new Counter({ name: 'runs', help: 'h', labelNames: ['outcome'] as const, registers: [registry] }),
-    completedAt: new Gauge({ name: 'completed', help: 'h', registers: [registry] }),
+    found: new Counter({
+      name: 'found',
+      help: 'h',
+      labelNames: ['connection', 'source'] as const,
+      registers: [registry],
+    }),
+    listed: new Counter({ name: 'listed', help: 'h', labelNames: ['connection'] as const, registers: [registry] }),
+    runs: new Counter({
+      name: 'runs',
+      help: 'h',
+      labelNames: ['connection', 'outcome'] as const,
+      registers: [registry],
+    }),
+    completedAt: new Gauge({
+      name: 'completed',
+      help: 'h',
+      labelNames: ['connection'] as const,
+      registers: [registry],
+    }),
   };
   const psp = new ListingPsp(pix);
   const cursor = new MemoryCursor();
@@ -65,7 +80,7 @@ function setup(pix: ReceivedPix[]) {
   /** One run of a replica, as its Periodic starts it. */
   const run = async () => {
     const reconciliation = new Reconciliation(
-      psp as unknown as PixProvider,
+      { name: 'test', livemode: false, provider: psp as unknown as PixProvider },
       js,
       told,
       cursor as unknown as ReconciliationCursor,

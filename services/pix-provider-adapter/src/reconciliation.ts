@@ -1,3 +1,4 @@
+import type { ModeName } from '@pix/contracts';
 import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Counter, Gauge, Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
@@ -13,14 +14,22 @@ export interface ReconciliationSettings {
   overlapMs: number;
 }
 
+/** Each by connection: a reconciliation reads one PSP. */
 export interface ReconciliationMetrics {
   /** Facts a reconciliation added (source "listing"): Pix (or refund settlements) whose callback never came. */
-  found: Counter<'source'>;
+  found: Counter<'connection' | 'source'>;
   /** Pix the PSP listed to a reconciliation, told before or not: what its cost follows. */
-  listed: Counter;
-  runs: Counter<'outcome'>;
+  listed: Counter<'connection'>;
+  runs: Counter<'connection' | 'outcome'>;
   /** When the last complete reconciliation ended, any replica's (unix seconds). */
-  completedAt: Gauge;
+  completedAt: Gauge<'connection'>;
+}
+
+/** The connection a reconciliation reads: its PSP, and the mode of the facts that PSP tells. */
+export interface ReconciledConnection {
+  name: ModeName;
+  livemode: boolean;
+  provider: PixProvider;
 }
 
 /** The longest window one run reads: an adapter back from a long stop catches up a window at a time. */
@@ -59,11 +68,11 @@ export function doneRecently(completedAt: Date | undefined, now: Date, settings:
  * The cursor (reconciliation-cursor.ts) moves only once every page of a window was fed: a run cut
  * off (a crash, the PSP away) leaves it, and the next run, on any replica, reads that window again.
  * A replica starts with a run, so a restart skips nothing; one far behind reads an hour a run and
- * runs again at once until it catches up.
+ * runs again at once until it catches up. Each PSP connection has its own reconciliation and cursor.
  */
 export class Reconciliation extends Periodic {
   constructor(
-    private readonly provider: PixProvider,
+    private readonly connection: ReconciledConnection,
     private readonly js: JetStreamClient,
     private readonly told: ToldFacts,
     private readonly cursor: ReconciliationCursor,
@@ -72,8 +81,11 @@ export class Reconciliation extends Periodic {
     private readonly logger: Logger,
   ) {
     super(settings.intervalMs, (err) => {
-      metrics.runs.inc({ outcome: 'failed' });
-      logger.warn({ err }, 'reconciliation with the PSP failed; its window is read again next time');
+      metrics.runs.inc({ connection: connection.name, outcome: 'failed' });
+      logger.warn(
+        { connection: connection.name, err },
+        'reconciliation with the PSP failed; its window is read again next time',
+      );
     });
   }
 
@@ -83,29 +95,30 @@ export class Reconciliation extends Periodic {
   }
 
   private async reconcile(now: Date): Promise<void> {
+    const { name: connection, livemode, provider } = this.connection;
     const state = await this.cursor.read();
-    if (state) this.metrics.completedAt.set(state.completedAt.getTime() / 1000);
+    if (state) this.metrics.completedAt.set({ connection }, state.completedAt.getTime() / 1000);
     const window = nextWindow(state?.through ?? null, now, this.settings);
     if (!window.behind && doneRecently(state?.completedAt, now, this.settings)) {
-      this.metrics.runs.inc({ outcome: 'skipped' });
+      this.metrics.runs.inc({ connection, outcome: 'skipped' });
       return;
     }
     let found = 0;
     let received = 0;
     let pages = 1;
     for (let page = 0; page < pages; page++) {
-      const listed = await this.provider.listReceivedPix(window, page);
+      const listed = await provider.listReceivedPix(window, page);
       pages = listed.pages;
       received += listed.pix.length;
-      found += await receivePix(this.js, this.told, listed.pix, this.logger);
+      found += await receivePix(this.js, this.told, listed.pix, livemode, this.logger);
     }
     const completedAt = new Date();
     await this.cursor.advance(window.to, completedAt);
-    this.metrics.completedAt.set(completedAt.getTime() / 1000);
-    this.metrics.runs.inc({ outcome: 'completed' });
-    this.metrics.found.inc({ source: 'listing' }, found);
-    this.metrics.listed.inc(received);
-    const line = { from: window.from, to: window.to, pages, received, found };
+    this.metrics.completedAt.set({ connection }, completedAt.getTime() / 1000);
+    this.metrics.runs.inc({ connection, outcome: 'completed' });
+    this.metrics.found.inc({ connection, source: 'listing' }, found);
+    this.metrics.listed.inc({ connection }, received);
+    const line = { connection, from: window.from, to: window.to, pages, received, found };
     if (found > 0) this.logger.warn(line, 'reconciliation found Pix the PSP never called back about');
     else this.logger.debug(line, 'reconciliation with the PSP complete');
     if (window.behind) this.poke();

@@ -5,7 +5,7 @@ import {
   BackOfficeRefusalSchema,
   valorFrom,
 } from '@pix/api-pix';
-import { brlToCents, centsToBrl, DOMAIN_ERROR_CODES, DomainError, txidFor, type DomainErrorCode } from '@pix/contracts';
+import { DOMAIN_ERROR_CODES, DomainError, txidFor, type DomainErrorCode } from '@pix/contracts';
 import { callFailure, got, HTTPError } from '@pix/http';
 import type { z } from 'zod';
 
@@ -53,7 +53,7 @@ export class SandboxCommands {
       paymentId,
       txid: pix.txid,
       endToEndId: pix.endToEndId,
-      amount: centsToBrl(brlToCents(Number(pix.valor)) ?? 0),
+      amount: Number(pix.valor),
     };
   }
 

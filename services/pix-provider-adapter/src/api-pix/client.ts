@@ -270,8 +270,20 @@ export class ApiPixClient implements PixProvider {
     return [this.token?.value ?? '', this.options.clientSecret, basic];
   }
 
+  /**
+   * Asks the PSP for a new access token (and keeps it): whether this connection's credentials and
+   * certificates are taken now. Throws the PspError of the token request when they are not.
+   */
+  async checkAccess(): Promise<void> {
+    await this.newToken();
+  }
+
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now()) return this.token.value;
+    return this.newToken();
+  }
+
+  private newToken(): Promise<string> {
     return counted(this.options.onRequest, 'token', async () => {
       const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
       const failed = pspError('token', 'POST', this.options.tokenUrl);

@@ -31,8 +31,8 @@ describe("API Pix's words into the platform's", () => {
 
   it("a settled devolução is the platform's fact, one per devolução and outcome; one in process is none yet", () => {
     const pix = { txid: 't1', endToEndId: 'E1' };
-    expect(factFromRefund(refundFromDevolucao(devolucao('EM_PROCESSAMENTO')), pix)).toBeNull();
-    expect(factFromRefund(refundFromDevolucao(devolucao('DEVOLVIDO')), pix)).toEqual({
+    expect(factFromRefund(refundFromDevolucao(devolucao('EM_PROCESSAMENTO')), pix, false)).toBeNull();
+    expect(factFromRefund(refundFromDevolucao(devolucao('DEVOLVIDO')), pix, false)).toEqual({
       subject: Subjects.pixRefunded,
       msgId: 'E1:devolucao:dev1:refunded',
       payload: {
@@ -42,11 +42,12 @@ describe("API Pix's words into the platform's", () => {
         rtrId: 'D123',
         settledAt: '2026-01-01T00:00:05.000Z',
         failureReason: null,
+        livemode: false,
       },
     });
-    expect(factFromRefund(refundFromDevolucao(devolucao('NAO_REALIZADO')), pix)).toMatchObject({
+    expect(factFromRefund(refundFromDevolucao(devolucao('NAO_REALIZADO')), pix, true)).toMatchObject({
       subject: Subjects.pixRefundFailed,
-      payload: { failureReason: 'Devolução não realizada pelo PSP.' },
+      payload: { failureReason: 'Devolução não realizada pelo PSP.', livemode: true },
     });
   });
 
@@ -63,21 +64,29 @@ describe("API Pix's words into the platform's", () => {
 
   it('a Pix the PSP tells of is a paid fact, or its hold and then the end of its analysis', () => {
     const pix = { endToEndId: 'E1', txid: 't1', valor: '25.50', horario: '2026-01-01T12:00:00Z' };
-    const paid = { endToEndId: 'E1', txid: 't1', amountCents: 2550, paidAt: '2026-01-01T12:00:00.000Z' };
-    expect(factsFromPix(pix, 2550)).toEqual([{ subject: Subjects.pixPaid, msgId: 'E1', payload: paid }]);
+    const paid = {
+      endToEndId: 'E1',
+      txid: 't1',
+      amountCents: 2550,
+      paidAt: '2026-01-01T12:00:00.000Z',
+      livemode: false,
+    };
+    expect(factsFromPix(pix, 2550, false)).toEqual([{ subject: Subjects.pixPaid, msgId: 'E1', payload: paid }]);
+    // Each fact carries the mode of the connection whose PSP told it.
+    expect(factsFromPix(pix, 2550, true)[0]!.payload).toEqual({ ...paid, livemode: true });
     const held = { subject: Subjects.pixReview, msgId: 'E1:EM_ANALISE', payload: paid };
-    expect(factsFromPix({ ...pix, analise: 'EM_ANALISE' }, 2550)).toEqual([held]);
+    expect(factsFromPix({ ...pix, analise: 'EM_ANALISE' }, 2550, false)).toEqual([held]);
     // A listing shows only where the analysis stands: the hold is told first, so a receiver that
     // never heard of it (a lost callback) puts the payment in review before the outcome applies.
-    expect(factsFromPix({ ...pix, analise: 'LIBERADO' }, 2550)).toEqual([
+    expect(factsFromPix({ ...pix, analise: 'LIBERADO' }, 2550, false)).toEqual([
       held,
       expect.objectContaining({
         subject: Subjects.pixCleared,
         msgId: 'E1:LIBERADO',
-        payload: expect.objectContaining({ endToEndId: 'E1', txid: 't1' }),
+        payload: expect.objectContaining({ endToEndId: 'E1', txid: 't1', livemode: false }),
       }),
     ]);
-    expect(factsFromPix({ ...pix, analise: 'REJEITADO' }, 2550).map((f) => f.subject)).toEqual([
+    expect(factsFromPix({ ...pix, analise: 'REJEITADO' }, 2550, false).map((f) => f.subject)).toEqual([
       Subjects.pixReview,
       Subjects.pixRejected,
     ]);

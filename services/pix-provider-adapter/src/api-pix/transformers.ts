@@ -69,6 +69,7 @@ export function refundFromDevolucao(devolucao: Devolucao): RefundAtPsp {
 export function factFromRefund(
   refund: RefundAtPsp,
   pix: { txid: string; endToEndId: string },
+  livemode: boolean,
 ): { subject: string; msgId: string; payload: PixRefundSettledEvent } | null {
   if (refund.status === 'processing') return null;
   return {
@@ -81,6 +82,7 @@ export function factFromRefund(
       rtrId: refund.rtrId,
       settledAt: refund.settledAt ?? new Date().toISOString(),
       failureReason: refund.failureReason,
+      livemode,
     },
   };
 }
@@ -103,21 +105,19 @@ export interface PixFact {
  * for review, and then cleared or rejected. A Pix whose analysis ended is told with the hold first:
  * a listing shows only where the analysis stands now, and the receiver may never have heard of the
  * hold (a lost callback). The hold's message id makes it one fact however often it is told.
+ * `livemode` is the mode of the connection whose PSP tells it.
  */
-export function factsFromPix(pix: PixEntry, amountCents: number): PixFact[] {
-  if (!pix.analise) return [{ subject: Subjects.pixPaid, msgId: pix.endToEndId, payload: paidFact(pix, amountCents) }];
-  const held = {
-    subject: ANALYSIS_FACT.EM_ANALISE,
-    msgId: `${pix.endToEndId}:EM_ANALISE`,
-    payload: paidFact(pix, amountCents),
-  };
+export function factsFromPix(pix: PixEntry, amountCents: number, livemode: boolean): PixFact[] {
+  const paid = { ...paidFact(pix, amountCents), livemode };
+  if (!pix.analise) return [{ subject: Subjects.pixPaid, msgId: pix.endToEndId, payload: paid }];
+  const held = { subject: ANALYSIS_FACT.EM_ANALISE, msgId: `${pix.endToEndId}:EM_ANALISE`, payload: paid };
   if (pix.analise === 'EM_ANALISE') return [held];
   return [
     held,
     {
       subject: ANALYSIS_FACT[pix.analise],
       msgId: `${pix.endToEndId}:${pix.analise}`,
-      payload: { endToEndId: pix.endToEndId, txid: pix.txid, decidedAt: new Date().toISOString() },
+      payload: { endToEndId: pix.endToEndId, txid: pix.txid, decidedAt: new Date().toISOString(), livemode },
     },
   ];
 }
