@@ -34,8 +34,6 @@ export function createApp(options: {
   publicLimiter: PublicLimiter;
   /** The live status of the hosted payment pages. */
   feed: PaymentStatusFeed;
-  /** The public sandbox routes are served only when the adapter runs the sandbox PSP. */
-  sandbox: boolean;
   /** The caps on live streams, shared by the payment pages and the dashboards. */
   streams: StreamLimiter;
   /** The merchant's dashboard: its session signer, and where browsers reach the gateway. */
@@ -60,7 +58,6 @@ export function createApp(options: {
     nc: options.nc,
     rpcTimeoutMs: options.rpcTimeoutMs,
     auth: requireStore(options.authCache, options.authFailures, rateLimiter),
-    sandbox: options.sandbox,
     idempotencyKeys: options.storage.idempotencyKeys,
   });
   app.use(
@@ -87,7 +84,6 @@ export function createApp(options: {
       streams: options.streams,
       signer: options.dashboard.signer,
       publicBaseUrl: options.dashboard.publicBaseUrl,
-      sandbox: options.sandbox,
       stores: options.storage.stores,
     }),
   );

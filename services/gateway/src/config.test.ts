@@ -19,7 +19,7 @@ describe('the secrets a deployment must be given', () => {
       {},
       { PUBLIC_BASE_URL: 'http://127.0.0.1:8080' },
       { PUBLIC_BASE_URL: 'https://api.example.com' },
-      { PIX_PROVIDER: 'sandbox', MONGO_URL: 'mongodb://db:27017/pix' },
+      { MONGO_URL: 'mongodb://db:27017/pix' },
     ];
     for (const env of environments) {
       expect(issues(env)).toEqual([`DASHBOARD_SESSION_SECRET: ${required}`, `SECRETS_KEYS: ${required}`]);

@@ -1,5 +1,4 @@
 import { CommonEnv, MongoEnv, duration, factVerifyingKeys, loadConfig, port, secret, z } from '@pix/config';
-import { PIX_PROVIDERS } from '@pix/contracts';
 import { parseSealingKeys } from '@pix/runtime';
 
 /** The gateway's environment, checked once at start (exported for its tests). */
@@ -22,8 +21,6 @@ export const gatewayEnv = z
      */
     PUBLIC_RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(300),
     PUBLIC_RATE_LIMIT_WINDOW: duration('1m'),
-    /** The adapter's PSP (the same variable): the public sandbox routes exist only with `sandbox`. */
-    PIX_PROVIDER: z.enum(PIX_PROVIDERS).default('sandbox'),
     /**
      * Where browsers reach the gateway (payments' variable too): the dashboard's cookie is Secure
      * when it is https, and a state-changing request must come from its origin.

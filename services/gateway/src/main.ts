@@ -77,7 +77,6 @@ async function main(): Promise<void> {
       service.registry,
     ),
     feed,
-    sandbox: config.PIX_PROVIDER === 'sandbox',
     streams: new StreamLimiter(
       { perReplica: config.SSE_MAX_CONNECTIONS, perStore: config.SSE_MAX_CONNECTIONS_PER_STORE },
       service.registry,

@@ -67,7 +67,7 @@ describe('the routers built from the table', () => {
 
   let server: http.Server;
   let base: string;
-  async function start(sandbox: boolean): Promise<void> {
+  async function start(): Promise<void> {
     const app = express();
     mountPublicApi(app, {
       nc,
@@ -77,7 +77,6 @@ describe('the routers built from the table', () => {
         res.locals.storeId = 'store';
         next();
       },
-      sandbox,
     });
     app.use(notFoundHandler);
     app.use(errorHandler(createLogger('test', 'silent')));
@@ -89,7 +88,7 @@ describe('the routers built from the table', () => {
   afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('serve every operation of the table under both path forms, each asking its backend', async () => {
-    await start(true);
+    await start();
     for (const { operation, route } of declared) {
       const res = await fetch(base + concrete(route), {
         method: operation.method.toUpperCase(),
@@ -103,7 +102,7 @@ describe('the routers built from the table', () => {
   });
 
   it('answer the methods a path of the table does not take with 405 and what it does take', async () => {
-    await start(true);
+    await start();
     const allowed = new Map<string, string[]>();
     for (const { operation, route } of declared) {
       allowed.set(route, [...(allowed.get(route) ?? []), operation.method.toUpperCase()]);
@@ -116,14 +115,6 @@ describe('the routers built from the table', () => {
         const res = await fetch(base + concrete(route), { method });
         expect([method, route, res.status]).toEqual([method, route, 405]);
       }
-    }
-  });
-
-  it('serve the sandbox group only in sandbox deployments', async () => {
-    await start(false);
-    for (const { group, operation, route } of declared) {
-      const res = await fetch(base + concrete(route), { method: operation.method.toUpperCase() });
-      expect([route, res.status === 404]).toEqual([route, group.sandboxOnly === true]);
     }
   });
 });

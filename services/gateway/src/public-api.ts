@@ -127,8 +127,6 @@ export interface OperationGroup {
   path: string;
   /** Its operations' tag in the document; without one they take their path form's. */
   tag?: { name: string; description: string };
-  /** Served only where the adapter runs the sandbox PSP. */
-  sandboxOnly?: boolean;
   operations: Operation[];
 }
 
@@ -429,10 +427,10 @@ const sandbox: OperationGroup = {
   tag: {
     name: 'sandbox',
     description:
-      'Drive a payment as its customer and the PSP would, to test an integration end to end. These routes ' +
-      'exist only in sandbox deployments (PIX_PROVIDER=sandbox); elsewhere they are unknown routes (404).',
+      'Drive a test payment as its customer and the PSP would, to test an integration end to end. These ' +
+      'routes answer test tokens only: for a live token they are unknown routes (404), since a live payment ' +
+      "is paid by the payer's bank alone.",
   },
-  sandboxOnly: true,
   operations: [
     operation({
       method: 'post',
@@ -619,10 +617,9 @@ function groupRouter(group: OperationGroup, backends: Backends): Router {
 }
 
 /** Every group under both path forms, behind `auth` (requireStore). */
-export function mountPublicApi(app: Express, options: Backends & { auth: RequestHandler; sandbox: boolean }): void {
+export function mountPublicApi(app: Express, options: Backends & { auth: RequestHandler }): void {
   const { nc, rpcTimeoutMs, idempotencyKeys } = options;
   for (const group of PUBLIC_API) {
-    if (group.sandboxOnly && !options.sandbox) continue;
     const router = groupRouter(group, { nc, rpcTimeoutMs, idempotencyKeys });
     for (const form of PATH_FORMS) app.use(`${form.prefix}/${group.path}`, options.auth, router);
   }

@@ -64,7 +64,6 @@ export interface DashboardOptions {
   signer: SessionSigner;
   /** Where browsers reach the gateway: the only origin state-changing requests may come from. */
   publicBaseUrl: string;
-  sandbox: boolean;
   /** The store's name in the header, and its webhook secrets on the webhooks page. */
   stores: Pick<Stores, 'name' | 'webhookSecrets'>;
 }
@@ -323,7 +322,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
         events,
         refundId: randomUUID(),
         pageUrl: `${options.publicBaseUrl.replace(/\/$/, '')}/pay/${payment.id}`,
-        sandbox: options.sandbox,
+        // The sandbox's buttons in test mode only: a live payment is paid by the payer's bank alone.
+        sandbox: !scopeOf(res).livemode,
       }),
     );
   });
@@ -413,35 +413,33 @@ export function dashboardRouter(options: DashboardOptions): Router {
     'fail-next-refund': SandboxRpc.failNextRefund,
   } as const;
 
-  if (options.sandbox) {
-    paymentAction('sandbox/:action', async (id, req, res) => {
-      const scope = scopeOf(res);
-      const { action: name } = req.params as { action: string };
-      if (name === 'pay' || name === 'pay-amount' || name === 'pay-late') {
-        let amountCents: number | undefined;
-        if (name === 'pay-amount') {
-          const typed = (req.body as { amount?: unknown } | undefined)?.amount;
-          const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
-          const validated = checkRequest(SandboxPayBodySchema, { amount: amount ?? -1 });
-          if (!validated.ok) throw new RpcFailure(400, validated.message);
-          amountCents = validated.value.amountCents;
-        }
-        const late = name === 'pay-late';
-        return sandboxAct(
-          nc,
-          rpcTimeoutMs,
-          scope,
-          id,
-          SandboxRpc.pay,
-          payWith({ amountCents, late, dropCallback: false }),
-        );
+  paymentAction('sandbox/:action', async (id, req, res) => {
+    const scope = scopeOf(res);
+    const { action: name } = req.params as { action: string };
+    if (name === 'pay' || name === 'pay-amount' || name === 'pay-late') {
+      let amountCents: number | undefined;
+      if (name === 'pay-amount') {
+        const typed = (req.body as { amount?: unknown } | undefined)?.amount;
+        const amount = typeof typed === 'string' ? parseBrlInput(typed) : null;
+        const validated = checkRequest(SandboxPayBodySchema, { amount: amount ?? -1 });
+        if (!validated.ok) throw new RpcFailure(400, validated.message);
+        amountCents = validated.value.amountCents;
       }
-      // Own keys only: `constructor` or `toString` name no action.
-      if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
-      const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
-      return sandboxAct(nc, rpcTimeoutMs, scope, id, definition, () => ({ paymentId: id }));
-    });
-  }
+      const late = name === 'pay-late';
+      return sandboxAct(
+        nc,
+        rpcTimeoutMs,
+        scope,
+        id,
+        SandboxRpc.pay,
+        payWith({ amountCents, late, dropCallback: false }),
+      );
+    }
+    // Own keys only: `constructor` or `toString` name no action.
+    if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
+    const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
+    return sandboxAct(nc, rpcTimeoutMs, scope, id, definition, () => ({ paymentId: id }));
+  });
 
   router.post(
     '/eventos/:eventId/reenviar',
