@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorMessages, TokenPrefixes } from '@pix/contracts';
-import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { ErrorMessages, TokenPrefixes, txidFor } from '@pix/contracts';
+import { adminFails, createStore, type StoreCredentials } from '../support/admin';
 import { eventually } from '../support/api';
 import { contractClient, type ContractClient } from '../support/contract';
 import { sharedStack } from '../support/stack';
@@ -24,7 +24,9 @@ interface EventListBody {
  * Test mode and live mode in one store (docs/decisions/livemode.md), through the public API with
  * every answer checked against the OpenAPI document: each token sees only its own mode's payments,
  * refunds and events, every body says its mode, the sandbox routes answer a test token only, and a
- * live payment's webhooks are signed with the live secret.
+ * live payment's webhooks are signed with the live secret. Each mode has its own PSP connection: the
+ * test one's PSP is the stack's simulator, the live one's a second simulator standing in for a real
+ * PSP (docs/decisions/psp-connections.md), where only its payer route pays a live payment.
  */
 describe('test mode and live mode', () => {
   const stack = sharedStack();
@@ -126,12 +128,21 @@ describe('test mode and live mode', () => {
     expect(() => verify(testHook, store.liveWebhookSecret)).toThrow();
   });
 
-  it("refunds in each mode with that mode's token only, every refund and its webhook saying the mode", async () => {
+  it("charges each mode at its own PSP: the test PSP (and the operator's sandbox CLI) cannot pay a live payment", async () => {
+    // The live charge is at the live PSP: the test simulator, which the sandbox commands drive, has none.
+    const refused = await adminFails(stack, 'sandbox', 'pay', live.id);
+    expect(refused.stderr).toContain(ErrorMessages.paymentNotFound);
+    // The payer's bank pays it: here, the stand-in live PSP's payer route.
+    const paid = await fetch(`${stack.livePsp!.backOfficeUrl}/cob/${txidFor(live.id)}/pay`, { method: 'POST' });
+    expect(paid.status).toBe(200);
     await call('POST', `/public-api/v1/sandbox/payments/${test.id}/pay`, { token: store.token });
-    // The payer's bank pays a live payment; on this stack's one sandbox PSP the operator's CLI stands in for it.
-    await admin(stack, 'sandbox', 'pay', live.id);
     await Promise.all([status(store.token, test.id), status(store.liveToken, live.id)]);
+    // And the test payment's charge is not at the live PSP either.
+    const crossed = await fetch(`${stack.livePsp!.backOfficeUrl}/cob/${txidFor(test.id)}/pay`, { method: 'POST' });
+    expect(crossed.status).toBe(404);
+  });
 
+  it("refunds in each mode with that mode's token only, every refund and its webhook saying the mode", async () => {
     const crossed = await call('POST', `/public-api/v1/payments/${live.id}/refunds`, {
       token: store.token,
       body: { amount: 5 },

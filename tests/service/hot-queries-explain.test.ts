@@ -80,7 +80,7 @@ describe('every hot query is served by an index of its schema', () => {
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       SandboxBooks.open(),
-      ReconciliationCursor.open(),
+      ReconciliationCursor.open('test'),
       GatewayStorage.open(testSealer()),
     ]);
     const now = Date.now();
@@ -372,11 +372,14 @@ describe('every hot query is served by an index of its schema', () => {
   });
 
   describe('pix-provider-adapter', () => {
-    it('reads and moves its reconciliation cursor by _id', () =>
-      expectIndexServed(async () => {
-        const cursor = new ReconciliationCursor();
-        await cursor.advance(new Date(), new Date());
-        await cursor.read();
-      }));
+    it("reads and moves each connection's reconciliation cursor by _id", async () => {
+      const cursors = await Promise.all([ReconciliationCursor.open('test'), ReconciliationCursor.open('live')]);
+      await expectIndexServed(async () => {
+        for (const cursor of cursors) {
+          await cursor.advance(new Date(), new Date());
+          await cursor.read();
+        }
+      });
+    });
   });
 });

@@ -15,12 +15,12 @@ export default async function globalSetup(): Promise<void> {
   const postgres = await startPostgres(dir, await freePort(), false);
   process.env.TEST_POSTGRES = JSON.stringify(postgres.server);
   (globalThis as { __postgres?: typeof postgres.started }).__postgres = postgres.started;
-  const stack = await startStack({ dir, ports: await randomPorts(), detached: false, postgres: postgres.server }).catch(
-    async (err: unknown) => {
-      await stopProcesses([postgres.started]);
-      throw err;
-    },
-  );
+  // As `make up`: test mode's PSP is the simulator, live mode's a second one standing in for a real PSP.
+  const options = { dir, ports: await randomPorts(), detached: false, postgres: postgres.server, livePsp: true };
+  const stack = await startStack(options).catch(async (err: unknown) => {
+    await stopProcesses([postgres.started]);
+    throw err;
+  });
   process.env.TEST_STACK = JSON.stringify({ ...stack, started: undefined });
   (globalThis as { __stack?: typeof stack }).__stack = stack;
 }

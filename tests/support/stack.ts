@@ -40,7 +40,7 @@ export type PrivateStack = StackInfo & {
     env?: NodeJS.ProcessEnv,
     opsPort?: number,
     /** Listening ports of its own (a second gateway or adapter replica), instead of the stack's. */
-    own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp'>>,
+    own?: Partial<Pick<StackPorts, 'gateway' | 'adapterHttp' | 'adapterLiveHttp'>>,
   ) => Promise<Started>;
   /** Starts the stack's PSP simulator again (after stopProcess), with extra environment (a fail point). */
   startPspSimulator: (env?: NodeJS.ProcessEnv) => Promise<Started>;
@@ -64,7 +64,15 @@ export function sharedPostgres(): PostgresServer {
 export interface PrivateStackOptions extends Partial<
   Pick<
     StackOptions,
-    'env' | 'pspEnv' | 'pspSimulator' | 'services' | 'natsUrl' | 'natsCredentials' | 'mongoUrl' | 'secretsFile'
+    | 'env'
+    | 'pspEnv'
+    | 'pspSimulator'
+    | 'livePsp'
+    | 'services'
+    | 'natsUrl'
+    | 'natsCredentials'
+    | 'mongoUrl'
+    | 'secretsFile'
   >
 > {
   /** How many NATS servers: more than one forms a JetStream cluster (streams replicated to each). */
@@ -106,6 +114,8 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
     },
     startService: async (name, env = {}, opsPort, own = {}) => {
       const port = opsPort ?? (await freePort());
+      // An adapter replica on a callback port of its own has one for its live connection too.
+      if (own.adapterHttp !== undefined && own.adapterLiveHttp === undefined) own.adapterLiveHttp = await freePort();
       const proc = await startService(
         name,
         {

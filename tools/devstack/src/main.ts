@@ -28,8 +28,18 @@ function printWelcome(info: StackInfo): void {
       `    -d '{"amount": 25.5}'`,
       '',
       ...(info.psp
-        ? [`PSP simulator: API Pix ${info.psp.apiUrl} (mutual TLS), back office ${info.psp.backOfficeUrl}`, '']
+        ? [
+            `Test mode's PSP (simulator): API Pix ${info.psp.apiUrl} (mutual TLS), back office ${info.psp.backOfficeUrl}`,
+          ]
         : []),
+      ...(info.livePsp
+        ? [
+            `Live mode's PSP (a stand-in simulator): API Pix ${info.livePsp.apiUrl} (mutual TLS).`,
+            '  A live payment (liveToken) is paid at its payer route, never through the sandbox routes:',
+            `  curl -s -X POST ${info.livePsp.backOfficeUrl}/cob/<payment id without dashes>/pay`,
+          ]
+        : []),
+      '',
       `Logs: ${RUN_DIR}/logs/    Stop: make down`,
       '',
     ].join('\n'),
@@ -54,6 +64,8 @@ async function up(): Promise<void> {
     ports: defaultPorts(),
     natsUrl: process.env.NATS_URL,
     mongoUrl: process.env.MONGO_URL,
+    // Live mode rehearses against a second simulator, unless LIVE_PSP_* name a real PSP.
+    livePsp: !process.env.LIVE_PSP_API_URL,
     detached: true,
   });
   const { started: _children, ...record } = info;

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pspPki, type PspPki } from './certificates';
 import { PSP_SIMULATOR, simulatorEntry } from './layout';
-import type { LocalSecrets } from './local-secrets';
+import { writePrivateFile, type LocalSecrets } from './local-secrets';
 import { assertPortFree, isAlive, launch, stopPid, waitForHttp, type Started } from './processes';
 
 /** The simulator's listening ports: API Pix (mutual TLS), its back office (plain HTTP), its ops port. */
@@ -15,8 +17,32 @@ export interface PspPorts {
 export const PSP_CLIENT_ID = 'pix-platform';
 export const PSP_RECEIVER_KEY = 'recebimentos@pix.local';
 
-/** Where the stack's PSP simulator is, and what a receiver needs to speak to it. */
+/**
+ * The stack's simulators: the test connection's PSP, and a second instance that stands in for the
+ * live PSP (`make up` rehearses live against it). Each has its own certificates (PKI), client
+ * secret, database and ports, as two PSPs would: nothing of one is trusted by the other.
+ */
+export type PspInstance = 'test' | 'live';
+
+const INSTANCES: Record<PspInstance, { process: string; pki: string; database: string }> = {
+  test: { process: PSP_SIMULATOR, pki: 'psp-pki', database: '_psp' },
+  live: { process: `${PSP_SIMULATOR}-live`, pki: 'live-psp-pki', database: '_psp_live' },
+};
+
+/**
+ * The OAuth2 client secret the platform has at an instance: the test one's is in the stack's
+ * secrets file (its first); the live stand-in's is kept beside its certificates, made on first use.
+ */
+export function pspClientSecret(instance: PspInstance, pki: PspPki, secrets: LocalSecrets): string {
+  if (instance === 'test') return secrets.pspClientSecret;
+  const file = path.join(pki.dir, 'client-secret');
+  if (!fs.existsSync(file)) writePrivateFile(file, randomBytes(24).toString('base64url'));
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Where one of the stack's PSP simulators is, and what a receiver needs to speak to it. */
 export interface PspConnection {
+  instance: PspInstance;
   /** API Pix's base (…/v2) and its token endpoint, over mutual TLS. */
   apiUrl: string;
   oauthUrl: string;
@@ -29,9 +55,9 @@ export interface PspConnection {
   /** The simulator's own database, as its URL without login (its login is in the secrets file). */
   mongoUrl: string;
   /**
-   * Where the stack's adapter takes the PSP's callbacks: its first replica's port, registered by
-   * every replica (as a Service's one address in Kubernetes), so a replica on a port of its own
-   * does not take the registration from it.
+   * Where the stack's adapter takes this PSP's callbacks (its connection's callback server): its
+   * first replica's port, registered by every replica (as a Service's one address in Kubernetes),
+   * so a replica on a port of its own does not take the registration from it.
    */
   callbackUrl: string;
 }
@@ -49,10 +75,13 @@ export function databaseOf(mongoUrl: string): string {
 }
 
 /**
- * Starts the PSP simulator with the stack's PSP certificates (made on first start) and its own
- * login and database (the platform's database name + `_psp`), and waits for its /readyz.
+ * Starts a PSP simulator with the instance's certificates (made on first start) and its own
+ * database (the platform's database name + `_psp`, or `_psp_live`) under the simulator's login,
+ * and waits for its /readyz.
  */
 export async function startPspSimulator(options: {
+  /** Which of the stack's two (test by default). */
+  instance?: PspInstance;
   dir: string;
   ports: PspPorts;
   mongoUrl: string;
@@ -66,18 +95,20 @@ export async function startPspSimulator(options: {
   /** The stack adapter's callback URL (PspConnection.callbackUrl). */
   callbackUrl: string;
 }): Promise<{ started: Started; connection: PspConnection }> {
-  const pki = pspPki(path.join(options.dir, 'secrets', 'psp-pki'));
-  const mongoUrl = withDatabase(options.mongoUrl, `${databaseOf(options.mongoUrl)}_psp`);
+  const instance = options.instance ?? 'test';
+  const { process: name, pki: pkiDir, database } = INSTANCES[instance];
+  const pki = pspPki(path.join(options.dir, 'secrets', pkiDir));
+  const mongoUrl = withDatabase(options.mongoUrl, `${databaseOf(options.mongoUrl)}${database}`);
   for (const [port, what] of [
     [options.ports.api, 'api'],
     [options.ports.backOffice, 'back office'],
     [options.ports.ops, 'ops'],
   ] as const) {
-    await assertPortFree(port, `${PSP_SIMULATOR} (${what})`);
+    await assertPortFree(port, `${name} (${what})`);
   }
   const { pspSimulator: login } = options.secrets;
-  const logFile = path.join(options.dir, 'logs', `${PSP_SIMULATOR}.log`);
-  const started = launch(PSP_SIMULATOR, process.execPath, [...options.nodeFlags, simulatorEntry()], {
+  const logFile = path.join(options.dir, 'logs', `${name}.log`);
+  const started = launch(name, process.execPath, [...options.nodeFlags, simulatorEntry()], {
     env: {
       ...process.env,
       MONGO_URL: mongoUrl,
@@ -92,7 +123,7 @@ export async function startPspSimulator(options: {
       CALLBACK_TLS_KEY_FILE: pki.pspCallbackClient.key,
       CALLBACK_CA_FILE: pki.platformCa,
       OAUTH_CLIENT_ID: PSP_CLIENT_ID,
-      OAUTH_CLIENT_SECRET: options.secrets.pspClientSecret,
+      OAUTH_CLIENT_SECRET: pspClientSecret(instance, pki, options.secrets),
       ...options.env,
     },
     logFile,
@@ -102,7 +133,7 @@ export async function startPspSimulator(options: {
   started.child?.once('exit', () => (exited = true));
   const opsUrl = `http://127.0.0.1:${options.ports.ops}`;
   try {
-    await waitForHttp(`${opsUrl}/readyz`, 60_000, PSP_SIMULATOR, () => !exited && isAlive(started.pid), logFile);
+    await waitForHttp(`${opsUrl}/readyz`, 60_000, name, () => !exited && isAlive(started.pid), logFile);
   } catch (err) {
     await stopPid(started.pid);
     throw err;
@@ -111,6 +142,7 @@ export async function startPspSimulator(options: {
   return {
     started,
     connection: {
+      instance,
       apiUrl: `${base}/v2`,
       oauthUrl: `${base}/oauth/token`,
       backOfficeUrl: `http://127.0.0.1:${options.ports.backOffice}`,
@@ -125,9 +157,10 @@ export async function startPspSimulator(options: {
 }
 
 /**
- * The adapter's settings for its PSP connection pointed at the stack's simulator: its client
- * certificate and credentials at the PSP, the PSP's CA, its callback server's certificate, and the
- * pin of the simulator's callback certificate.
+ * The adapter's settings for its test connection pointed at the stack's (test) simulator: its
+ * client certificate and credentials at the PSP, the PSP's CA, its callback server's certificate,
+ * the pin of the simulator's callback certificate, and the back office that plays the payer for
+ * the sandbox routes.
  */
 export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): NodeJS.ProcessEnv {
   return {
@@ -135,7 +168,7 @@ export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): Nod
     PIX_CALLBACK_URL: psp.callbackUrl,
     PIX_OAUTH_URL: psp.oauthUrl,
     PIX_CLIENT_ID: psp.clientId,
-    PIX_CLIENT_SECRET: secrets.pspClientSecret,
+    PIX_CLIENT_SECRET: pspClientSecret('test', psp.pki, secrets),
     PIX_RECEIVER_KEY: psp.receiverKey,
     PIX_TLS_CERT_FILE: psp.pki.adapterClient.cert,
     PIX_TLS_KEY_FILE: psp.pki.adapterClient.key,
@@ -144,7 +177,30 @@ export function adapterApiPixEnv(psp: PspConnection, secrets: LocalSecrets): Nod
     CALLBACK_TLS_KEY_FILE: psp.pki.adapterCallbackServer.key,
     CALLBACK_CLIENT_CA_FILE: psp.pki.pspCa,
     PSP_CALLBACK_PINS: psp.pki.pspCallbackPin,
-    // Used in the sandbox (PIX_PROVIDER=sandbox) only: the simulator's payer plays the sandbox routes.
     PSP_BACKOFFICE_URL: psp.backOfficeUrl,
+  };
+}
+
+/**
+ * The adapter's live connection pointed at the stack's stand-in live PSP (LIVE_PSP_*): the same
+ * parts from that instance's own PKI and secret. No back office: a live payment is paid at the
+ * PSP's payer route, never through the platform.
+ */
+export function adapterLiveEnv(psp: PspConnection, secrets: LocalSecrets, callbackPort: number): NodeJS.ProcessEnv {
+  return {
+    LIVE_PSP_API_URL: psp.apiUrl,
+    LIVE_PSP_OAUTH_URL: psp.oauthUrl,
+    LIVE_PSP_CALLBACK_URL: psp.callbackUrl,
+    LIVE_PSP_CLIENT_ID: psp.clientId,
+    LIVE_PSP_CLIENT_SECRET: pspClientSecret('live', psp.pki, secrets),
+    LIVE_PSP_RECEIVER_KEY: psp.receiverKey,
+    LIVE_PSP_TLS_CERT_FILE: psp.pki.adapterClient.cert,
+    LIVE_PSP_TLS_KEY_FILE: psp.pki.adapterClient.key,
+    LIVE_PSP_TLS_CA_FILE: psp.pki.pspCa,
+    LIVE_PSP_CALLBACK_PORT: String(callbackPort),
+    LIVE_PSP_CALLBACK_TLS_CERT_FILE: psp.pki.adapterCallbackServer.cert,
+    LIVE_PSP_CALLBACK_TLS_KEY_FILE: psp.pki.adapterCallbackServer.key,
+    LIVE_PSP_CALLBACK_CLIENT_CA_FILE: psp.pki.pspCa,
+    LIVE_PSP_CALLBACK_PINS: psp.pki.pspCallbackPin,
   };
 }

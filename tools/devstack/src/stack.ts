@@ -12,7 +12,14 @@ import {
   type LocalSecrets,
 } from './local-secrets';
 import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
-import { adapterApiPixEnv, startPspSimulator, type PspConnection, type PspPorts } from './psp-simulator';
+import {
+  adapterApiPixEnv,
+  adapterLiveEnv,
+  startPspSimulator,
+  type PspConnection,
+  type PspInstance,
+  type PspPorts,
+} from './psp-simulator';
 import {
   assertPortFree,
   freePort,
@@ -38,9 +45,13 @@ export interface StackPorts {
   mongoDebug: number;
   gateway: number;
   adapterHttp: number;
+  /** The adapter's live connection's callback server (LIVE_PSP_CALLBACK_PORT). */
+  adapterLiveHttp: number;
   ops: Record<ServiceName, number>;
-  /** The PSP simulator's. */
+  /** The PSP simulator's (the test connection's PSP). */
   psp: PspPorts;
+  /** The stand-in live PSP's (a second simulator: StackOptions.livePsp). */
+  livePsp: PspPorts;
 }
 
 /** What a running stack is: where to reach it and which processes are its own. */
@@ -68,6 +79,8 @@ export interface StackInfo {
   opsUrls: Record<ServiceName, string>;
   /** The stack's PSP simulator (absent when the stack starts no adapter). */
   psp?: PspConnection;
+  /** The stand-in live PSP, when the stack runs one (StackOptions.livePsp). */
+  livePsp?: PspConnection;
   processes: { name: string; pid: number; stopSignal?: NodeJS.Signals }[];
 }
 
@@ -101,6 +114,12 @@ export interface StackOptions {
   pspSimulator?: boolean;
   /** Environment for the PSP simulator, on top of what the stack computes. */
   pspEnv?: NodeJS.ProcessEnv;
+  /**
+   * Whether to start a second simulator as the stand-in live PSP, with its own certificates,
+   * secret, database and ports, and give the adapter a live connection to it (`make up` does,
+   * unless LIVE_PSP_API_URL names a real PSP). Only with the test simulator.
+   */
+  livePsp?: boolean;
   /** The checkout whose built services run (this one by default). */
   root?: string;
 }
@@ -125,6 +144,7 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
     mongoDebug: n('MONGO_DEBUG_PORT', 37018),
     gateway: n('GATEWAY_PORT', 8080),
     adapterHttp: n('ADAPTER_HTTP_PORT', 8081),
+    adapterLiveHttp: n('ADAPTER_LIVE_HTTP_PORT', 8084),
     ops: {
       gateway: n('GATEWAY_OPS_PORT', 9101),
       payments: n('PAYMENTS_OPS_PORT', 9102),
@@ -135,6 +155,11 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
       api: n('PSP_API_PORT', 8443),
       backOffice: n('PSP_BACKOFFICE_PORT', 8082),
       ops: n('PSP_OPS_PORT', 9105),
+    },
+    livePsp: {
+      api: n('LIVE_PSP_API_PORT', 8444),
+      backOffice: n('LIVE_PSP_BACKOFFICE_PORT', 8085),
+      ops: n('LIVE_PSP_OPS_PORT', 9106),
     },
   };
 }
@@ -161,6 +186,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
     mongoDebug: await freePort(),
     gateway: await freePort(),
     adapterHttp: await freePort(),
+    adapterLiveHttp: await freePort(),
     ops: {
       gateway: await freePort(),
       payments: await freePort(),
@@ -168,6 +194,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
       'webhook-dispatcher': await freePort(),
     },
     psp: { api: await freePort(), backOffice: await freePort(), ops: await freePort() },
+    livePsp: { api: await freePort(), backOffice: await freePort(), ops: await freePort() },
   };
 }
 
@@ -271,8 +298,8 @@ function factKeysOf(name: ServiceName, keys: LocalSecrets['factKeys']): NodeJS.P
   }
 }
 
-/** Where NATS is, and the stack's PSP simulator when it runs one: what a service is started against. */
-export type StackPeers = StackNats & Pick<StackInfo, 'psp'>;
+/** Where NATS is, and the stack's PSP simulators when it runs them: what a service is started against. */
+export type StackPeers = StackNats & Pick<StackInfo, 'psp' | 'livePsp'>;
 
 /** The adapter's PSP when none is named (PIX_API_URL): the stack's simulator, if it runs one. */
 function simulatorAsked(options: StackOptions, peers: StackPeers): PspConnection | null {
@@ -299,8 +326,12 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, 
     }),
     // Each producer's signing key reaches that producer only; the public halves, their verifiers.
     ...factKeysOf(name, secrets.factKeys),
-    // No PSP named: the stack's simulator, over its certificates (and, in the sandbox, its back office).
+    // No PSP named: the stack's simulator, over its certificates, with its back office; and the
+    // stand-in live PSP as the live connection when the stack runs one.
     ...(name === 'pix-provider-adapter' && simulatorOf(options, nats, secrets)),
+    ...(name === 'pix-provider-adapter' &&
+      nats.livePsp &&
+      adapterLiveEnv(nats.livePsp, secrets, ports.adapterLiveHttp)),
     ...(login && { MONGO_USERNAME: login.user, MONGO_PASSWORD: login.password }),
     ...options.env,
     NATS_URL: nats.natsUrl,
@@ -309,6 +340,7 @@ function serviceEnv(name: ServiceName, options: StackOptions, nats: StackPeers, 
     OPS_PORT: String(ports.ops[name]),
     GATEWAY_PORT: String(ports.gateway),
     HTTP_PORT: String(ports.adapterHttp),
+    LIVE_PSP_CALLBACK_PORT: String(ports.adapterLiveHttp),
   };
 }
 
@@ -361,10 +393,12 @@ export async function startService(
       () => !exited && isAlive(started.pid),
       logFile,
     );
-    // The adapter registers its callback URL at the simulator as it starts (PIX_CALLBACK_URL); the
-    // stack is up once the simulator has it, or a payment paid at once would call back nowhere.
-    if (name === 'pix-provider-adapter' && simulatorAsked(options, nats)) {
-      await callbackRegistered(`http://127.0.0.1:${options.ports.ops[name]}/metrics`, 30_000);
+    // The adapter registers each connection's callback URL at its simulator as it starts; the stack
+    // is up once they have them (or a connection reported itself unready: a test of a broken one),
+    // or a payment paid at once would call back nowhere.
+    if (name === 'pix-provider-adapter') {
+      const connections = [...(simulatorAsked(options, nats) ? ['test'] : []), ...(nats.livePsp ? ['live'] : [])];
+      await connectionsSettled(`http://127.0.0.1:${options.ports.ops[name]}/metrics`, connections, 30_000);
     }
   } catch (err) {
     // Not ready in time: stop it, or nobody would (the caller never learns its pid).
@@ -374,15 +408,22 @@ export async function startService(
   return started;
 }
 
-/** Waits until the adapter's psp_callback_registered gauge reads 1. */
-async function callbackRegistered(metricsUrl: string, timeoutMs: number): Promise<void> {
+/**
+ * Waits until each of these adapter connections has its callback URL registered at its PSP
+ * (psp_callback_registered 1) or is reported unready (psp_connection_ready 0).
+ */
+async function connectionsSettled(metricsUrl: string, connections: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const metrics = await fetch(metricsUrl).then(
       (res) => res.text(),
       () => '',
     );
-    if (/^psp_callback_registered(\{[^}]*\})? 1$/m.test(metrics)) return;
+    const reads = (metric: string, connection: string, value: number) =>
+      new RegExp(`^${metric}\\{[^}]*connection="${connection}"[^}]*\\} ${value}$`, 'm').test(metrics);
+    const settled = (connection: string) =>
+      reads('psp_callback_registered', connection, 1) || reads('psp_connection_ready', connection, 0);
+    if (connections.every(settled)) return;
     if (Date.now() > deadline) {
       throw new Error(`the adapter did not register its callback URL at the PSP within ${timeoutMs / 1000} s`);
     }
@@ -459,24 +500,28 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
           natsCredentials: natsCredentials(dir),
         };
     await provision(nats, streamReplicas(options));
-    let psp: PspConnection | undefined;
-    // The adapter's PSP: a stack that runs the adapter runs the simulator too, unless told otherwise.
-    if (options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter')) {
-      const simulator = await startPspSimulator({
+    /** One of the stack's simulators, calling back the adapter's callback server on `callbackPort`. */
+    const simulator = async (instance: PspInstance, callbackPort: number) => {
+      const { started: proc, connection } = await startPspSimulator({
+        instance,
         dir,
-        ports: ports.psp,
+        ports: instance === 'live' ? ports.livePsp : ports.psp,
         mongoUrl,
         secrets: readLocalSecrets(secretsFile),
         ownLogin: !options.mongoUrl,
         env: options.pspEnv,
         detached: options.detached,
         nodeFlags: SERVICE_HEAP_FLAGS,
-        callbackUrl: `https://127.0.0.1:${ports.adapterHttp}/psp/callbacks`,
+        callbackUrl: `https://127.0.0.1:${callbackPort}/psp/callbacks`,
       });
-      started.push(simulator.started);
-      psp = simulator.connection;
-    }
-    const peers: StackPeers = { ...nats, psp };
+      started.push(proc);
+      return connection;
+    };
+    // The adapter's PSP: a stack that runs the adapter runs the simulator too, unless told otherwise.
+    const runsPsp = options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter');
+    const psp = runsPsp ? await simulator('test', ports.adapterHttp) : undefined;
+    const livePsp = psp && options.livePsp ? await simulator('live', ports.adapterLiveHttp) : undefined;
+    const peers: StackPeers = { ...nats, psp, livePsp };
     // Services log in with the stack's own logins unless given a MongoDB of another stack's or the operator's.
     const serviceOptions = { ...options, secretsFile: options.mongoUrl ? options.secretsFile : secretsFile };
     for (const name of options.services ?? SERVICE_NAMES) {
@@ -492,6 +537,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       postgres: options.mongoUrl ? undefined : server,
       secretsFile,
       psp,
+      livePsp,
       opsUrls: Object.fromEntries(SERVICE_NAMES.map((name) => [name, `http://127.0.0.1:${ports.ops[name]}`])) as Record<
         ServiceName,
         string
