@@ -84,6 +84,18 @@ export const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
   seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
 };
 
+/**
+ * The probes of every process of the platform's images, on its ops port: alive while /healthz
+ * answers (three misses 10 s apart restart it); ready while /readyz does, which turns 503 as soon
+ * as SIGTERM arrives and so takes the pod out of its Service at once.
+ */
+export function opsProbes(port: number): Pick<kplus.ContainerProps, 'liveness' | 'readiness'> {
+  return {
+    liveness: kplus.Probe.fromHttpGet('/healthz', { port, periodSeconds: Duration.seconds(10), failureThreshold: 3 }),
+    readiness: kplus.Probe.fromHttpGet('/readyz', { port, periodSeconds: Duration.seconds(5), failureThreshold: 1 }),
+  };
+}
+
 /** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
 export function mongoUrl(replicas: number, database: string = MONGO_DATABASE): string {
   const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
@@ -287,17 +299,7 @@ function serviceDeployment(
           cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
           memory: { request: Size.mebibytes(spec.memoryMiB.request), limit: Size.mebibytes(spec.memoryMiB.limit) },
         },
-        liveness: kplus.Probe.fromHttpGet('/healthz', {
-          port: spec.opsPort,
-          periodSeconds: Duration.seconds(10),
-          failureThreshold: 3,
-        }),
-        // /readyz turns 503 as soon as SIGTERM arrives, which takes the pod out of its Service.
-        readiness: kplus.Probe.fromHttpGet('/readyz', {
-          port: spec.opsPort,
-          periodSeconds: Duration.seconds(5),
-          failureThreshold: 1,
-        }),
+        ...opsProbes(spec.opsPort),
         lifecycle:
           spec.name === 'gateway'
             ? { preStop: kplus.Handler.fromCommand(['sleep', String(GATEWAY_PRESTOP_SECONDS)]) }
