@@ -6,9 +6,9 @@ import { addMongo, SERVICE_LOGINS } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
 import { addNetworkPolicies } from './network-policies';
-import { addCallbackRoute } from './psp-connection';
+import { addCallbackRoutes } from './psp-connection';
 import { addPspSimulator, simulatorLogin } from './psp-simulator';
-import { labelsOf, SERVICES } from './services';
+import { labelsOf } from './services';
 import type { Settings } from './settings';
 import { addServices } from './workloads';
 
@@ -55,11 +55,7 @@ export function buildApp(settings: Settings, outdir: string): App {
   });
 
   addPspSimulator(services, settings);
-  addCallbackRoute(
-    services,
-    settings,
-    SERVICES.find((spec) => spec.name === 'pix-provider-adapter')!,
-  );
+  addCallbackRoutes(services, settings);
 
   addNetworkPolicies(new Chart(app, '30-network', inNamespace), settings);
   addMonitoring(new Chart(app, '40-monitoring', inNamespace), settings);

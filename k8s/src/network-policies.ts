@@ -1,7 +1,7 @@
 import type { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import { MONGO_INIT_COMPONENT } from './mongodb';
-import { callbackRouteSources, pspApiPorts } from './psp-connection';
+import { externalConnections, pspApiPorts } from './psp-connection';
 import {
   MONGO_PORT,
   NATS_CLIENT_PORT,
@@ -43,9 +43,10 @@ function policy(chart: Chart, name: string, spec: k8s.NetworkPolicySpec): void {
 /**
  * Default deny in both directions, then one allowance per need: the ingress controller reaches the
  * gateway only; every service reaches NATS, and MongoDB when it uses it; the dispatcher reaches the
- * public internet (merchants' webhooks) and nothing private; the adapter reaches the PSP's API, and
- * the PSP's callback ranges reach the adapter's callback port (with the live connection); the PSP
- * simulator is reached by the adapter alone and calls back the adapter alone (test mode); the
+ * public internet (merchants' webhooks) and nothing private; the adapter reaches each external PSP's
+ * API ranges, and each one's callback ranges reach that connection's callback port only (live
+ * mode's, 8082; test mode's at a homologation environment, 8081); the PSP simulator is reached by
+ * the adapter alone and calls back test mode's port of the adapter alone; the
  * JetStream provisioning Job and the operator's admin CLI pod reach NATS only. On NATS each still
  * proves who it is with its own key, and may only what its identity may.
  */
@@ -75,13 +76,15 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
     if (spec.name === 'gateway') {
       ingress.push({ from: [namespace(settings.ingress.controllerNamespace)], ports: [tcp(spec.httpPort!.port)] });
     }
-    const callbackSources = callbackRouteSources(settings);
-    if (spec.name === 'pix-provider-adapter' && callbackSources.length > 0) {
-      // The callback route keeps the PSP's address (externalTrafficPolicy Local): admitted by it.
-      ingress.push({ from: cidrs(callbackSources), ports: [tcp(spec.httpPort!.port)] });
+    if (spec.name === 'pix-provider-adapter') {
+      for (const { connection, callbackPort } of externalConnections(settings)) {
+        if (connection.callbackCidrs.length === 0) continue;
+        // Its callback route keeps the PSP's address (externalTrafficPolicy Local): admitted by it.
+        ingress.push({ from: cidrs(connection.callbackCidrs), ports: [tcp(callbackPort.port)] });
+      }
     }
-    if (spec.name === 'pix-provider-adapter' && simulatorServes(settings)) {
-      // Test mode's PSP calls back from inside the namespace.
+    if (spec.name === 'pix-provider-adapter' && settings.psp.simulator.enabled) {
+      // Test mode's PSP calls back from inside the namespace, at test mode's port.
       ingress.push({ from: [pods(PSP_SIMULATOR.name)], ports: [tcp(spec.httpPort!.port)] });
     }
     policy(chart, spec.name, {
@@ -94,9 +97,11 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
 
   if (settings.psp.simulator.enabled) {
     const adapter = SERVICES.find((spec) => spec.name === 'pix-provider-adapter')!;
-    const egress: k8s.NetworkPolicyEgressRule[] = [{ to: mongoPeers, ports: [tcp(MONGO_PORT)] }];
-    // It calls back only the adapter that speaks to it (provider sandbox).
-    if (simulatorServes(settings)) egress.push({ to: [pods(adapter.name)], ports: [tcp(adapter.httpPort!.port)] });
+    const egress: k8s.NetworkPolicyEgressRule[] = [
+      { to: mongoPeers, ports: [tcp(MONGO_PORT)] },
+      // It calls back the adapter, at test mode's port alone.
+      { to: [pods(adapter.name)], ports: [tcp(adapter.httpPort!.port)] },
+    ];
     policy(chart, PSP_SIMULATOR.name, {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': PSP_SIMULATOR.name } },
       policyTypes: ['Ingress', 'Egress'],
@@ -171,16 +176,13 @@ function serviceEgress(
     egress.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: NON_PUBLIC_RANGES } }] });
   }
   if (spec.name === 'pix-provider-adapter') {
-    egress.push({ to: cidrs(settings.psp.apiCidrs), ports: pspApiPorts(settings).map(tcp) });
-    if (simulatorServes(settings)) {
+    for (const { connection } of externalConnections(settings)) {
+      egress.push({ to: cidrs(connection.apiCidrs), ports: pspApiPorts(connection).map(tcp) });
+    }
+    if (settings.psp.simulator.enabled) {
       const ports = [PSP_SIMULATOR.apiPort, PSP_SIMULATOR.backOfficePort].map(tcp);
       egress.push({ to: [pods(PSP_SIMULATOR.name)], ports });
     }
   }
   return egress;
-}
-
-/** The adapter speaks to the simulator: test mode's PSP (provider sandbox, which requires it). */
-function simulatorServes(settings: Settings): boolean {
-  return settings.psp.provider === 'sandbox' && settings.psp.simulator.enabled;
 }

@@ -4,7 +4,14 @@ import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret, type M
 import { SIMULATOR_CONNECTION_SECRETS, secretDir } from './psp-connection';
 import { PSP_SIMULATOR, labelsOf } from './services';
 import type { Settings } from './settings';
-import { APP_CONTAINER_SECURITY, APP_UID, SHUTDOWN_GRACE, TERMINATION_GRACE_SECONDS, mongoUrl } from './workloads';
+import {
+  APP_CONTAINER_SECURITY,
+  APP_UID,
+  SHUTDOWN_GRACE,
+  TERMINATION_GRACE_SECONDS,
+  mongoUrl,
+  opsProbes,
+} from './workloads';
 
 /**
  * The PSP simulator's own credentials: Secrets the SRE creates (docs/deploy.md), referenced by these
@@ -126,16 +133,7 @@ export function addPspSimulator(chart: Chart, settings: Settings): void {
           cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(500) },
           memory: { request: Size.mebibytes(160), limit: Size.mebibytes(320) },
         },
-        liveness: kplus.Probe.fromHttpGet('/healthz', {
-          port: PSP_SIMULATOR.opsPort,
-          periodSeconds: Duration.seconds(10),
-          failureThreshold: 3,
-        }),
-        readiness: kplus.Probe.fromHttpGet('/readyz', {
-          port: PSP_SIMULATOR.opsPort,
-          periodSeconds: Duration.seconds(5),
-          failureThreshold: 1,
-        }),
+        ...opsProbes(PSP_SIMULATOR.opsPort),
         securityContext: APP_CONTAINER_SECURITY,
       },
     ],

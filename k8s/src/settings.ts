@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isUserPublicKey, NATS_IDENTITIES, PIX_PROVIDERS, type NatsIdentity } from '@pix/contracts';
+import { isUserPublicKey, NATS_IDENTITIES, type NatsIdentity } from '@pix/contracts';
 import { z } from 'zod';
 
 const cidr = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 CIDR such as 203.0.113.0/24');
@@ -31,25 +31,36 @@ const publicKeys = z.object(
 const httpsUrl = z.url({ protocol: /^https$/, error: 'an https:// URL' });
 
 /**
- * The live PSP connection's public parts. Its credentials (OAuth2 client, client certificate, the
- * PSP's CAs, the callback server's certificate) are in Secrets the SRE creates, mounted into the
- * adapter alone (k8s/src/psp-connection.ts; docs/go-live.md names each).
+ * A PSP connection to a PSP outside the cluster, by its public parts: the live one, or test mode's
+ * at a PSP's homologation environment when the simulator is off. Its credentials (OAuth2 client,
+ * client certificate, the PSP's CAs, the callback server's certificate) are in Secrets the SRE
+ * creates, mounted into the adapter alone (k8s/src/psp-connection.ts; docs/go-live.md names each).
  */
-const liveConnection = z.object({
-  /** Base of the PSP's API Pix, …/v2 (PIX_API_URL). */
+const pspConnection = z.object({
+  /** Base of the PSP's API Pix, …/v2 (PIX_API_URL, LIVE_PSP_API_URL). */
   apiUrl: httpsUrl,
-  /** The PSP's OAuth2 token endpoint (PIX_OAUTH_URL); without it, /oauth/token on apiUrl's host. */
+  /** The PSP's OAuth2 token endpoint (…_OAUTH_URL); without it, /oauth/token on apiUrl's host. */
   oauthUrl: httpsUrl.optional(),
-  /** The receiver's Pix key, written into every charge (PIX_RECEIVER_KEY): a public value. */
+  /** The receiver's Pix key, written into every charge (…_RECEIVER_KEY): a public value. */
   receiverKey: z.string().min(1),
   /**
    * The name the PSP calls back at: the callback server certificate's name, registered at the PSP
-   * by the adapter as it starts as https://<callbackHost>/psp/callbacks (PIX_CALLBACK_URL), and
-   * given to external-dns on the callback route.
+   * by the adapter as it starts as https://<callbackHost>/psp/callbacks (…_CALLBACK_URL), and
+   * given to external-dns on the connection's callback route.
    */
   callbackHost: z.hostname(),
   /** The cloud's annotations for the callback route's load balancer (a network one: TLS passes through). */
   callbackServiceAnnotations: z.record(z.string(), z.string()).default({}),
+  /** Where the PSP's API lives: the adapter's egress to it, on the ports of apiUrl and oauthUrl. */
+  apiCidrs: z.array(cidr).min(1),
+  /** Where the PSP's callbacks come from: the only sources of the callback route (none, no route). */
+  callbackCidrs: z.array(cidr),
+  /**
+   * Which client certificates of the PSP's CA are the PSP's own (…_CALLBACK_PINS):
+   * `sha256/<base64 SPKI digest>`, `dns:<name>` or `cn:<name>`, checked by the adapter at start.
+   * Public values.
+   */
+  callbackPins: z.array(z.string().min(1)).min(1),
 });
 
 export const SettingsSchema = z.object({
@@ -101,61 +112,46 @@ export const SettingsSchema = z.object({
   }),
   /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
   mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
+  /**
+   * The adapter's PSP connections, side by side in one process: test mode's, always (the PSP
+   * simulator, or a PSP's homologation environment in `test`), and live mode's when `live` is
+   * present. No mode is a setting of the deployment: a store's token says which one it is.
+   */
   psp: z
-    .object({
+    // Strict: a settings file of before (psp.provider, the ranges beside `live`) is refused, not
+    // read without them.
+    .strictObject({
+      /** The live connection (LIVE_PSP_*); absent, the platform takes no live payment. */
+      live: pspConnection.optional(),
+      /** Test mode's connection at an external PSP (PIX_*), only with the simulator off. */
+      test: pspConnection.optional(),
       /**
-       * The adapter's PSP (PIX_PROVIDER, for the gateway too): `sandbox`, the PSP simulator below
-       * with the gateway's sandbox routes; `apipix`, the live connection below. Both over mutual TLS.
-       */
-      provider: z.enum(PIX_PROVIDERS),
-      /** Where the PSP's API lives: the adapter's only egress besides NATS and MongoDB. */
-      apiCidrs: z.array(cidr).min(1),
-      /**
-       * Where the PSP's payment callbacks come from: the only sources of the callback route (with
-       * `apipix`; none, no route).
-       */
-      callbackCidrs: z.array(cidr),
-      /**
-       * Which client certificates of the PSP's CA are the PSP's own (PSP_CALLBACK_PINS, required with
-       * PIX_PROVIDER=apipix): `sha256/<base64 SPKI digest>`, `dns:<name>` or `cn:<name>`, checked by
-       * the adapter at start. Public values.
-       */
-      callbackPins: z.array(z.string().min(1)),
-      /** The live connection, with `apipix` only. */
-      live: liveConnection.optional(),
-      /**
-       * The PSP simulator (services/psp-simulator), a Deployment of its own for test mode, on by
-       * default: the `sandbox` provider speaks API Pix to it over mutual TLS, with the Secrets
-       * pix-psp-simulator-* (k8s/src/psp-simulator.ts; docs/deploy.md names each).
+       * The PSP simulator (services/psp-simulator), a Deployment of its own and test mode's PSP,
+       * on by default: the adapter's test connection speaks API Pix to it over mutual TLS, with the
+       * Secrets pix-psp-simulator-* (k8s/src/psp-simulator.ts; docs/deploy.md names each).
        */
       simulator: z
         .object({
           enabled: z.boolean().default(true),
-          /** The receiver's Pix key at the simulator (PIX_RECEIVER_KEY in sandbox mode): a public value. */
+          /** The receiver's Pix key at the simulator (the test connection's PIX_RECEIVER_KEY): a public value. */
           receiverKey: z.string().min(1).default('recebimentos@pix.local'),
           /**
-           * Which client certificates of the simulator's CA are its callbacks' (PSP_CALLBACK_PINS in
-           * sandbox mode): its CA also signs the platform's client certificate. Public values.
+           * Which client certificates of the simulator's CA are its callbacks' (the test connection's
+           * PSP_CALLBACK_PINS): its CA also signs the platform's client certificate. Public values.
            */
           callbackPins: z.array(z.string().min(1)).min(1).default(['cn:psp-callback-client']),
         })
         .prefault({}),
     })
     .superRefine((psp, ctx) => {
-      if (psp.provider === 'apipix') {
-        if (!psp.live) ctx.addIssue({ code: 'custom', path: ['live'], message: 'required with provider apipix' });
-        if (psp.callbackPins.length === 0) {
-          ctx.addIssue({ code: 'custom', path: ['callbackPins'], message: 'required with provider apipix' });
-        }
-      } else {
-        if (psp.live) {
-          const message = 'only with provider apipix: the sandbox uses no live connection';
-          ctx.addIssue({ code: 'custom', path: ['live'], message });
-        }
-        if (!psp.simulator.enabled) {
-          const message = 'required with provider sandbox: the sandbox is the PSP simulator';
-          ctx.addIssue({ code: 'custom', path: ['simulator', 'enabled'], message });
-        }
+      // Test mode has exactly one PSP: the simulator, or the homologation environment in `test`.
+      if (psp.simulator.enabled && psp.test) {
+        const message = 'only with psp.simulator.enabled false: the simulator is the test connection';
+        ctx.addIssue({ code: 'custom', path: ['test'], message });
+      }
+      if (!psp.simulator.enabled && !psp.test) {
+        const message = "required with psp.simulator.enabled false: test mode's PSP (a homologation environment)";
+        ctx.addIssue({ code: 'custom', path: ['test'], message });
       }
     }),
 });

@@ -4,7 +4,7 @@ import * as kplus from 'cdk8s-plus-33';
 import { AuthBucket, Consumers, Streams, type NatsIdentity } from '@pix/contracts';
 import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret } from './mongodb';
 import { NATS_TLS_SECRET } from './nats';
-import { adapterConnectionFiles, type SecretFiles } from './psp-connection';
+import { adapterConnectionFiles, type ConnectionFiles } from './psp-connection';
 import {
   MONGO_PORT,
   NATS_CLIENT_PORT,
@@ -84,6 +84,18 @@ export const APP_CONTAINER_SECURITY: kplus.ContainerSecurityContextProps = {
   seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
 };
 
+/**
+ * The probes of every process of the platform's images, on its ops port: alive while /healthz
+ * answers (three misses 10 s apart restart it); ready while /readyz does, which turns 503 as soon
+ * as SIGTERM arrives and so takes the pod out of its Service at once.
+ */
+export function opsProbes(port: number): Pick<kplus.ContainerProps, 'liveness' | 'readiness'> {
+  return {
+    liveness: kplus.Probe.fromHttpGet('/healthz', { port, periodSeconds: Duration.seconds(10), failureThreshold: 3 }),
+    readiness: kplus.Probe.fromHttpGet('/readyz', { port, periodSeconds: Duration.seconds(5), failureThreshold: 1 }),
+  };
+}
+
 /** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
 export function mongoUrl(replicas: number, database: string = MONGO_DATABASE): string {
   const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
@@ -107,7 +119,6 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
       OPS_HOST: '0.0.0.0',
       HTTP_HOST: '0.0.0.0',
       PUBLIC_BASE_URL: `https://${settings.publicHost}`,
-      PIX_PROVIDER: settings.psp.provider,
       // Merchant URLs on private networks would let a store probe the cluster.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
     },
@@ -148,7 +159,7 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
       // the door counts by is the one the outermost saw, not the controller's for every client.
       env.TRUST_PROXY = kplus.EnvValue.fromValue(String(settings.ingress.proxyHops));
     }
-    let pspFiles: SecretFiles = { volumes: [], mounts: [] };
+    let pspFiles: Omit<ConnectionFiles, 'env'> = { volumes: [], mounts: [], ports: [] };
     if (spec.name === 'pix-provider-adapter') {
       const files = adapterConnectionFiles(chart, settings);
       Object.assign(env, files.env);
@@ -236,7 +247,7 @@ function serviceDeployment(
   spec: ServiceSpec,
   config: kplus.ConfigMap,
   env: Record<string, kplus.EnvValue>,
-  secretFiles: SecretFiles,
+  secretFiles: Omit<ConnectionFiles, 'env'>,
 ): kplus.Deployment {
   const tmp = kplus.Volume.fromEmptyDir(chart, `${spec.name}-tmp`, 'tmp');
   // The CA that signed the in-cluster MongoDB's certificate: ca.crt alone, never the server's key.
@@ -252,6 +263,7 @@ function serviceDeployment(
   const nats = natsIdentityFiles(chart, settings, spec.name, spec.name);
   const ports: kplus.ContainerPort[] = [{ name: 'ops', number: spec.opsPort }];
   if (spec.httpPort) ports.push({ name: spec.httpPort.name, number: spec.httpPort.port });
+  ports.push(...secretFiles.ports);
   return new kplus.Deployment(chart, spec.name, {
     metadata: { name: spec.name, labels: labelsOf(spec.name) },
     podMetadata: {
@@ -287,17 +299,7 @@ function serviceDeployment(
           cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
           memory: { request: Size.mebibytes(spec.memoryMiB.request), limit: Size.mebibytes(spec.memoryMiB.limit) },
         },
-        liveness: kplus.Probe.fromHttpGet('/healthz', {
-          port: spec.opsPort,
-          periodSeconds: Duration.seconds(10),
-          failureThreshold: 3,
-        }),
-        // /readyz turns 503 as soon as SIGTERM arrives, which takes the pod out of its Service.
-        readiness: kplus.Probe.fromHttpGet('/readyz', {
-          port: spec.opsPort,
-          periodSeconds: Duration.seconds(5),
-          failureThreshold: 1,
-        }),
+        ...opsProbes(spec.opsPort),
         lifecycle:
           spec.name === 'gateway'
             ? { preStop: kplus.Handler.fromCommand(['sleep', String(GATEWAY_PRESTOP_SECONDS)]) }

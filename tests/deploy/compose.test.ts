@@ -246,7 +246,6 @@ describe('docker-compose.yml', () => {
 
     it('points the adapter at the simulator: API Pix, its back office, one OAuth2 client', () => {
       expect(adapterEnv).toMatchObject({
-        PIX_PROVIDER: 'sandbox',
         PIX_API_URL: 'https://psp-simulator:8443/v2',
         PIX_OAUTH_URL: 'https://psp-simulator:8443/oauth/token',
         PSP_BACKOFFICE_URL: 'http://psp-simulator:8082',
@@ -255,10 +254,11 @@ describe('docker-compose.yml', () => {
         PIX_CLIENT_SECRET: DOOR_SECRETS.PSP_CLIENT_SECRET,
       });
       expect(simulatorEnv.OAUTH_CLIENT_SECRET).toBe(DOOR_SECRETS.PSP_CLIENT_SECRET);
-      // The same settings serve the live code path: the adapter's configuration takes them as apipix.
+      // Test mode only, and no mode named: no live connection, no PIX_PROVIDER.
+      expect(Object.keys(adapterEnv).filter((name) => /^LIVE_PSP_|^PIX_PROVIDER$/.test(name))).toEqual([]);
       const run = spawnSync('node', ['-e', `require('./services/pix-provider-adapter/dist/config.js')`], {
         cwd: root,
-        env: { PATH: process.env.PATH, ...IMAGE_ENV, ...adapterEnv, PIX_PROVIDER: 'apipix' },
+        env: { PATH: process.env.PATH, ...IMAGE_ENV, ...adapterEnv },
         encoding: 'utf8',
       });
       expect(run.stderr).toBe('');

@@ -72,26 +72,50 @@ const podOf = (o: K8sObject): Record<string, any> => o.spec!.template.spec;
 const platform = JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')) as {
   nats: { publicKeys: Record<string, string[]> };
   ingress: { proxyHops: number };
-  psp: {
-    provider: string;
-    callbackCidrs: string[];
-    callbackPins: string[];
-    live: { apiUrl: string; oauthUrl: string; receiverKey: string; callbackHost: string };
-  };
+  psp: { live: PspConnection };
+};
+type PspConnection = {
+  apiUrl: string;
+  oauthUrl?: string;
+  receiverKey: string;
+  callbackHost: string;
+  apiCidrs: string[];
+  callbackCidrs: string[];
+  callbackPins: string[];
 };
 
 /**
  * The live PSP connection's Secrets, by the names and keys docs/go-live.md gives the SRE: each
- * variable of the adapter's that reads one, or the file it names.
+ * variable of the adapter's live connection (LIVE_PSP_*) that reads one, or the file it names.
  */
 const LIVE_SECRETS = {
-  'pix-psp-client': { 'client-id': 'PIX_CLIENT_ID', 'client-secret': 'PIX_CLIENT_SECRET' },
-  'pix-psp-api-tls': { 'tls.crt': 'PIX_TLS_CERT_FILE', 'tls.key': 'PIX_TLS_KEY_FILE', 'ca.crt': 'PIX_TLS_CA_FILE' },
-  'pix-psp-callback-tls': { 'tls.crt': 'CALLBACK_TLS_CERT_FILE', 'tls.key': 'CALLBACK_TLS_KEY_FILE' },
-  'pix-psp-callback-client-ca': { 'ca.crt': 'CALLBACK_CLIENT_CA_FILE' },
+  'pix-psp-client': { 'client-id': 'LIVE_PSP_CLIENT_ID', 'client-secret': 'LIVE_PSP_CLIENT_SECRET' },
+  'pix-psp-api-tls': {
+    'tls.crt': 'LIVE_PSP_TLS_CERT_FILE',
+    'tls.key': 'LIVE_PSP_TLS_KEY_FILE',
+    'ca.crt': 'LIVE_PSP_TLS_CA_FILE',
+  },
+  'pix-psp-callback-tls': { 'tls.crt': 'LIVE_PSP_CALLBACK_TLS_CERT_FILE', 'tls.key': 'LIVE_PSP_CALLBACK_TLS_KEY_FILE' },
+  'pix-psp-callback-client-ca': { 'ca.crt': 'LIVE_PSP_CALLBACK_CLIENT_CA_FILE' },
+} as const;
+/**
+ * Test mode's connection at a PSP's homologation environment (psp.test, the simulator off): its
+ * Secrets by the names and keys docs/deploy.md gives, read by the test connection's variables.
+ */
+const TEST_SECRETS = {
+  'pix-psp-test-client': { 'client-id': 'PIX_CLIENT_ID', 'client-secret': 'PIX_CLIENT_SECRET' },
+  'pix-psp-test-api-tls': {
+    'tls.crt': 'PIX_TLS_CERT_FILE',
+    'tls.key': 'PIX_TLS_KEY_FILE',
+    'ca.crt': 'PIX_TLS_CA_FILE',
+  },
+  'pix-psp-test-callback-tls': { 'tls.crt': 'CALLBACK_TLS_CERT_FILE', 'tls.key': 'CALLBACK_TLS_KEY_FILE' },
+  'pix-psp-test-callback-client-ca': { 'ca.crt': 'CALLBACK_CLIENT_CA_FILE' },
 } as const;
 const ADAPTER = 'pix-provider-adapter';
+/** Test mode's callback server (HTTP_PORT) and live mode's (LIVE_PSP_CALLBACK_PORT). */
 const CALLBACK_PORT = 8081;
+const LIVE_CALLBACK_PORT = 8082;
 const SIMULATOR = 'psp-simulator';
 /**
  * The PSP simulator's Secrets, by the names and keys docs/deploy.md gives: the adapter's side of
@@ -221,6 +245,17 @@ function rangeRules(objects: K8sObject[]): { from: { ipBlock: { cidr: string } }
 const callbackRoute = (objects: K8sObject[]) =>
   byKind(objects, 'Service').find((s) => s.metadata.name === `${ADAPTER}-callbacks`);
 
+/** A PSP's homologation environment: test mode's connection (psp.test) when the simulator is off. */
+const HOMOLOGATION: PspConnection = {
+  apiUrl: 'https://homologacao.psp.example/api/v2',
+  oauthUrl: 'https://homologacao.psp.example/oauth/token',
+  receiverKey: 'teste@loja.example',
+  callbackHost: 'psp-test-callbacks.pix.example.com',
+  apiCidrs: ['198.51.100.0/28'],
+  callbackCidrs: ['198.51.100.16/28'],
+  callbackPins: ['dns:callbacks.homologacao.psp.example'],
+};
+
 function withPsp(psp: object): object {
   return { ...JSON.parse(fs.readFileSync(path.join(k8sDir, 'platform.json'), 'utf8')), psp };
 }
@@ -345,7 +380,7 @@ describe('k8s/dist', () => {
     const adapter = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'pix-provider-adapter')!;
     const env = adapter.spec!.template.spec.containers[0].env;
     // The PSP's callback pins are public values, written as they are.
-    expect(env).toContainEqual({ name: 'PSP_CALLBACK_PINS', value: platform.psp.callbackPins.join(',') });
+    expect(env).toContainEqual({ name: 'LIVE_PSP_CALLBACK_PINS', value: platform.psp.live.callbackPins.join(',') });
     const gateway = byKind(objects, 'Deployment').find((d) => d.metadata.name === 'gateway')!;
     expect(gateway.spec!.template.spec.containers[0].env).toContainEqual({
       name: 'DASHBOARD_SESSION_SECRET',
@@ -603,98 +638,79 @@ describe('k8s/dist', () => {
     expect(clients).toContainEqual({ 'app.kubernetes.io/name': 'nats-provision' });
   });
 
-  it('takes the PSP mode from the settings, for the gateway and the adapter alike, and hard-codes none', () => {
-    expect(platform.psp.provider).toBe('apipix');
-    expect(named(objects, 'ConfigMap', 'pix-config').data!.PIX_PROVIDER).toBe(platform.psp.provider);
-    for (const deployment of byKind(objects, 'Deployment')) {
-      expect(containerEnv(deployment).map((v) => v.name)).not.toContain('PIX_PROVIDER');
+  it('hard-codes no mode: no PIX_PROVIDER in any manifest of any profile, nor a mode in k8s/src', () => {
+    const profiles = [
+      dist,
+      synthInto(withPsp({})),
+      synthInto(withPsp({ test: HOMOLOGATION, simulator: { enabled: false } })),
+    ];
+    for (const dir of profiles) {
+      for (const name of fs.readdirSync(dir)) {
+        expect(fs.readFileSync(path.join(dir, name), 'utf8')).not.toMatch(/\bPIX_PROVIDER\b|apipix/);
+      }
     }
-    // Fresh synths of either mode give its value: nothing in k8s/src fixes one.
-    for (const provider of ['apipix', 'sandbox']) {
-      const live = provider === 'apipix' ? platform.psp.live : undefined;
-      const fresh = readObjects(synthInto(withPsp({ ...platform.psp, provider, live })));
-      expect(named(fresh, 'ConfigMap', 'pix-config').data!.PIX_PROVIDER).toBe(provider);
+    // Both modes are served by one adapter: nothing in the sources chooses one for a deployment.
+    for (const file of fs.readdirSync(path.join(k8sDir, 'src'))) {
+      expect(fs.readFileSync(path.join(k8sDir, 'src', file), 'utf8')).not.toMatch(/\bPIX_PROVIDER\b|apipix|provider:/);
     }
   });
 
   it("hands the adapter alone the live connection's Secrets, by the names and keys docs/go-live.md gives", () => {
     const adapter = named(objects, 'Deployment', ADAPTER);
-    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v]));
-    const pod = podOf(adapter);
     const goLive = fs.readFileSync(path.join(root, 'docs', 'go-live.md'), 'utf8');
-    for (const [secret, keys] of Object.entries(LIVE_SECRETS)) {
-      expect(goLive).toContain(`\`${secret}\``);
-      const volume = (pod.volumes as { name: string; secret?: { secretName: string; items: object[] } }[]).find(
-        (v) => v.secret?.secretName === secret,
-      );
-      for (const [key, variable] of Object.entries(keys)) {
-        expect(goLive).toMatch(new RegExp(`\`${secret}\`[^\n]*\`${key.replace('.', '\\.')}\``));
-        if (!volume) {
-          expect(env[variable]).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: secret, key } } });
-          continue;
-        }
-        // A file of the Secret's, mounted read-only where the variable points.
-        expect(volume.secret!.items).toContainEqual({ key, path: key });
-        const mount = (pod.containers[0].volumeMounts as { name: string; mountPath: string; readOnly: boolean }[]).find(
-          (m) => m.name === volume.name,
-        )!;
-        expect(mount.readOnly).toBe(true);
-        expect(env[variable]!.value).toBe(`${mount.mountPath}/${key}`);
-      }
-    }
-    expect(env.PIX_API_URL!.value).toBe(platform.psp.live.apiUrl);
-    expect(env.PIX_OAUTH_URL!.value).toBe(platform.psp.live.oauthUrl);
-    expect(env.PIX_RECEIVER_KEY!.value).toBe(platform.psp.live.receiverKey);
+    expectSecretsAsDocumented(adapter, LIVE_SECRETS, goLive);
+    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v]));
+    expect(env.LIVE_PSP_API_URL!.value).toBe(platform.psp.live.apiUrl);
+    expect(env.LIVE_PSP_OAUTH_URL!.value).toBe(platform.psp.live.oauthUrl);
+    expect(env.LIVE_PSP_RECEIVER_KEY!.value).toBe(platform.psp.live.receiverKey);
     // The adapter registers where the PSP calls back as it starts: the callback route's name.
-    expect(env.PIX_CALLBACK_URL!.value).toBe(`https://${platform.psp.live.callbackHost}/psp/callbacks`);
+    expect(env.LIVE_PSP_CALLBACK_URL!.value).toBe(`https://${platform.psp.live.callbackHost}/psp/callbacks`);
+    expect(env.LIVE_PSP_CALLBACK_PORT!.value).toBe(String(LIVE_CALLBACK_PORT));
+    // Its files are its own: no folder is shared with the test connection's.
+    const mounts = podOf(adapter).containers[0].volumeMounts as { mountPath: string }[];
+    expect(new Set(mounts.map((m) => m.mountPath)).size).toBe(mounts.length);
     const others = [...byKind(objects, 'Deployment'), ...byKind(objects, 'StatefulSet'), ...byKind(objects, 'Job')];
-    for (const other of others.filter((o) => o.metadata.name !== ADAPTER)) {
-      expect(secretsNamed(other).filter((name) => name in LIVE_SECRETS)).toEqual([]);
-    }
+    expect(
+      others.filter((o) => secretsNamed(o).some((name) => name in LIVE_SECRETS)).map((o) => o.metadata.name),
+    ).toEqual([ADAPTER]);
   });
 
-  it('gives the adapter an environment its own schema accepts in apipix mode', () => {
-    const adapter = named(objects, 'Deployment', ADAPTER);
-    const env: Record<string, string> = { ...named(objects, 'ConfigMap', 'pix-config').data!, PATH: process.env.PATH! };
-    // What each Secret would hold: stand-ins of a secret's length, a real signing key.
-    for (const variable of containerEnv(adapter)) env[variable.name] = variable.value ?? `stand-in ${'x'.repeat(32)}`;
-    env.FACT_SIGNING_KEY = generateKeyPairSync('ed25519')
-      .privateKey.export({ format: 'der', type: 'pkcs8' })
-      .toString('base64');
-    const config = path.join(root, 'services', ADAPTER, 'dist', 'config.js');
-    const read = spawnSync('node', ['-p', `JSON.stringify(require(${JSON.stringify(config)}).config)`], {
-      env,
-      encoding: 'utf8',
-    });
-    expect(read.stderr).toBe('');
-    const parsed = JSON.parse(read.stdout) as Record<string, unknown>;
-    expect(parsed).toMatchObject({
-      PIX_PROVIDER: 'apipix',
-      PIX_API_URL: platform.psp.live.apiUrl,
+  it('gives the adapter an environment its own schema accepts, with both connections', () => {
+    const { stderr, config } = configOf(objects, ADAPTER);
+    expect(stderr).toBe('');
+    expect(config).toMatchObject({
+      PIX_API_URL: 'https://psp-simulator:8443/v2',
       PIX_TLS_CERT_FILE: '/etc/pix/psp-api/tls.crt',
       CALLBACK_CLIENT_CA_FILE: '/etc/pix/psp-callback-client-ca/ca.crt',
     });
   });
 
-  it('routes the PSP to the callback port through a load balancer of its own, TLS passed through to the adapter', () => {
+  it('routes the PSP to the live callback port through a load balancer of its own, TLS passed through', () => {
     const route = callbackRoute(objects)!;
     expect(route.spec).toMatchObject({
       type: 'LoadBalancer',
       // The PSP's own address reaches the pod, which the NetworkPolicy admits by.
       externalTrafficPolicy: 'Local',
-      loadBalancerSourceRanges: platform.psp.callbackCidrs,
+      loadBalancerSourceRanges: platform.psp.live.callbackCidrs,
       selector: { 'app.kubernetes.io/name': ADAPTER },
-      ports: [{ name: 'callbacks', protocol: 'TCP', port: 443, targetPort: 'callbacks' }],
+      ports: [{ name: 'live-callbacks', protocol: 'TCP', port: 443, targetPort: 'live-callbacks' }],
     });
     expect(route.metadata).toMatchObject({
       annotations: { 'external-dns.alpha.kubernetes.io/hostname': platform.psp.live.callbackHost },
     });
-    // A TCP route to the port where the adapter itself ends the mutual TLS, with the PSP's CA.
+    // A TCP route to the port where the adapter itself ends the live mutual TLS, with the PSP's CA.
     const adapter = podOf(named(objects, 'Deployment', ADAPTER)).containers[0];
-    expect(adapter.ports).toContainEqual({ name: 'callbacks', containerPort: CALLBACK_PORT });
+    expect(adapter.ports).toContainEqual({ name: 'live-callbacks', containerPort: LIVE_CALLBACK_PORT });
     expect(adapter.env.map((v: EnvVar) => v.name)).toEqual(
-      expect.arrayContaining(['CALLBACK_TLS_CERT_FILE', 'CALLBACK_CLIENT_CA_FILE', 'PSP_CALLBACK_PINS']),
+      expect.arrayContaining([
+        'LIVE_PSP_CALLBACK_TLS_CERT_FILE',
+        'LIVE_PSP_CALLBACK_CLIENT_CA_FILE',
+        'LIVE_PSP_CALLBACK_PINS',
+        'LIVE_PSP_CALLBACK_PORT',
+      ]),
     );
+    // One route, the live connection's: test mode's PSP (the simulator) calls back inside the namespace.
+    expect(byKind(objects, 'Service').filter((s) => s.spec!.type === 'LoadBalancer')).toEqual([route]);
     // No proxy between them that would end the TLS (the gateway's Ingress routes to the gateway only).
     const backends = byKind(objects, 'Ingress').flatMap((i) =>
       i.spec!.rules.flatMap((r: { http: { paths: { backend: { service: { name: string } } }[] } }) =>
@@ -704,11 +720,11 @@ describe('k8s/dist', () => {
     expect(backends).toEqual(['gateway']);
   });
 
-  it("admits the PSP's callback ranges to the adapter's callback port only, and no other range anywhere", () => {
+  it("admits the PSP's callback ranges to the live callback port only, and no other range anywhere", () => {
     expect(rangeRules(objects)).toEqual([
       {
-        from: platform.psp.callbackCidrs.map((cidr) => ({ ipBlock: { cidr } })),
-        ports: [{ protocol: 'TCP', port: CALLBACK_PORT }],
+        from: platform.psp.live.callbackCidrs.map((cidr) => ({ ipBlock: { cidr } })),
+        ports: [{ protocol: 'TCP', port: LIVE_CALLBACK_PORT }],
       },
     ]);
     for (const policy of byKind(objects, 'NetworkPolicy').filter((p) => p.metadata.name !== ADAPTER)) {
@@ -717,6 +733,26 @@ describe('k8s/dist', () => {
       );
       expect(ranges).toEqual([]);
     }
+  });
+
+  it("admits test mode's callback port from the simulator's pods alone, and the simulator to no other", () => {
+    const ingress = rulesOf(objects, ADAPTER, 'ingress');
+    expect(ingress.filter((rule) => rule.split(':')[1]!.split(',').includes(String(CALLBACK_PORT)))).toEqual([
+      `${SIMULATOR}:${CALLBACK_PORT}`,
+    ]);
+    expect(ingress.filter((rule) => rule.startsWith(`${SIMULATOR}:`))).toEqual([`${SIMULATOR}:${CALLBACK_PORT}`]);
+    expect(rulesOf(objects, SIMULATOR, 'egress').sort()).toEqual(['mongodb:27017', `${ADAPTER}:${CALLBACK_PORT}`]);
+  });
+
+  it("lets the adapter reach the live PSP's API ranges and the simulator, and no other address", () => {
+    expect(rulesOf(objects, ADAPTER, 'egress').sort()).toEqual(
+      [
+        'nats:4222',
+        'mongodb:27017',
+        `${SIMULATOR}:8443,8082`,
+        ...platform.psp.live.apiCidrs.map((c) => `${c}:443`),
+      ].sort(),
+    );
   });
 
   it('holds nothing secret: no key or certificate, the PSP client from a Secret', () => {
@@ -805,17 +841,19 @@ describe('k8s without cert-manager', () => {
   });
 });
 
-describe('k8s in sandbox mode', () => {
-  const dir = synthInto(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined }));
+describe('k8s in test mode alone (no psp.live)', () => {
+  const dir = synthInto(withPsp({}));
   const objects = readObjects(dir);
   const deploy = fs.readFileSync(path.join(root, 'docs', 'deploy.md'), 'utf8');
 
-  it('mounts no live connection and opens no route, whatever ranges the settings name', () => {
-    expect(platform.psp.callbackCidrs.length).toBeGreaterThan(0);
+  it('mounts no live connection, opens no route and no port of its, and reaches no address range', () => {
     const adapter = named(objects, 'Deployment', ADAPTER);
     expect(secretsNamed(adapter).filter((name) => name in LIVE_SECRETS)).toEqual([]);
-    expect(callbackRoute(objects)).toBeUndefined();
+    expect(containerEnv(adapter).filter((v) => v.name.startsWith('LIVE_PSP_'))).toEqual([]);
+    expect(podOf(adapter).containers[0].ports.map((p: { name: string }) => p.name)).not.toContain('live-callbacks');
+    expect(byKind(objects, 'Service').filter((s) => s.spec!.type === 'LoadBalancer')).toEqual([]);
     expect(rangeRules(objects)).toEqual([]);
+    expect(rulesOf(objects, ADAPTER, 'egress').filter((rule) => /^\d/.test(rule))).toEqual([]);
   });
 
   it('is valid against the Kubernetes schemas', () => {
@@ -849,12 +887,10 @@ describe('k8s in sandbox mode', () => {
     );
   });
 
-  it("gives the adapter settings its schema takes, in sandbox mode and as the live code path's", () => {
-    for (const provider of ['sandbox', 'apipix']) {
-      const { stderr, config } = configOf(objects, ADAPTER, { PIX_PROVIDER: provider });
-      expect(stderr).toBe('');
-      expect(config).toMatchObject({ PIX_PROVIDER: provider, PIX_API_URL: 'https://psp-simulator:8443/v2' });
-    }
+  it('gives the adapter settings its schema takes', () => {
+    const { stderr, config } = configOf(objects, ADAPTER);
+    expect(stderr).toBe('');
+    expect(config).toMatchObject({ PIX_API_URL: 'https://psp-simulator:8443/v2' });
   });
 
   it('runs one simulator, on its own login and database, with its Secrets, which its schema takes', () => {
@@ -899,25 +935,25 @@ describe('k8s in sandbox mode', () => {
 
 describe('k8s with the live connection and the simulator beside it (k8s/platform.json)', () => {
   const objects = readObjects(dist);
+  const deploy = fs.readFileSync(path.join(root, 'docs', 'deploy.md'), 'utf8');
 
-  it('runs the simulator for test mode, and keeps the adapter on the live connection', () => {
-    expect(platform.psp.provider).toBe('apipix');
+  it("runs the simulator as test mode's connection beside the live one, in one adapter", () => {
     expect(named(objects, 'Deployment', SIMULATOR)).toBeDefined();
-    const env = Object.fromEntries(containerEnv(named(objects, 'Deployment', ADAPTER)).map((v) => [v.name, v.value]));
-    expect(env.PIX_API_URL).toBe(platform.psp.live.apiUrl);
-    expect(env.PSP_BACKOFFICE_URL).toBeUndefined();
-    expect(
-      secretsNamed(named(objects, 'Deployment', ADAPTER)).filter((n) => n.startsWith('pix-psp-simulator')),
-    ).toEqual([]);
-    // Nothing calls back from the simulator to an adapter that does not speak to it.
-    expect(rulesOf(objects, SIMULATOR, 'egress')).toEqual(['mongodb:27017']);
-    expect(rulesOf(objects, ADAPTER, 'ingress')).not.toContain(`${SIMULATOR}:${CALLBACK_PORT}`);
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v.value]));
+    expect(env).toMatchObject({
+      PIX_API_URL: 'https://psp-simulator:8443/v2',
+      PSP_BACKOFFICE_URL: 'http://psp-simulator:8082',
+      LIVE_PSP_API_URL: platform.psp.live.apiUrl,
+    });
+    expectSecretsAsDocumented(adapter, SIMULATOR_CONNECTION_SECRETS, deploy);
   });
 });
 
-describe('k8s without the simulator', () => {
-  const dir = synthInto(withPsp({ ...platform.psp, simulator: { enabled: false } }));
+describe('k8s without the simulator: test mode at a PSP homologation environment (psp.test)', () => {
+  const dir = synthInto(withPsp({ ...platform.psp, test: HOMOLOGATION, simulator: { enabled: false } }));
   const objects = readObjects(dir);
+  const deploy = fs.readFileSync(path.join(root, 'docs', 'deploy.md'), 'utf8');
 
   it('renders no simulator, no login of its, no policy naming it, and stays valid', () => {
     const mentions = fs
@@ -928,16 +964,58 @@ describe('k8s without the simulator', () => {
     expect(validate(dir).status).toBe(0);
   });
 
-  it('refuses the sandbox provider without it', () => {
-    expect(
-      refusal(withPsp({ ...platform.psp, provider: 'sandbox', live: undefined, simulator: { enabled: false } })),
-    ).toContain('psp.simulator.enabled: required with provider sandbox');
+  it('wires the test connection to the homologation environment, with its own Secrets as docs/deploy.md names them', () => {
+    const adapter = named(objects, 'Deployment', ADAPTER);
+    expectSecretsAsDocumented(adapter, TEST_SECRETS, deploy);
+    expectSecretsAsDocumented(adapter, LIVE_SECRETS, fs.readFileSync(path.join(root, 'docs', 'go-live.md'), 'utf8'));
+    const env = Object.fromEntries(containerEnv(adapter).map((v) => [v.name, v.value]));
+    expect(env).toMatchObject({
+      PIX_API_URL: HOMOLOGATION.apiUrl,
+      PIX_OAUTH_URL: HOMOLOGATION.oauthUrl,
+      PIX_RECEIVER_KEY: HOMOLOGATION.receiverKey,
+      PIX_CALLBACK_URL: `https://${HOMOLOGATION.callbackHost}/psp/callbacks`,
+      PSP_CALLBACK_PINS: HOMOLOGATION.callbackPins.join(','),
+      LIVE_PSP_API_URL: platform.psp.live.apiUrl,
+    });
+    // No simulator: no back office, and the sandbox commands are not served.
+    expect(env.PSP_BACKOFFICE_URL).toBeUndefined();
+  });
+
+  it('gives each connection a route and ranges of its own: test mode to 8081, live mode to 8082', () => {
+    const routes = Object.fromEntries(
+      byKind(objects, 'Service')
+        .filter((s) => s.spec!.type === 'LoadBalancer')
+        .map((s) => [s.metadata.name, [s.spec!.loadBalancerSourceRanges, s.spec!.ports[0].targetPort]]),
+    );
+    expect(routes).toEqual({
+      [`${ADAPTER}-callbacks`]: [platform.psp.live.callbackCidrs, 'live-callbacks'],
+      [`${ADAPTER}-test-callbacks`]: [HOMOLOGATION.callbackCidrs, 'callbacks'],
+    });
+    expect(rangeRules(objects)).toEqual([
+      {
+        from: [{ ipBlock: { cidr: HOMOLOGATION.callbackCidrs[0] } }],
+        ports: [{ protocol: 'TCP', port: CALLBACK_PORT }],
+      },
+      {
+        from: platform.psp.live.callbackCidrs.map((cidr) => ({ ipBlock: { cidr } })),
+        ports: [{ protocol: 'TCP', port: LIVE_CALLBACK_PORT }],
+      },
+    ]);
+    expect(rulesOf(objects, ADAPTER, 'egress').filter((rule) => /^\d/.test(rule))).toEqual([
+      `${HOMOLOGATION.apiCidrs[0]}:443`,
+      ...platform.psp.live.apiCidrs.map((cidr) => `${cidr}:443`),
+    ]);
   });
 });
 
 describe('k8s with the live connection and no callback ranges', () => {
-  const live = { ...platform.psp.live, apiUrl: 'https://pix.psp.example:8443/api/v2', oauthUrl: undefined };
-  const objects = readObjects(synthInto(withPsp({ ...platform.psp, callbackCidrs: [], live })));
+  const live = {
+    ...platform.psp.live,
+    apiUrl: 'https://pix.psp.example:8443/api/v2',
+    oauthUrl: undefined,
+    callbackCidrs: [],
+  };
+  const objects = readObjects(synthInto(withPsp({ live })));
 
   it('renders no route and admits no range, and still reaches the PSP at the ports of its URLs', () => {
     expect(callbackRoute(objects)).toBeUndefined();
@@ -945,20 +1023,31 @@ describe('k8s with the live connection and no callback ranges', () => {
     expect(secretsNamed(named(objects, 'Deployment', ADAPTER))).toEqual(
       expect.arrayContaining(Object.keys(LIVE_SECRETS)),
     );
-    const egress = named(objects, 'NetworkPolicy', ADAPTER).spec!.egress as { to: object[]; ports: object[] }[];
-    expect(egress.at(-1)!.ports).toEqual([{ protocol: 'TCP', port: 8443 }]);
+    expect(rulesOf(objects, ADAPTER, 'egress').filter((rule) => /^\d/.test(rule))).toEqual(
+      live.apiCidrs.map((cidr) => `${cidr}:8443`),
+    );
   });
 });
 
 describe('k8s settings of the PSP', () => {
-  it('refuses apipix without a live connection or pins, and a live connection the sandbox would not use', () => {
-    expect(refusal(withPsp({ ...platform.psp, live: undefined }))).toContain('psp.live: required with provider apipix');
-    expect(refusal(withPsp({ ...platform.psp, callbackPins: [] }))).toContain(
-      'psp.callbackPins: required with provider apipix',
+  it('refuses the simulator off without psp.test, and psp.test beside the simulator: test mode has one PSP', () => {
+    expect(refusal(withPsp({ ...platform.psp, simulator: { enabled: false } }))).toContain(
+      'psp.test: required with psp.simulator.enabled false',
     );
-    expect(refusal(withPsp({ ...platform.psp, provider: 'sandbox' }))).toContain('psp.live: only with provider apipix');
-    expect(
-      refusal(withPsp({ ...platform.psp, live: { ...platform.psp.live, apiUrl: 'http://pix.psp.example' } })),
-    ).toContain('psp.live.apiUrl');
+    expect(refusal(withPsp({ ...platform.psp, test: HOMOLOGATION }))).toContain(
+      'psp.test: only with psp.simulator.enabled false',
+    );
+  });
+
+  it('refuses a connection without pins or API ranges, a URL not https://, and the old mode setting', () => {
+    const live = platform.psp.live;
+    expect(refusal(withPsp({ live: { ...live, callbackPins: [] } }))).toContain('psp.live.callbackPins');
+    expect(refusal(withPsp({ live: { ...live, apiCidrs: [] } }))).toContain('psp.live.apiCidrs');
+    expect(refusal(withPsp({ live: { ...live, apiUrl: 'http://pix.psp.example' } }))).toContain('psp.live.apiUrl');
+    expect(refusal(withPsp({ test: { ...HOMOLOGATION, callbackPins: [] }, simulator: { enabled: false } }))).toContain(
+      'psp.test.callbackPins',
+    );
+    // A settings file of before: its mode and ranges would be dropped in silence, so it is refused.
+    expect(refusal(withPsp({ ...platform.psp, provider: 'apipix' }))).toMatch(/psp: Unrecognized key: "provider"/);
   });
 });
