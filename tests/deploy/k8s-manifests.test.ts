@@ -682,7 +682,23 @@ describe('k8s/dist', () => {
       PIX_API_URL: 'https://psp-simulator:8443/v2',
       PIX_TLS_CERT_FILE: '/etc/pix/psp-api/tls.crt',
       CALLBACK_CLIENT_CA_FILE: '/etc/pix/psp-callback-client-ca/ca.crt',
+      LIVE_PSP_API_URL: platform.psp.live.apiUrl,
+      LIVE_PSP_CALLBACK_PORT: 8082,
     });
+    // The adapter opens both: the simulator's for test mode, the PSP's for live.
+    const connections = spawnSync(
+      'node',
+      [
+        '-e',
+        `const { connectionSettings } = require(${JSON.stringify(path.join(root, 'services', ADAPTER, 'dist', 'psp-connection.js'))});
+         process.stdout.write(JSON.stringify(connectionSettings(${JSON.stringify(config)}).map((c) => [c.name, c.apiUrl, c.callbackPort])));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(connections.stdout)).toEqual([
+      ['test', 'https://psp-simulator:8443/v2', 8081],
+      ['live', platform.psp.live.apiUrl, 8082],
+    ]);
   });
 
   it('routes the PSP to the live callback port through a load balancer of its own, TLS passed through', () => {
@@ -979,6 +995,9 @@ describe('k8s without the simulator: test mode at a PSP homologation environment
     });
     // No simulator: no back office, and the sandbox commands are not served.
     expect(env.PSP_BACKOFFICE_URL).toBeUndefined();
+    const { stderr, config } = configOf(objects, ADAPTER);
+    expect(stderr).toBe('');
+    expect(config).toMatchObject({ PIX_API_URL: HOMOLOGATION.apiUrl, LIVE_PSP_API_URL: platform.psp.live.apiUrl });
   });
 
   it('gives each connection a route and ranges of its own: test mode to 8081, live mode to 8082', () => {

@@ -3,7 +3,7 @@ import { adapterEnv } from './config';
 import { connectionSettings } from './psp-connection';
 
 /** The test connection: what every deployment gives, whichever PSP it speaks to. */
-const apipix = {
+const testConnection = {
   FACT_SIGNING_KEY: unitFactKeys.FACT_SIGNING_KEY,
   PIX_API_URL: 'https://psp.example.com/v2',
   PIX_CLIENT_ID: 'platform',
@@ -38,16 +38,16 @@ const issues = (env: Record<string, string>) => {
   return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 };
 
-const without = (name: keyof typeof apipix) => {
-  const env: Record<string, string> = { ...apipix };
+const without = (name: keyof typeof testConnection) => {
+  const env: Record<string, string> = { ...testConnection };
   delete env[name];
   return env;
 };
 
 describe("the adapter's PSP connections", () => {
   it('the test connection is complete, whichever PSP it speaks to (the simulator, a PSP homologation)', () => {
-    expect(issues(apipix)).toEqual([]);
-    expect(issues({ ...apipix, PSP_BACKOFFICE_URL: 'http://psp:8082' })).toEqual([]);
+    expect(issues(testConnection)).toEqual([]);
+    expect(issues({ ...testConnection, PSP_BACKOFFICE_URL: 'http://psp:8082' })).toEqual([]);
     for (const name of ['PIX_API_URL', 'PIX_TLS_CERT_FILE', 'CALLBACK_CLIENT_CA_FILE', 'PIX_RECEIVER_KEY'] as const) {
       expect(issues(without(name))).toEqual([`${name}: Invalid input: expected string, received undefined`]);
     }
@@ -60,8 +60,8 @@ describe("the adapter's PSP connections", () => {
   });
 
   it('without LIVE_PSP_API_URL there is the test connection alone; with it, both, each its own', () => {
-    expect(connectionSettings(adapterEnv.parse(apipix)).map((c) => c.name)).toEqual(['test']);
-    const [test, second] = connectionSettings(adapterEnv.parse({ ...apipix, ...live }));
+    expect(connectionSettings(adapterEnv.parse(testConnection)).map((c) => c.name)).toEqual(['test']);
+    const [test, second] = connectionSettings(adapterEnv.parse({ ...testConnection, ...live }));
     expect(test).toMatchObject({ name: 'test', livemode: false, clientId: 'platform', callbackPort: 8081 });
     expect(second).toMatchObject({
       name: 'live',
@@ -83,14 +83,14 @@ describe("the adapter's PSP connections", () => {
   });
 
   it('a live connection is whole or refused, naming each missing part; its callbacks on a port of their own', () => {
-    const partial: Record<string, string> = { ...apipix, ...live };
+    const partial: Record<string, string> = { ...testConnection, ...live };
     delete partial.LIVE_PSP_CLIENT_SECRET;
     delete partial.LIVE_PSP_CALLBACK_PINS;
     expect(issues(partial)).toEqual([
       'LIVE_PSP_CLIENT_SECRET: LIVE_PSP_CLIENT_SECRET is required with LIVE_PSP_API_URL',
       'LIVE_PSP_CALLBACK_PINS: LIVE_PSP_CALLBACK_PINS is required with LIVE_PSP_API_URL',
     ]);
-    expect(issues({ ...apipix, ...live, LIVE_PSP_CALLBACK_PORT: '8081' })).toEqual([
+    expect(issues({ ...testConnection, ...live, LIVE_PSP_CALLBACK_PORT: '8081' })).toEqual([
       'LIVE_PSP_CALLBACK_PORT: LIVE_PSP_CALLBACK_PORT must differ from HTTP_PORT: each connection has its callback server',
     ]);
   });
@@ -106,14 +106,14 @@ describe("the PSP's callback pins", () => {
   });
 
   it('refuse to start on an entry that is no pin, naming it', () => {
-    const env = { ...apipix, PSP_CALLBACK_PINS: 'sha256/tooshort=, cn:psp' };
+    const env = { ...testConnection, PSP_CALLBACK_PINS: 'sha256/tooshort=, cn:psp' };
     expect(issues(env)).toEqual([
       'PSP_CALLBACK_PINS: not a pin (sha256/<base64>, dns:<name> or cn:<name>): sha256/tooshort=',
     ]);
   });
 
   it('are read as a list', () => {
-    const env = { ...apipix, PSP_CALLBACK_PINS: `${apipix.PSP_CALLBACK_PINS}, dns:callbacks.psp.example` };
+    const env = { ...testConnection, PSP_CALLBACK_PINS: `${testConnection.PSP_CALLBACK_PINS}, dns:callbacks.psp.example` };
     expect(adapterEnv.parse(env).PSP_CALLBACK_PINS).toEqual([
       { kind: 'sha256', value: 'qlujXETChjRn/MSVpgTYVREGbIQA4AdtWDl5mPn6CKg=' },
       { kind: 'dns', value: 'callbacks.psp.example' },
