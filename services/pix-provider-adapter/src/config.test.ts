@@ -113,7 +113,10 @@ describe("the PSP's callback pins", () => {
   });
 
   it('are read as a list', () => {
-    const env = { ...testConnection, PSP_CALLBACK_PINS: `${testConnection.PSP_CALLBACK_PINS}, dns:callbacks.psp.example` };
+    const env = {
+      ...testConnection,
+      PSP_CALLBACK_PINS: `${testConnection.PSP_CALLBACK_PINS}, dns:callbacks.psp.example`,
+    };
     expect(adapterEnv.parse(env).PSP_CALLBACK_PINS).toEqual([
       { kind: 'sha256', value: 'qlujXETChjRn/MSVpgTYVREGbIQA4AdtWDl5mPn6CKg=' },
       { kind: 'dns', value: 'callbacks.psp.example' },
