@@ -69,9 +69,9 @@ describe('the sandbox routes and the payment page in the OpenAPI document', () =
     document = (await api<Document>(stack.gatewayUrl, 'GET', '/public-api/v1/openapi.json')).body;
   });
 
-  it('lists the sandbox actions of both path forms under a sandbox tag that says where they exist', () => {
+  it('lists the sandbox actions of both path forms under a sandbox tag that says whom they answer', () => {
     const tag = document.tags.find((t) => t.name === 'sandbox');
-    expect(tag?.description).toContain('only in sandbox deployments');
+    expect(tag?.description).toContain('answer test tokens only');
     for (const base of ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments']) {
       for (const action of ['pay', 'review', 'clear', 'reject']) {
         const operation = document.paths[`${base}/{id}/${action}`]?.post;

@@ -9,7 +9,7 @@ import { sharedStack } from '../support/stack';
 const SANDBOX_FORMS = ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments'] as const;
 
 /**
- * The sandbox PSP over the public API (the shared stack runs PIX_PROVIDER=sandbox): a merchant's
+ * The sandbox PSP over the public API (test mode's PSP is the shared stack's simulator): a merchant's
  * own code pays, reviews, clears and rejects its payments with its bearer token, and the payment
  * changes through the same PSP callback path as with a real PSP.
  */

@@ -123,11 +123,25 @@ function stubPsp(req: http.IncomingMessage, res: http.ServerResponse): void {
   echo(req.url?.startsWith('/s401/') ? 401 : 500, req, res);
 }
 
-/** The adapter's settings for API Pix at `base` (the token under it too), with marker credentials. */
+/**
+ * The adapter's settings for API Pix at `base` (the token under it too), with marker credentials:
+ * its test connection and a live one beside it, each failing its own way at the same PSP.
+ */
 function apiPixEnv(base: string): NodeJS.ProcessEnv {
   return {
     ...PSP_CREDENTIALS,
-    PIX_PROVIDER: 'apipix',
+    LIVE_PSP_API_URL: `${base}/v2`,
+    LIVE_PSP_OAUTH_URL: `${base}/oauth/token`,
+    LIVE_PSP_CLIENT_ID: MARKERS.PIX_CLIENT_ID,
+    LIVE_PSP_CLIENT_SECRET: MARKERS.PIX_CLIENT_SECRET,
+    LIVE_PSP_RECEIVER_KEY: 'pix@log-secrets.example',
+    LIVE_PSP_TLS_CERT_FILE: pki.files.clientCert,
+    LIVE_PSP_TLS_KEY_FILE: pki.files.clientKey,
+    LIVE_PSP_TLS_CA_FILE: pki.files.ca,
+    LIVE_PSP_CALLBACK_TLS_CERT_FILE: pki.files.serverCert,
+    LIVE_PSP_CALLBACK_TLS_KEY_FILE: pki.files.serverKey,
+    LIVE_PSP_CALLBACK_CLIENT_CA_FILE: pki.files.ca,
+    LIVE_PSP_CALLBACK_PINS: pki.clientPin,
     PIX_RECEIVER_KEY: 'recebimentos@log-secrets.example',
     PIX_API_URL: `${base}/v2`,
     PIX_OAUTH_URL: `${base}/oauth/token`,

@@ -3,7 +3,7 @@ import mongoose from 'mongoose';
 import { got } from '@pix/http';
 import { databaseOf, readLocalSecrets, withDatabase, type PemFiles, type PspConnection } from '@pix/devstack';
 import { SandboxBooks } from '../../services/psp-simulator/src/books';
-import { ErrorMessages, Streams, Subjects } from '@pix/contracts';
+import { Streams, Subjects } from '@pix/contracts';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
 import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
@@ -13,27 +13,26 @@ import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { streamMessages } from '../support/streams';
 
 /**
- * PIX_PROVIDER=apipix end to end over real HTTPS with mutual TLS: the adapter's API Pix client
+ * A PSP connection end to end over real HTTPS with mutual TLS: the adapter's API Pix client
  * (OAuth2 client credentials, client certificate, retries) talks to the stack's PSP simulator (its
  * own process, database and CA: the devstack makes its certificates and registers the adapter's
  * callback URL with it), and the simulator calls the adapter's callback endpoint back presenting
  * its own client certificate. The simulator's back office pays, and sets the PSP's faults; its
  * journal tells what the adapter asked.
  */
-describe('apipix provider over mutual TLS', () => {
+describe('the API Pix client over mutual TLS', () => {
   /** Another CA's certificates: a stranger to both the PSP and the adapter. */
   let strangers: TestPki;
   let stack: PrivateStack;
   let psp: PspConnection;
   let callbackUrl: string;
-  /** The PSP's books, in the simulator's own database: the adapter in apipix mode keeps none of its own. */
+  /** The PSP's books, in the simulator's own database: the adapter keeps none of its own. */
   const books = new SandboxBooks();
 
   beforeAll(async () => {
     strangers = makeTestPki();
     stack = await startPrivateStack({
       env: {
-        PIX_PROVIDER: 'apipix',
         REVIEW_TIMEOUT: '2s',
         // Short, so that a refund answered late times the client out within the test.
         PIX_TIMEOUT: '2s',
@@ -454,15 +453,24 @@ describe('apipix provider over mutual TLS', () => {
     ).rejects.toThrow();
   });
 
-  it('serves no sandbox routes: with a real PSP they are unknown routes, with or without a token', async () => {
+  it("acts the sandbox routes through a back office only: a test PSP without one (a PSP's homologation) answers 503", async () => {
+    for (const proc of stack.processesOf('pix-provider-adapter')) await stack.stopProcess(proc);
+    // The test connection as to a PSP's homologation environment: the same PSP, no back office.
+    await stack.startService(
+      'pix-provider-adapter',
+      { PSP_BACKOFFICE_URL: undefined },
+      stack.ports.ops['pix-provider-adapter'],
+    );
     const client = await paymentsClient(stack);
     const payment = await client.create(9.99);
     for (const base of ['/api-public/sandbox/payments', '/public-api/v1/sandbox/payments']) {
       for (const action of ['pay', 'review', 'clear', 'reject']) {
-        for (const token of [client.store.token, undefined]) {
-          const res = await api(stack.gatewayUrl, 'POST', `${base}/${payment.id}/${action}`, { token });
-          expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.routeNotFound } });
-        }
+        const res = await api(stack.gatewayUrl, 'POST', `${base}/${payment.id}/${action}`, {
+          token: client.store.token,
+        });
+        expect([action, res.status]).toEqual([action, 503]);
+        const anonymous = await api(stack.gatewayUrl, 'POST', `${base}/${payment.id}/${action}`);
+        expect([action, anonymous.status]).toEqual([action, 401]);
       }
     }
     expect((await client.get(payment.id)).status).toBe('pending');
