@@ -30,10 +30,10 @@ function installInfra(dir: string): void {
 }
 
 /** A lockfile's packages, by their path under the checkout. */
-function lockedPackages(dir: string): Record<string, { version?: string; link?: boolean }> {
+function lockedPackages(dir: string): Record<string, { version?: string; link?: boolean; resolved?: string }> {
   return (
     JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { version?: string; link?: boolean }>;
+      packages: Record<string, { version?: string; link?: boolean; resolved?: string }>;
     }
   ).packages;
 }
@@ -42,9 +42,10 @@ function lockedPackages(dir: string): Record<string, { version?: string; link?: 
 const WORKSPACE_PACKAGE = /^((?!node_modules\/).+?)\/node_modules\/((?:@[^/]+\/)?[^/]+)$/;
 
 /**
- * Borrows this checkout's third-party packages. The workspace links (node_modules/@pix/*) are
- * relative, so they are recreated inside the baseline to point at the baseline's own sources; a
- * workspace's own copies (services/gateway/node_modules/lru-cache) are linked where it has them.
+ * Borrows this checkout's third-party packages. The workspace links (node_modules/@pix/*) are the
+ * baseline's own, as its lockfile names them (a workspace since moved or removed included),
+ * pointing at its own sources; a workspace's own copies (services/gateway/node_modules/lru-cache)
+ * are linked where it has them.
  */
 function linkDependencies(dir: string): void {
   const modules = path.join(dir, 'node_modules');
@@ -53,9 +54,9 @@ function linkDependencies(dir: string): void {
     if (entry === '@pix') continue;
     fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry));
   }
-  for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules', '@pix'))) {
-    const target = fs.readlinkSync(path.join(ROOT, 'node_modules', '@pix', entry));
-    if (fs.existsSync(path.resolve(modules, '@pix', target))) fs.symlinkSync(target, path.join(modules, '@pix', entry));
+  for (const [key, entry] of Object.entries(lockedPackages(dir))) {
+    if (!key.startsWith('node_modules/@pix/') || !entry.link || !entry.resolved) continue;
+    fs.symlinkSync(path.join('..', '..', entry.resolved), path.join(dir, key));
   }
   for (const key of Object.keys(lockedPackages(ROOT))) {
     const [, workspace, name] = WORKSPACE_PACKAGE.exec(key) ?? [];

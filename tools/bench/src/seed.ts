@@ -15,12 +15,21 @@ export interface BenchStore {
 const STORE_TRIES = 3;
 
 /** Stores and their tokens, made the way an operator makes them (the admin CLI's RPC). */
+/**
+ * The store creation as the bench needs it: its id and test token only, so that a baseline from
+ * before a field of the reply (a store's live credentials) is read as well.
+ */
+const storesCreate = {
+  ...GatewayRpc.storesCreate,
+  reply: GatewayRpc.storesCreate.reply.pick({ storeId: true, token: true }),
+};
+
 export async function createStores(nc: NatsConnection, count: number): Promise<BenchStore[]> {
   const stores: BenchStore[] = [];
   for (let i = 0; i < count; i++) {
     for (let tries = 1; ; tries++) {
       try {
-        const reply = await callRpc(nc, GatewayRpc.storesCreate, { name: `bench ${i}` }, 30_000);
+        const reply = await callRpc(nc, storesCreate, { name: `bench ${i}` }, 30_000);
         stores.push({ storeId: reply.storeId, token: reply.token });
         break;
       } catch (err) {
