@@ -114,7 +114,9 @@ export const DashboardTexts = {
         settledAt: 'Finalizado em',
       },
       statuses: { pending: 'Pendente', succeeded: 'Concluído', failed: 'Não realizado' },
-      origins: { merchant: 'Loja', platform: 'Automático' },
+      origins: { merchant: 'Loja', platform: 'Automático', psp: 'PSP' },
+      /** Why the PSP returned the money on its own, shown as the refund's reason. */
+      natures: { med_fraud: 'MED: fraude', med_operational: 'MED: falha operacional', other: 'Devolução pelo PSP' },
       failureReason: 'Motivo da falha',
     },
     refund: {

@@ -29,6 +29,21 @@ export function refundableCents(doc: Refunds & Pick<PaymentState, 'paidAmountCen
   return Math.max(0, (doc.paidAmountCents ?? 0) - taken);
 }
 
+/**
+ * What is left to return of one of the payment's Pix: of the one that paid it, refundableCents; of
+ * another (a late Pix), the amount its platform refund returns (the whole Pix) less its refunds that
+ * have not failed; of a Pix the payment holds no record of, nothing.
+ */
+export function leftOfPixCents(doc: Refunds & Pick<PaymentState, 'paidAmountCents'>, endToEndId: string): number {
+  if (endToEndId === doc.paidEndToEndId) return refundableCents(doc);
+  const ofIt = doc.refunds.filter((refund) => refund.endToEndId === endToEndId);
+  const amount = ofIt.find((refund) => refund.origin === 'platform')?.amountCents ?? 0;
+  const taken = ofIt
+    .filter((refund) => refund.status !== 'failed')
+    .reduce((sum, refund) => sum + refund.amountCents, 0);
+  return Math.max(0, amount - taken);
+}
+
 /** A refund of the paid Pix that is pending or succeeded: the money is on its way back, or back. */
 export function liveRefundOfPaidPix(doc: Refunds): RefundRecord | undefined {
   return ofPaidPix(doc).find((refund) => refund.status !== 'failed');
