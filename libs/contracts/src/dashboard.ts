@@ -73,6 +73,8 @@ export const DashboardTexts = {
       'refund.created': (amount: string) => `Reembolso de ${amount} solicitado`,
       'refund.succeeded': (amount: string) => `Reembolso de ${amount} concluído`,
       'refund.failed': (amount: string) => `Reembolso de ${amount} não realizado`,
+      /** refund.created of a devolução the PSP made on its own (a MED return): nobody asked for it. */
+      pspCreated: (amount: string) => `Devolução de ${amount} feita pelo PSP`,
     },
     noEvents: 'Sem eventos de webhook: este pagamento foi criado sem webhookUrl.',
     attempt: 'Tentativa',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DashboardTexts, type Payment, type Refund } from '@pix/contracts';
-import { livePaymentParts, paymentPage, refundableCents, refundRow } from './payment';
+import { DashboardTexts, type Payment, type PublicEventDetail, type Refund } from '@pix/contracts';
+import { livePaymentParts, paymentPage, refundableCents, refundRow, timeline } from './payment';
 
 const PAYMENT: Payment = {
   id: randomUUID(),
@@ -64,6 +64,22 @@ describe('the payment page of the dashboard', () => {
       `<td data-label="Origem" class="refund-origin">${DashboardTexts.payment.refunds.origins.psp}</td>`,
     );
     expect(row).toContain(DashboardTexts.payment.refunds.natures.med_fraud);
+  });
+
+  it("tells in the timeline that the PSP made a refund on its own, and a merchant's as asked", () => {
+    const created = (fields: Partial<Refund>): PublicEventDetail =>
+      ({
+        id: randomUUID(),
+        type: 'refund.created',
+        status: 'delivered',
+        nextAttemptAt: null,
+        createdAt: '2026-11-24T20:00:00.000Z',
+        attempts: [],
+        body: { event: 'refund.created', ...refund({ amount: 30, ...fields }), storeId: 's' },
+      }) as unknown as PublicEventDetail;
+    const items = timeline(PAYMENT, [created({ origin: 'psp', nature: 'med_fraud' }), created({})]).text;
+    expect(items).toContain(DashboardTexts.payment.refundEvents.pspCreated('R$ 30,00'));
+    expect(items).toContain(DashboardTexts.payment.refundEvents['refund.created']('R$ 30,00'));
   });
 
   it("shows a refund's reason and failure as text, isolated from the text around it", () => {

@@ -65,6 +65,7 @@ function eventTitle(event: PublicEventDetail): string {
     case 'payment.status_changed':
       return P.statusChange(StatusLabels[body.previousStatus], StatusLabels[body.status]);
     case 'refund.created':
+      return (body.origin === 'psp' ? P.refundEvents.pspCreated : P.refundEvents[body.event])(formatBrl(body.amount));
     case 'refund.succeeded':
     case 'refund.failed':
       return P.refundEvents[body.event](formatBrl(body.amount));
