@@ -44,9 +44,13 @@ export function leftOfPixCents(doc: Refunds & Pick<PaymentState, 'paidAmountCent
   return Math.max(0, amount - taken);
 }
 
-/** A refund of the paid Pix that is pending or succeeded: the money is on its way back, or back. */
+/**
+ * A refund of the paid Pix that the platform or the merchant asked for and that is pending or
+ * succeeded: the money is on its way back, or back. The PSP's own returns (a MED return) are not
+ * asked of it: they only take from what is left (refundableCents).
+ */
 export function liveRefundOfPaidPix(doc: Refunds): RefundRecord | undefined {
-  return ofPaidPix(doc).find((refund) => refund.status !== 'failed');
+  return ofPaidPix(doc).find((refund) => refund.origin !== 'psp' && refund.status !== 'failed');
 }
 
 /** A UUID made from a text (the form of a version 5 one), the same every time it is asked for. */
