@@ -235,7 +235,8 @@ export async function onRefundSettled(
   }
   if (!ofPaymentsMode(seen, fact, deps.logger)) return ACK;
   let settled: RefundRecord | undefined;
-  let pspsOwn: { leftCents: number } | undefined;
+  /** Set when the write records a devolução the PSP made on its own: what was left of its Pix before it. */
+  let leftBeforePspRefund: number | undefined;
   const result = await deps.store.write<'unknown' | 'settled'>(
     seen._id,
     (doc) => {
@@ -246,10 +247,10 @@ export async function onRefundSettled(
         if (fact.amountCents === undefined) return { skip: 'unknown' };
         const made = pspRefund(doc, { ...fact, amountCents: fact.amountCents }, outcome);
         settled = made.record;
-        pspsOwn = { leftCents: made.leftCents };
+        leftBeforePspRefund = made.leftCents;
         return made.change;
       }
-      pspsOwn = undefined;
+      leftBeforePspRefund = undefined;
       if (!canSettleRefund(refund.status, outcome)) return { skip: 'settled' };
       settled = {
         ...refund,
@@ -278,7 +279,7 @@ export async function onRefundSettled(
     return ACK;
   }
   if (!settled) return ACK;
-  if (pspsOwn) tellPspRefund(deps.logger, seen._id, settled, pspsOwn.leftCents);
+  if (leftBeforePspRefund !== undefined) tellPspRefund(deps.logger, seen._id, settled, leftBeforePspRefund);
   refundsSettled.inc({ origin: settled.origin, status: outcome });
   const line = { paymentId: seen._id, refundId: settled.id, origin: settled.origin, amountCents: settled.amountCents };
   if (outcome === 'succeeded') deps.logger.info(line, 'refund succeeded');
