@@ -39,6 +39,7 @@ const refundSucceeded = JSON.stringify({
   status: 'succeeded',
   reason: 'Troca de produto',
   origin: 'merchant',
+  nature: null,
   createdAt: '2025-11-26T09:59:58.000Z',
   settledAt: '2025-11-26T09:59:59.000Z',
   failureReason: null,

@@ -63,6 +63,7 @@ describe('refunds, cancels and expiry through the public API', () => {
       status: 'pending',
       reason: 'Item devolvido',
       origin: 'merchant',
+      nature: null,
       // A test token's refund: test mode.
       livemode: false,
       createdAt: expect.any(String),

@@ -41,7 +41,8 @@ export type RefundIsExact = Expect<
       amount: number;
       status: 'pending' | 'succeeded' | 'failed';
       reason: string | null;
-      origin: 'merchant' | 'platform';
+      origin: 'merchant' | 'platform' | 'psp';
+      nature: 'med_fraud' | 'med_operational' | 'other' | null;
       createdAt: string;
       settledAt: string | null;
       failureReason: string | null;

@@ -40,6 +40,7 @@ final class Fixtures
             'status' => 'pending',
             'reason' => 'Troca',
             'origin' => 'merchant',
+            'nature' => null,
             'createdAt' => '2026-11-26T10:05:00.000Z',
             'settledAt' => null,
             'failureReason' => null,

@@ -57,6 +57,13 @@ final class MappingTest extends TestCase
         self::assertContainsOnlyInstancesOf(Refund::class, $list->items);
         self::assertSame(['pending', 'failed'], array_map(static fn (Refund $r) => $r->status, $list->items));
         self::assertSame([10.0, 'merchant', 'Troca', 'Conta encerrada'], [$list->items[0]->amount, $list->items[0]->origin, $list->items[0]->reason, $list->items[1]->failureReason]);
+        self::assertNull($list->items[0]->nature);
+    }
+
+    public function testARefundThePspMadeOnItsOwn(): void
+    {
+        $med = Refund::fromArray(Fixtures::refund(['origin' => 'psp', 'nature' => 'med_fraud', 'reason' => null, 'status' => 'succeeded']));
+        self::assertSame(['psp', 'med_fraud', null], [$med->origin, $med->nature, $med->reason]);
     }
 
     public function testEventBodiesArePaymentOrRefundWebhooks(): void

@@ -21,6 +21,7 @@ REFUND = {
     "status": "pending",
     "reason": None,
     "origin": "merchant",
+    "nature": None,
     "createdAt": "2026-11-26T10:00:00.000Z",
     "settledAt": None,
     "failureReason": None,

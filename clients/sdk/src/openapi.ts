@@ -658,10 +658,15 @@ export interface components {
             /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
             reason: string | null;
             /**
-             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
              * @enum {string}
              */
-            origin: "merchant" | "platform";
+            origin: "merchant" | "platform" | "psp";
+            /**
+             * @description Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
+             * @default null
+             */
+            nature: ("med_fraud" | "med_operational" | "other") | null;
             /** Format: date-time */
             createdAt: string;
             /** @description When it succeeded or failed */
@@ -779,10 +784,15 @@ export interface components {
             /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
             reason: string | null;
             /**
-             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
              * @enum {string}
              */
-            origin: "merchant" | "platform";
+            origin: "merchant" | "platform" | "psp";
+            /**
+             * @description Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
+             * @default null
+             */
+            nature: ("med_fraud" | "med_operational" | "other") | null;
             /** Format: date-time */
             createdAt: string;
             /** @description When it succeeded or failed */
@@ -815,10 +825,15 @@ export interface components {
             /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
             reason: string | null;
             /**
-             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
              * @enum {string}
              */
-            origin: "merchant" | "platform";
+            origin: "merchant" | "platform" | "psp";
+            /**
+             * @description Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
+             * @default null
+             */
+            nature: ("med_fraud" | "med_operational" | "other") | null;
             /** Format: date-time */
             createdAt: string;
             /** @description When it succeeded or failed */
@@ -851,10 +866,15 @@ export interface components {
             /** @description The merchant's reason, sent to the PSP as the devolução's descricao */
             reason: string | null;
             /**
-             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+             * @description merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
              * @enum {string}
              */
-            origin: "merchant" | "platform";
+            origin: "merchant" | "platform" | "psp";
+            /**
+             * @description Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
+             * @default null
+             */
+            nature: ("med_fraud" | "med_operational" | "other") | null;
             /** Format: date-time */
             createdAt: string;
             /** @description When it succeeded or failed */

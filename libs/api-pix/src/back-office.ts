@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ANALYSIS_STATES, Valor } from './wire';
+import { ANALYSIS_STATES, DEVOLUCAO_NATUREZAS, DevolucaoSchema, Valor } from './wire';
 
 /**
  * The PSP simulator's back office: not API Pix, but the payer's side and the PSP's staff that a
@@ -12,6 +12,8 @@ export const BackOfficePaths = {
   clear: (txid: string) => `cob/${encodeURIComponent(txid)}/clear`,
   reject: (txid: string) => `cob/${encodeURIComponent(txid)}/reject`,
   failNextRefund: (txid: string) => `cob/${encodeURIComponent(txid)}/fail-next-refund`,
+  /** The PSP returns a received Pix on its own (a MED return): named by the Pix, as API Pix's devoluções are. */
+  med: (endToEndId: string) => `pix/${encodeURIComponent(endToEndId)}/med`,
 } as const;
 
 export const BackOfficePayBodySchema = z
@@ -37,6 +39,26 @@ export type BackOfficePix = z.infer<typeof BackOfficePixSchema>;
 
 export const BackOfficeFailNextRefundBodySchema = z.object({ motivo: z.string().min(1).max(140).optional() }).strict();
 export const BackOfficeFailNextRefundSchema = z.object({ txid: z.string(), motivo: z.string() });
+
+/**
+ * POST /pix/{e2eid}/med: the PSP makes a devolução of the Pix on its own, under an id of its own, as
+ * it does when a MED claim is upheld. It settles a moment later and reaches the receiver as any
+ * devolução does (the callback, GET /pix/{e2eid}, GET /pix).
+ */
+export const BackOfficeMedBodySchema = z
+  .object({
+    /** How much goes back (what is left of the Pix when absent); at most the Pix's amount. */
+    valor: Valor.optional(),
+    /** MED_FRAUDE when absent. */
+    natureza: z.enum(DEVOLUCAO_NATUREZAS).optional(),
+    /** The PSP settles it and lists it, but loses its callback: only a reconciliation finds it. */
+    dropCallback: z.boolean().optional(),
+  })
+  .strict();
+
+/** The devolução the PSP made, and the Pix it returns. */
+export const BackOfficeMedSchema = z.object({ txid: z.string(), endToEndId: z.string(), devolucao: DevolucaoSchema });
+export type BackOfficeMed = z.infer<typeof BackOfficeMedSchema>;
 
 /** A refusal: the platform's domain error code (charge_not_found, charge_paid_otherwise, …) or a malformed request's. */
 export const BackOfficeRefusalSchema = z.object({ error: z.string() });

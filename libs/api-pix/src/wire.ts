@@ -50,12 +50,32 @@ export const DevolucaoRequestSchema = z.object({ valor: Valor, descricao: z.stri
 
 export const DEVOLUCAO_STATUSES = ['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO'] as const;
 
+/**
+ * Why a devolução was made: ORIGINAL (the receiver returns the Pix, the default) and RETIRADA (of a
+ * Pix Saque or Troco) are asked by the receiver; MED_FRAUDE, MED_OPERACIONAL and MED_PIX_AUTOMATICO
+ * are made by the PSP itself under the Mecanismo Especial de Devolução, with an id of its choosing.
+ */
+export const DEVOLUCAO_NATUREZAS = [
+  'ORIGINAL',
+  'RETIRADA',
+  'MED_FRAUDE',
+  'MED_OPERACIONAL',
+  'MED_PIX_AUTOMATICO',
+] as const;
+export type DevolucaoNatureza = (typeof DEVOLUCAO_NATUREZAS)[number];
+
 /** A devolução as PUT and GET /pix/{e2eid}/devolucao/{id} answer it, and as a callback's Pix carries it. */
 export const DevolucaoSchema = z.object({
   id: z.string(),
   rtrId: z.string(),
   valor: Valor,
   descricao: z.string().optional(),
+  /**
+   * One of DEVOLUCAO_NATUREZAS, ORIGINAL when absent (API Pix's default). Read as any text: a
+   * natureza BACEN adds later must not make the Pix that carries it (and its callback, its listing
+   * page) unreadable; the adapter reads an unknown one as "other".
+   */
+  natureza: z.string().max(40).optional(),
   horario: z.object({ solicitacao: z.string(), liquidacao: z.string().optional() }),
   status: z.enum(DEVOLUCAO_STATUSES),
   /** Why it reached its status (a PSP may say why it was NAO_REALIZADO). */

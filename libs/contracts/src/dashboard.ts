@@ -73,6 +73,8 @@ export const DashboardTexts = {
       'refund.created': (amount: string) => `Reembolso de ${amount} solicitado`,
       'refund.succeeded': (amount: string) => `Reembolso de ${amount} concluído`,
       'refund.failed': (amount: string) => `Reembolso de ${amount} não realizado`,
+      /** refund.created of a devolução the PSP made on its own (a MED return): nobody asked for it. */
+      pspCreated: (amount: string) => `Devolução de ${amount} feita pelo PSP`,
     },
     noEvents: 'Sem eventos de webhook: este pagamento foi criado sem webhookUrl.',
     attempt: 'Tentativa',
@@ -114,7 +116,9 @@ export const DashboardTexts = {
         settledAt: 'Finalizado em',
       },
       statuses: { pending: 'Pendente', succeeded: 'Concluído', failed: 'Não realizado' },
-      origins: { merchant: 'Loja', platform: 'Automático' },
+      origins: { merchant: 'Loja', platform: 'Automático', psp: 'PSP' },
+      /** Why the PSP returned the money on its own, shown as the refund's reason. */
+      natures: { med_fraud: 'MED: fraude', med_operational: 'MED: falha operacional', other: 'Devolução pelo PSP' },
       failureReason: 'Motivo da falha',
     },
     refund: {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LivemodeSchema, RequestLivemodeSchema } from './modes';
-import { RefundSchema } from './refund';
+import { REFUND_NATURES, RefundSchema } from './refund';
 import { PAYMENT_STATUSES } from './statuses';
 
 /**
@@ -137,7 +137,10 @@ export type PixAnalysisEvent = z.infer<typeof PixAnalysisEventSchema>;
 /**
  * How the PSP settled a refund (devolução): pix.events.refunded (DEVOLVIDO) or
  * pix.events.refund_failed (NAO_REALIZADO, with the PSP's motivo). `pspRefundId` is the devolução's
- * id at the PSP, which names the payment's charge (refundPspId in pix.ts).
+ * id at the PSP: for a refund of the platform's it names the payment's charge (refundPspId in
+ * pix.ts); one the PSP made on its own (a MED return) has an id of the PSP's choosing, and its
+ * `amountCents` and `nature` are what the platform records it by. Both are absent from facts told
+ * before they were carried.
  */
 export const PixRefundSettledEventSchema = z.object({
   txid: z.string(),
@@ -146,6 +149,9 @@ export const PixRefundSettledEventSchema = z.object({
   rtrId: z.string().nullable(),
   settledAt: z.string(),
   failureReason: z.string().nullable(),
+  amountCents: z.number().int().positive().optional(),
+  /** The devolução's natureza in the platform's words (refund.ts); ORIGINAL and RETIRADA are `other`. */
+  nature: z.enum(REFUND_NATURES).optional(),
   livemode: FactModeSchema,
 });
 export type PixRefundSettledEvent = z.infer<typeof PixRefundSettledEventSchema>;

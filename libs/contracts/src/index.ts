@@ -50,6 +50,7 @@ export {
 export {
   REFUND_STATUSES,
   REFUND_ORIGINS,
+  REFUND_NATURES,
   MAX_REFUND_REASON_CHARS,
   REFUND_WINDOW_MS,
   MAX_MERCHANT_REFUNDS,
@@ -60,6 +61,7 @@ export {
   type RefundList,
   type RefundStatus,
   type RefundOrigin,
+  type RefundNature,
 } from './refund';
 export {
   CreatePaymentBodySchema,

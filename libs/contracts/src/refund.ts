@@ -10,11 +10,22 @@ export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 /**
- * Who asked for it: `merchant` (the refunds route), or `platform` (a Pix that arrived for a payment
- * no longer pending, or the paid amount of a payment that left review without approval).
+ * Who asked for it: `merchant` (the refunds route), `platform` (a Pix that arrived for a payment
+ * no longer pending, or the paid amount of a payment that left review without approval), or `psp`
+ * (a devolução the PSP made on its own, such as a MED return after a fraud claim: the platform
+ * learns of it when it is settled).
  */
-export const REFUND_ORIGINS = ['merchant', 'platform'] as const;
+export const REFUND_ORIGINS = ['merchant', 'platform', 'psp'] as const;
 export type RefundOrigin = (typeof REFUND_ORIGINS)[number];
+
+/**
+ * Why the PSP returned the money on its own (API Pix's natureza of its devolução): `med_fraud`
+ * (MED_FRAUDE, a fraud claim upheld under the Mecanismo Especial de Devolução), `med_operational`
+ * (MED_OPERACIONAL, an operational failure of a PSP), `other` (any other natureza, or none told).
+ * Refunds the merchant or the platform asked for have none (null).
+ */
+export const REFUND_NATURES = ['med_fraud', 'med_operational', 'other'] as const;
+export type RefundNature = (typeof REFUND_NATURES)[number];
 
 /** API Pix's `descricao` of a devolução holds at most 140 characters. */
 export const MAX_REFUND_REASON_CHARS = 140;
@@ -46,8 +57,19 @@ export const RefundSchema = z.object({
   origin: z.enum(REFUND_ORIGINS).meta({
     description:
       'merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer ' +
-      'pending, returned in full, or the paid amount of a payment refused in review',
+      'pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP ' +
+      'on its own (a MED return after a fraud claim), told to the platform when it settled',
   }),
+  // An event written before refunds had a nature has none: read as null (the Events API lists it).
+  nature: z
+    .enum(REFUND_NATURES)
+    .nullable()
+    .default(null)
+    .meta({
+      description:
+        'Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational ' +
+        "(MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds",
+    }),
   createdAt: z.iso.datetime({ precision: 3 }),
   settledAt: z.iso.datetime({ precision: 3 }).nullable().meta({ description: 'When it succeeded or failed' }),
   failureReason: z.string().nullable().meta({ description: "The PSP's motivo, when it failed" }),

@@ -146,6 +146,39 @@ describe('the refund of a payment in review', () => {
     expect(flows.published).toEqual([]);
   });
 
+  it('after the PSP returned part of the held Pix on its own (MED): a platform refund of the rest', async () => {
+    const flows = flowDeps();
+    const med = refundRecord({
+      pspRefundId: 'PSPmed',
+      endToEndId: E2E,
+      amountCents: 400,
+      status: 'succeeded',
+      origin: 'psp',
+      nature: 'med_fraud',
+    });
+    const doc = await inReview(flows, { refunds: [med] });
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    const stored = await flows.store.byId(doc._id);
+    expect(stored?.status).toBe('not_approved');
+    expect(stored?.refunds.map((r) => [r.origin, r.amountCents])).toEqual([
+      ['psp', 400],
+      ['platform', 2000],
+    ]);
+    expect(commandsIn(flows.published).refunds).toEqual([
+      expect.objectContaining({ pspRefundId: refundPspId(doc.txid, 1), amountCents: 2000, attempt: 1 }),
+    ]);
+  });
+
+  it('after the PSP returned all of the held Pix on its own: not_approved, nothing more to refund', async () => {
+    const flows = flowDeps();
+    const med = refundRecord({ endToEndId: E2E, amountCents: 2400, status: 'succeeded', origin: 'psp' });
+    const doc = await inReview(flows, { refunds: [med] });
+    await onDue(flows.deps, due(doc, 'refund', doc.deadlineAt));
+    const stored = await flows.store.byId(doc._id);
+    expect(stored).toMatchObject({ status: 'not_approved', refunds: [med] });
+    expect(commandsIn(flows.published).refunds).toEqual([]);
+  });
+
   it('asked before refunds were records (a pending refund of the paid Pix): its command again, no second refund', async () => {
     const flows = flowDeps();
     const earlier = refundRecord({ endToEndId: E2E, amountCents: 2400, reason: PlatformRefundReasons.reviewTimeout });

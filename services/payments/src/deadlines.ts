@@ -10,7 +10,7 @@ import type { OutboxMessage, PaymentDoc } from './model';
 import { dueMessage, type DueMessage } from './outbox';
 import { isLive, type Change, type PaymentStorage } from './payment-storage';
 import { refundCommand } from './refund-messages';
-import { liveRefundOfPaidPix } from './refund-records';
+import { liveRefundOfPaidPix, refundableCents } from './refund-records';
 import { newRefund } from './refunds';
 import { transition } from './transitions';
 
@@ -114,9 +114,12 @@ async function expire(deps: DueDeps, due: DueMessage, doc: PaymentDoc): Promise<
 function reviewRefund(payment: PaymentDoc): Change {
   const live = liveRefundOfPaidPix(payment);
   if (live) return { set: {}, messages: [refundCommand(payment, live, 2)] };
+  // What the PSP did not return on its own already (a MED return of the held Pix): usually all of it.
+  const left = refundableCents(payment);
+  if (left === 0) return { set: {}, messages: [] };
   const refund = newRefund(payment, {
     endToEndId: payment.paidEndToEndId as string,
-    amountCents: payment.paidAmountCents as number,
+    amountCents: left,
     reason:
       payment.refundReason === 'analysis_rejected'
         ? PlatformRefundReasons.analysisRejected
@@ -141,7 +144,7 @@ async function refund(deps: DueDeps, due: DueMessage, seen: PaymentDoc): Promise
   }
   const result = await transition(store, seen._id, 'review', 'not_approved', { with: reviewRefund, seen });
   if (result.changed) {
-    if (!liveRefundOfPaidPix(seen)) refundsCreated.inc({ origin: 'platform' });
+    if (!liveRefundOfPaidPix(seen) && refundableCents(seen) > 0) refundsCreated.inc({ origin: 'platform' });
     logger.info(
       { paymentId: seen._id, cause: seen.refundReason ?? 'review_timeout' },
       'paid amount refunded: payment not approved',

@@ -37,7 +37,9 @@ export const outboxLeftovers = new Gauge({
 
 export const refundsCreated = new Counter({
   name: 'refunds_created_total',
-  help: 'Refunds recorded and sent to the PSP, by origin (merchant, or platform: a late Pix or a payment refused in review)',
+  help:
+    'Refunds recorded, by origin (merchant, or platform: a late Pix or a payment refused in review, both sent to ' +
+    'the PSP; psp: a devolução the PSP made on its own, such as a MED return, recorded when it settled)',
   labelNames: ['origin'] as const,
   registers: [],
 });
@@ -60,6 +62,29 @@ export const refundsSettled = new Counter({
   registers: [],
 });
 
+/**
+ * Devoluções the PSP made on its own (a MED return) for more than was left to refund of the Pix:
+ * recorded as the PSP says (the payment's refundedAmount may pass what was paid), and flagged here
+ * for an operator (a merchant's refund in flight will likely fail at the PSP).
+ */
+export const pspRefundsAboveLeft = new Counter({
+  name: 'psp_refunds_above_left_total',
+  help: 'Devoluções the PSP made on its own (MED returns) for more than was left to refund of their Pix, by nature',
+  labelNames: ['nature'] as const,
+  registers: [],
+});
+
+/**
+ * Refund settlements a PSP connection told of a charge the platform does not know: money that went
+ * back from the receiver's account with no payment to show it on, for an operator to look into.
+ */
+export const refundSettlementsUnknownCharge = new Counter({
+  name: 'refund_settlements_unknown_charge_total',
+  help: "Refund settlements (the platform's or a devolução the PSP made on its own) told of a charge the platform does not know, by PSP connection",
+  labelNames: ['connection'] as const,
+  registers: [],
+});
+
 export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(paymentsCreated);
   registry.registerMetric(statusChanges);
@@ -68,4 +93,6 @@ export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(refundsCreated);
   registry.registerMetric(refundsSettled);
   registry.registerMetric(pixFactsRefused);
+  registry.registerMetric(pspRefundsAboveLeft);
+  registry.registerMetric(refundSettlementsUnknownCharge);
 }

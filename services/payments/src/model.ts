@@ -1,5 +1,5 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
-import type { PaymentStatus, RefundOrigin, RefundStatus } from '@pix/contracts';
+import type { PaymentStatus, RefundNature, RefundOrigin, RefundStatus } from '@pix/contracts';
 
 /** Why a payment in review is refunded: it stayed in review too long, or the PSP's analysis rejected its Pix. */
 export type ReviewRefundCause = 'review_timeout' | 'analysis_rejected';
@@ -12,7 +12,10 @@ export type ReviewRefundCause = 'review_timeout' | 'analysis_rejected';
 export interface RefundRecord {
   /** The refund's public id (a UUID). */
   id: string;
-  /** The devolução's id at the PSP, derived from the charge's txid and the refund's number (refundPspId). */
+  /**
+   * The devolução's id at the PSP: for the merchant's and the platform's refunds, derived from the
+   * charge's txid and the refund's number (refundPspId); for the PSP's own (origin psp), the id it chose.
+   */
   pspRefundId: string;
   /** The Pix it returns: the one that paid the payment, or one that arrived after (a platform refund). */
   endToEndId: string;
@@ -21,6 +24,8 @@ export interface RefundRecord {
   status: RefundStatus;
   reason: string | null;
   origin: RefundOrigin;
+  /** Why the PSP made it, for origin psp (a MED return); absent on the merchant's and the platform's. */
+  nature?: RefundNature;
   createdAt: Date;
   settledAt: Date | null;
   failureReason: string | null;

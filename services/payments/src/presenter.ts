@@ -44,6 +44,7 @@ export function toRefund(doc: Pick<PaymentState, '_id' | 'livemode'>, refund: Re
     status: refund.status,
     reason: refund.reason,
     origin: refund.origin,
+    nature: refund.nature ?? null,
     createdAt: refund.createdAt.toISOString(),
     settledAt: refund.settledAt?.toISOString() ?? null,
     failureReason: refund.failureReason,

@@ -29,9 +29,28 @@ export function refundableCents(doc: Refunds & Pick<PaymentState, 'paidAmountCen
   return Math.max(0, (doc.paidAmountCents ?? 0) - taken);
 }
 
-/** A refund of the paid Pix that is pending or succeeded: the money is on its way back, or back. */
+/**
+ * What is left to return of one of the payment's Pix: of the one that paid it, refundableCents; of
+ * another (a late Pix), the amount its platform refund returns (the whole Pix) less its refunds that
+ * have not failed; of a Pix the payment holds no record of, nothing.
+ */
+export function leftOfPixCents(doc: Refunds & Pick<PaymentState, 'paidAmountCents'>, endToEndId: string): number {
+  if (endToEndId === doc.paidEndToEndId) return refundableCents(doc);
+  const ofIt = doc.refunds.filter((refund) => refund.endToEndId === endToEndId);
+  const amount = ofIt.find((refund) => refund.origin === 'platform')?.amountCents ?? 0;
+  const taken = ofIt
+    .filter((refund) => refund.status !== 'failed')
+    .reduce((sum, refund) => sum + refund.amountCents, 0);
+  return Math.max(0, amount - taken);
+}
+
+/**
+ * A refund of the paid Pix that the platform or the merchant asked for and that is pending or
+ * succeeded: the money is on its way back, or back. The PSP's own returns (a MED return) are not
+ * asked of it: they only take from what is left (refundableCents).
+ */
 export function liveRefundOfPaidPix(doc: Refunds): RefundRecord | undefined {
-  return ofPaidPix(doc).find((refund) => refund.status !== 'failed');
+  return ofPaidPix(doc).find((refund) => refund.origin !== 'psp' && refund.status !== 'failed');
 }
 
 /** A UUID made from a text (the form of a version 5 one), the same every time it is asked for. */

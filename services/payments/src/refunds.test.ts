@@ -75,6 +75,7 @@ describe("a merchant's refund", () => {
       status: 'pending',
       reason: 'Produto devolvido',
       origin: 'merchant',
+      nature: null,
       createdAt: expect.any(String),
       settledAt: null,
       failureReason: null,

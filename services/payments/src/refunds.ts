@@ -6,6 +6,7 @@ import {
   PixRefundSettledEventSchema,
   PlatformRefundReasons,
   REFUND_WINDOW_MS,
+  modeName,
   refundPspId,
   type CreateRefundInput,
   type PixPaidEvent,
@@ -16,11 +17,12 @@ import {
 } from '@pix/contracts';
 import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
-import { refundsCreated, refundsSettled } from './metrics';
+import { pspRefundsAboveLeft, refundsCreated, refundSettlementsUnknownCharge, refundsSettled } from './metrics';
 import { ofPaymentsMode } from './fact-mode';
 import type { PaymentDoc, RefundRecord } from './model';
 import type { Change, PaymentStorage, StoreScope } from './payment-storage';
 import { toRefund } from './presenter';
+import { pspRefund } from './psp-refunds';
 import { refundCommand, refundEvent } from './refund-messages';
 import { refundableCents } from './refund-records';
 import { canSettleRefund } from './refund-state-machine';
@@ -196,8 +198,10 @@ export async function returnLatePix(deps: RefundDeps, seen: PaymentDoc, pix: Pix
 
 /**
  * The PSP settled a refund (pix.events.refunded or refund_failed): the refund moves as its table
- * allows (refund-state-machine.ts) in one write with its webhook event. A settlement told again, or
- * one for a refund already settled, changes nothing.
+ * allows (refund-state-machine.ts) in one write with its webhook event. A settlement of a devolução
+ * the payment never asked for (a MED return, under an id of the PSP's) becomes a refund of origin
+ * psp, created and settled in one write (psp-refunds.ts). A settlement told again, or one for a
+ * refund already settled, changes nothing: the refund is found by the PSP's devolução id.
  */
 export async function onRefundSettled(
   deps: RefundDeps,
@@ -212,20 +216,41 @@ export async function onRefundSettled(
   const fact: PixRefundSettledEvent = parsed.data;
   const seen = await deps.store.byTxid(fact.txid);
   if (!seen) {
-    deps.logger.warn(
-      { txid: fact.txid, pspRefundId: fact.pspRefundId },
-      'refund settlement for an unknown charge; ignored',
+    // Money went back from the receiver's account (a MED return, say) with no payment to show it on.
+    const connection = modeName(fact.livemode);
+    refundSettlementsUnknownCharge.inc({ connection });
+    deps.logger.error(
+      {
+        connection,
+        txid: fact.txid,
+        endToEndId: fact.endToEndId,
+        pspRefundId: fact.pspRefundId,
+        amountCents: fact.amountCents,
+        nature: fact.nature,
+        outcome,
+      },
+      'refund settlement for a charge the platform does not know; needs an operator',
     );
     return ACK;
   }
   if (!ofPaymentsMode(seen, fact, deps.logger)) return ACK;
   let settled: RefundRecord | undefined;
+  /** Set when the write records a devolução the PSP made on its own: what was left of its Pix before it. */
+  let leftBeforePspRefund: number | undefined;
   const result = await deps.store.write<'unknown' | 'settled'>(
     seen._id,
     (doc) => {
       const index = doc.refunds.findIndex((refund) => refund.pspRefundId === fact.pspRefundId);
       const refund = doc.refunds[index];
-      if (!refund) return { skip: 'unknown' };
+      if (!refund) {
+        // None of the platform's: a devolução the PSP made on its own, recorded with its settlement.
+        if (fact.amountCents === undefined) return { skip: 'unknown' };
+        const made = pspRefund(doc, { ...fact, amountCents: fact.amountCents }, outcome);
+        settled = made.record;
+        leftBeforePspRefund = made.leftCents;
+        return made.change;
+      }
+      leftBeforePspRefund = undefined;
       if (!canSettleRefund(refund.status, outcome)) return { skip: 'settled' };
       settled = {
         ...refund,
@@ -245,20 +270,45 @@ export async function onRefundSettled(
   );
   if (!result.written) {
     if (result.reason === 'unknown') {
-      deps.logger.warn(
-        { paymentId: seen._id, pspRefundId: fact.pspRefundId },
-        'settlement of an unknown refund; ignored',
+      // Told by an adapter from before settlements carried the devolução's amount: nothing to record it by.
+      deps.logger.error(
+        { paymentId: seen._id, pspRefundId: fact.pspRefundId, outcome },
+        'settlement of a devolução the platform did not ask for, without its amount; needs an operator',
       );
     }
     return ACK;
   }
   if (!settled) return ACK;
+  if (leftBeforePspRefund !== undefined) tellPspRefund(deps.logger, seen._id, settled, leftBeforePspRefund);
   refundsSettled.inc({ origin: settled.origin, status: outcome });
   const line = { paymentId: seen._id, refundId: settled.id, origin: settled.origin, amountCents: settled.amountCents };
   if (outcome === 'succeeded') deps.logger.info(line, 'refund succeeded');
   // The money is still here: a merchant sees refund.failed; the platform's own needs an operator.
   else deps.logger.error({ ...line, failureReason: settled.failureReason }, 'the PSP did not do the refund');
   return ACK;
+}
+
+/** Counts and logs a devolução the PSP made on its own, just recorded; one above what was left is flagged. */
+function tellPspRefund(logger: Logger, paymentId: string, refund: RefundRecord, leftCents: number): void {
+  refundsCreated.inc({ origin: 'psp' });
+  const line = {
+    paymentId,
+    refundId: refund.id,
+    pspRefundId: refund.pspRefundId,
+    endToEndId: refund.endToEndId,
+    nature: refund.nature,
+    amountCents: refund.amountCents,
+    status: refund.status,
+  };
+  if (refund.status === 'succeeded' && refund.amountCents > leftCents) {
+    pspRefundsAboveLeft.inc({ nature: refund.nature ?? 'other' });
+    logger.error(
+      { ...line, leftCents },
+      'the PSP returned more than was left to refund of the Pix on its own; recorded as the PSP says, needs an operator',
+    );
+    return;
+  }
+  logger.warn(line, 'the PSP returned a Pix on its own; recorded as a refund of its payment');
 }
 
 /** A store's payment's refunds, newest first. */

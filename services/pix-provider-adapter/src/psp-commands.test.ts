@@ -31,6 +31,8 @@ const atPsp = (status: RefundAtPsp['status']): RefundAtPsp => ({
   status,
   settledAt: status === 'processing' ? null : '2026-01-01T00:00:00.000Z',
   failureReason: status === 'failed' ? 'Conta encerrada' : null,
+  amountCents: refund.amountCents,
+  nature: 'other',
 });
 
 /** A PSP whose answers each test sets; it records what it was asked. */
@@ -120,6 +122,8 @@ describe("payments' commands to the PSP", () => {
           rtrId: 'D1',
           settledAt: '2026-01-01T00:00:00.000Z',
           failureReason: null,
+          amountCents: 1500,
+          nature: 'other',
           livemode: false,
         },
         id: `E1:devolucao:${refund.pspRefundId}:refunded`,

@@ -98,6 +98,8 @@ export class PspCommands {
           status: 'failed',
           settledAt: new Date().toISOString(),
           failureReason: err.detail,
+          amountCents: command.amountCents,
+          nature: 'other',
         });
         return 'refused';
       }

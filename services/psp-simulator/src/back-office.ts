@@ -1,17 +1,33 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
   BackOfficeFailNextRefundBodySchema,
+  BackOfficeMedBodySchema,
   BackOfficePayBodySchema,
   valorFrom,
+  type BackOfficeMed,
   type BackOfficePix,
 } from '@pix/api-pix';
 import { brlToCents, DomainError, type DomainErrorCode } from '@pix/contracts';
-import { SANDBOX_REFUND_FAILURE, type SandboxBooks, type SandboxPayer, type SandboxPix } from './books';
+import {
+  SANDBOX_REFUND_FAILURE,
+  type OwnReturnRefusal,
+  type SandboxBooks,
+  type SandboxPayer,
+  type SandboxPix,
+  type SandboxPsp,
+} from './books';
 import { API_OPERATIONS, faultFits, FaultSchema, FaultTargetSchema, type ApiOperation, type Faults } from './faults';
 import type { Journal } from './journal';
 
 /** How each refusal of the payer's side is answered: no such charge is 404, the PSP unable to call back 502. */
 const STATUS_OF: Partial<Record<DomainErrorCode, number>> = { charge_not_found: 404, callback_failed: 502 };
+
+/** How each refusal of a return of the PSP's own is answered (the back office's own codes). */
+const OWN_RETURN_REFUSAL: Record<OwnReturnRefusal, { status: number; error: string }> = {
+  'no-such-pix': { status: 404, error: 'pix_not_found' },
+  'more-than-the-pix': { status: 409, error: 'more_than_the_pix' },
+  'nothing-left': { status: 409, error: 'nothing_left_to_return' },
+};
 
 /** A Pix as the back office answers it: API Pix's words. */
 function pixAnswer(txid: string, pix: SandboxPix): BackOfficePix {
@@ -34,14 +50,17 @@ function amountOf(valor: string | undefined): number | undefined {
  *   POST /cob/{txid}/review                                             a payer pays and the PSP holds the Pix for analysis
  *   POST /cob/{txid}/clear | /reject                                    the analysis ends
  *   POST /cob/{txid}/fail-next-refund  {motivo?}                        the next devolução of its Pix settles NAO_REALIZADO
+ *   POST /pix/{e2eid}/med              {valor?, natureza?, dropCallback?} the PSP returns the Pix on its own (MED)
  *   PUT /faults/{target} {kind, ...}, DELETE /faults[/{target}]        the PSP misbehaves (faults.ts)
  *   GET /journal[?operation=…]                                          the API Pix requests it served
- * Each action is idempotent the way the PSP's payer side is (books/payer.ts), and ends
- * in the callback to the receiver's registered webhook.
+ * Each action is idempotent the way the PSP's payer side is (books/payer.ts), a late Pix and a
+ * return of the PSP's own aside (each call a new one), and ends in the callback to the receiver's
+ * registered webhook.
  */
 export function backOfficeApp(deps: {
   payer: SandboxPayer;
   books: SandboxBooks;
+  psp: SandboxPsp;
   faults: Faults;
   journal: Journal;
 }): express.Express {
@@ -81,6 +100,24 @@ export function backOfficeApp(deps: {
     const motivo = body.data.motivo ?? SANDBOX_REFUND_FAILURE;
     if (!(await deps.books.failNextRefund(req.params.txid, motivo))) throw new DomainError('charge_not_found');
     res.json({ txid: req.params.txid, motivo });
+  });
+
+  app.post('/pix/:e2eid/med', async (req: Request<{ e2eid: string }>, res: Response) => {
+    const body = BackOfficeMedBodySchema.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
+    const { valor, natureza, dropCallback } = body.data;
+    const { e2eid } = req.params;
+    const made = await deps.psp.returnOnItsOwn(e2eid, {
+      amountCents: amountOf(valor),
+      natureza: natureza ?? 'MED_FRAUDE',
+      dropCallback: dropCallback ?? false,
+    });
+    if ('refused' in made) {
+      const { status, error } = OWN_RETURN_REFUSAL[made.refused];
+      return void res.status(status).json({ error });
+    }
+    const answer: BackOfficeMed = { txid: made.txid, endToEndId: e2eid, devolucao: made.devolucao };
+    res.status(201).json(answer);
   });
 
   app.put('/faults/:target', (req: Request<{ target: string }>, res: Response) => {

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   });
   service.onShutdown('api pix server', () => closeHttpServer(apiServer));
   const backOffice = await listen(
-    backOfficeApp({ payer, books, faults, journal }),
+    backOfficeApp({ payer, books, psp, faults, journal }),
     config.BACKOFFICE_PORT,
     config.BACKOFFICE_HOST,
     null,

@@ -22,8 +22,10 @@ final class Refund implements \JsonSerializable
         public readonly string $status,
         /** The merchant's reason, sent to the PSP as the devolução's descricao */
         public readonly ?string $reason,
-        /** merchant (asked through the API or the dashboard) or platform (returned by the platform itself) */
+        /** merchant (asked through the API or the dashboard), platform (returned by the platform itself) or psp (returned by the PSP on its own, such as a MED return) */
         public readonly string $origin,
+        /** For origin psp: med_fraud, med_operational or other; null otherwise */
+        public readonly ?string $nature,
         public readonly string $createdAt,
         /** When it succeeded or failed */
         public readonly ?string $settledAt,
@@ -44,6 +46,7 @@ final class Refund implements \JsonSerializable
             status: Fields::string($data, 'status'),
             reason: Fields::nullableString($data, 'reason'),
             origin: Fields::string($data, 'origin'),
+            nature: Fields::nullableString($data, 'nature'),
             createdAt: Fields::string($data, 'createdAt'),
             settledAt: Fields::nullableString($data, 'settledAt'),
             failureReason: Fields::nullableString($data, 'failureReason'),

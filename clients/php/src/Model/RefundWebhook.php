@@ -22,8 +22,10 @@ final class RefundWebhook implements \JsonSerializable
         /** pending, succeeded or failed */
         public readonly string $status,
         public readonly ?string $reason,
-        /** merchant or platform */
+        /** merchant, platform or psp (returned by the PSP on its own, such as a MED return) */
         public readonly string $origin,
+        /** For origin psp: med_fraud, med_operational or other; null otherwise */
+        public readonly ?string $nature,
         public readonly string $createdAt,
         public readonly ?string $settledAt,
         public readonly ?string $failureReason,
@@ -44,6 +46,7 @@ final class RefundWebhook implements \JsonSerializable
             status: Fields::string($data, 'status'),
             reason: Fields::nullableString($data, 'reason'),
             origin: Fields::string($data, 'origin'),
+            nature: Fields::nullableString($data, 'nature'),
             createdAt: Fields::string($data, 'createdAt'),
             settledAt: Fields::nullableString($data, 'settledAt'),
             failureReason: Fields::nullableString($data, 'failureReason'),

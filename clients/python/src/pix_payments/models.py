@@ -184,9 +184,13 @@ class Refund(BaseModel):
     """
     The merchant's reason, sent to the PSP as the devolução's descricao
     """
-    origin: Literal["merchant", "platform"]
+    origin: Literal["merchant", "platform", "psp"]
     """
-    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
+    """
+    nature: Literal["med_fraud", "med_operational", "other"] | None
+    """
+    Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
     """
     created_at: Annotated[
         str,
@@ -393,9 +397,13 @@ class RefundCreatedWebhook(BaseModel):
     """
     The merchant's reason, sent to the PSP as the devolução's descricao
     """
-    origin: Literal["merchant", "platform"]
+    origin: Literal["merchant", "platform", "psp"]
     """
-    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
+    """
+    nature: Literal["med_fraud", "med_operational", "other"] | None
+    """
+    Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
     """
     created_at: Annotated[
         str,
@@ -454,9 +462,13 @@ class RefundSucceededWebhook(BaseModel):
     """
     The merchant's reason, sent to the PSP as the devolução's descricao
     """
-    origin: Literal["merchant", "platform"]
+    origin: Literal["merchant", "platform", "psp"]
     """
-    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
+    """
+    nature: Literal["med_fraud", "med_operational", "other"] | None
+    """
+    Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
     """
     created_at: Annotated[
         str,
@@ -515,9 +527,13 @@ class RefundFailedWebhook(BaseModel):
     """
     The merchant's reason, sent to the PSP as the devolução's descricao
     """
-    origin: Literal["merchant", "platform"]
+    origin: Literal["merchant", "platform", "psp"]
     """
-    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review
+    merchant: asked through the API or the dashboard; platform: a Pix that arrived for a payment no longer pending, returned in full, or the paid amount of a payment refused in review; psp: returned by the PSP on its own (a MED return after a fraud claim), told to the platform when it settled
+    """
+    nature: Literal["med_fraud", "med_operational", "other"] | None
+    """
+    Why the PSP returned the money, for origin psp: med_fraud (MED, fraud claim), med_operational (MED, a PSP's operational failure), other; null for the merchant's and the platform's refunds
     """
     created_at: Annotated[
         str,

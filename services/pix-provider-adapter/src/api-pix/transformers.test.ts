@@ -26,6 +26,31 @@ describe("API Pix's words into the platform's", () => {
       status: platform,
       settledAt,
       failureReason,
+      amountCents: 1000,
+      nature: 'other',
+    });
+  });
+
+  it.each([
+    ['MED_FRAUDE', 'med_fraud'],
+    ['MED_OPERACIONAL', 'med_operational'],
+    ['MED_PIX_AUTOMATICO', 'other'],
+    ['ORIGINAL', 'other'],
+    ['RETIRADA', 'other'],
+    ['UMA_NATUREZA_NOVA', 'other'],
+    [undefined, 'other'],
+  ] as const)("a devolução of natureza %s is the platform's %s", (natureza, nature) => {
+    const settled = devolucao('DEVOLVIDO', { id: 'PSPmed1', valor: '7.25', ...(natureza && { natureza }) });
+    expect(factFromRefund(refundFromDevolucao(settled), { txid: 't1', endToEndId: 'E1' }, true)?.payload).toEqual({
+      txid: 't1',
+      endToEndId: 'E1',
+      pspRefundId: 'PSPmed1',
+      rtrId: 'D123',
+      settledAt: '2026-01-01T00:00:05.000Z',
+      failureReason: null,
+      amountCents: 725,
+      nature,
+      livemode: true,
     });
   });
 
@@ -42,6 +67,8 @@ describe("API Pix's words into the platform's", () => {
         rtrId: 'D123',
         settledAt: '2026-01-01T00:00:05.000Z',
         failureReason: null,
+        amountCents: 1000,
+        nature: 'other',
         livemode: false,
       },
     });

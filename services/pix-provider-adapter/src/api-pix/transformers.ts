@@ -1,4 +1,10 @@
-import { Subjects, type CreateChargeReply, type PixRefundSettledEvent } from '@pix/contracts';
+import {
+  brlToCents,
+  Subjects,
+  type CreateChargeReply,
+  type PixRefundSettledEvent,
+  type RefundNature,
+} from '@pix/contracts';
 import { valorFrom, type AnalysisState, type Cob, type CobRequest, type Devolucao, type PixEntry } from '@pix/api-pix';
 import type { ChargeAtPsp, CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
 
@@ -49,6 +55,12 @@ const REFUND_STATUS: Record<Devolucao['status'], RefundAtPsp['status']> = {
   NAO_REALIZADO: 'failed',
 };
 
+/** The MED naturezas the platform tells apart; any other (ORIGINAL, RETIRADA, MED_PIX_AUTOMATICO, one BACEN adds) is `other`. */
+const REFUND_NATURE: Partial<Record<string, RefundNature>> = {
+  MED_FRAUDE: 'med_fraud',
+  MED_OPERACIONAL: 'med_operational',
+};
+
 /** A refund (devolução) as the platform knows it. */
 export function refundFromDevolucao(devolucao: Devolucao): RefundAtPsp {
   const status = REFUND_STATUS[devolucao.status];
@@ -58,13 +70,16 @@ export function refundFromDevolucao(devolucao: Devolucao): RefundAtPsp {
     status,
     settledAt: status === 'processing' ? null : new Date(devolucao.horario.liquidacao ?? Date.now()).toISOString(),
     failureReason: status === 'failed' ? (devolucao.motivo ?? 'Devolução não realizada pelo PSP.') : null,
+    amountCents: brlToCents(Number(devolucao.valor)),
+    nature: REFUND_NATURE[devolucao.natureza ?? 'ORIGINAL'] ?? 'other',
   };
 }
 
 /**
  * The fact a settled refund is (pix.events.refunded or refund_failed), its message id (one fact per
  * devolução and outcome, whoever tells it: a callback or a read-back) and its body; null while the
- * PSP is still processing it.
+ * PSP is still processing it. It carries the devolução's amount and nature: a devolução the PSP made
+ * on its own (a MED return) is known to the platform only by this fact.
  */
 export function factFromRefund(
   refund: RefundAtPsp,
@@ -82,6 +97,8 @@ export function factFromRefund(
       rtrId: refund.rtrId,
       settledAt: refund.settledAt ?? new Date().toISOString(),
       failureReason: refund.failureReason,
+      ...(refund.amountCents !== null && refund.amountCents > 0 && { amountCents: refund.amountCents }),
+      nature: refund.nature,
       livemode,
     },
   };

@@ -1,4 +1,4 @@
-import type { CreateChargeReply } from '@pix/contracts';
+import type { CreateChargeReply, RefundNature } from '@pix/contracts';
 import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 
 export interface CreateChargeInput {
@@ -27,6 +27,10 @@ export interface RefundAtPsp {
   settledAt: string | null;
   /** The PSP's motivo, when it failed. */
   failureReason: string | null;
+  /** How much it returns, as the PSP says (null: an amount the platform cannot read). */
+  amountCents: number | null;
+  /** Why it was made, in the platform's words: a MED return, or `other` (the receiver's own among them). */
+  nature: RefundNature;
 }
 
 /** One page of the Pix a PSP received in a window, as it tells them (API Pix's own words). */

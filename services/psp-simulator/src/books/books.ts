@@ -76,6 +76,11 @@ export interface SandboxRefund {
   planned: PlannedSettlement;
   /** The receiver acknowledged the callback of its settlement; until then the PSP keeps calling. */
   notified: boolean;
+  /**
+   * The PSP loses the callback of its settlement (a MED return with `dropCallback`): it is settled
+   * and listed, but the receiver hears of it only by reconciling or reading the Pix back.
+   */
+  dropCallback?: boolean;
 }
 
 const ChargeSchema = new Schema<SandboxCharge>(
@@ -131,6 +136,7 @@ const RefundModel = mongoose.model<SandboxRefund>(
       pix: { type: Schema.Types.Mixed, required: true },
       planned: { type: Schema.Types.Mixed, required: true },
       notified: { type: Boolean, required: true, index: true },
+      dropCallback: { type: Boolean },
     },
     { collection: 'sandbox_psp_refunds', versionKey: false },
   ),

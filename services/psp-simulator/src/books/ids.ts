@@ -16,3 +16,12 @@ export function newEndToEndId(prefix: 'E' | 'D' = 'E', at = new Date()): string 
     .padEnd(11, '0');
   return `${prefix}${SANDBOX_ISPB}${stamp}${tail}`;
 }
+
+/**
+ * The id of a devolução the PSP makes on its own (a MED return): API Pix lets the PSP choose it
+ * (1-35 alphanumerics). Its own form, never the receiver's (txid + refund number), so nothing on
+ * the receiver's side can take it for one of its refunds.
+ */
+export function newPspDevolucaoId(): string {
+  return `PSP${randomBytes(16).toString('hex').toUpperCase()}`;
+}

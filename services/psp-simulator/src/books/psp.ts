@@ -1,8 +1,16 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { brlToCents } from '@pix/contracts';
-import { valorFrom, type Cob, type CobRequest, type Devolucao, type PixEntry, type PixList } from '@pix/api-pix';
+import {
+  valorFrom,
+  type Cob,
+  type CobRequest,
+  type Devolucao,
+  type DevolucaoNatureza,
+  type PixEntry,
+  type PixList,
+} from '@pix/api-pix';
 import { dynamicBrCode } from './br-code';
-import { newEndToEndId } from './ids';
+import { newEndToEndId, newPspDevolucaoId } from './ids';
 import { receivedBy, type SandboxBooks } from './books';
 import type { SandboxSettlements } from './settlements';
 import { listedPix } from './payer';
@@ -17,6 +25,9 @@ export interface SandboxPspOptions {
 
 /** Why the PSP refuses a refund, as API Pix answers it (404 PixNaoEncontrado, 400 DevolucaoOperacaoInvalida). */
 export type RefundRefusal = 'no-such-pix' | 'more-than-the-pix';
+
+/** Why the PSP makes no return of its own: no such Pix, more than the Pix, or nothing left of it to return. */
+export type OwnReturnRefusal = 'no-such-pix' | 'more-than-the-pix' | 'nothing-left';
 
 /** The motivo of a refund the merchant asked the sandbox to refuse (`sandbox fail-next-refund`). */
 export const SANDBOX_REFUND_FAILURE = 'Devolução não realizada: recusa simulada pelo PSP sandbox a pedido da loja.';
@@ -159,6 +170,54 @@ export class SandboxPsp {
     });
     if (created) this.settlements.took(key);
     return { devolucao: refund.devolucao, created };
+  }
+
+  /**
+   * The PSP returns a received Pix on its own, as it does when a MED claim is upheld: a devolução
+   * under an id of its own with the natureza asked, of `amountCents` (what is left of the Pix when
+   * absent), taken EM_PROCESSAMENTO and settled a moment later like any other (SandboxSettlements),
+   * so the receiver hears of it through the same callback and listings. Up to the Pix's amount even
+   * when the receiver's refunds took part of it: a MED return can race them, and the receiver must
+   * cope with one larger than what it has left. Each call is a new devolução.
+   */
+  async returnOnItsOwn(
+    endToEndId: string,
+    asked: { amountCents?: number; natureza: DevolucaoNatureza; dropCallback: boolean },
+  ): Promise<{ txid: string; devolucao: Devolucao } | { refused: OwnReturnRefusal }> {
+    const found = await this.books.pixOf(endToEndId);
+    if (!found) return { refused: 'no-such-pix' };
+    const taken = (await this.books.refundsOfPix(endToEndId))
+      .filter((refund) => refund.devolucao.status !== 'NAO_REALIZADO')
+      .reduce((sum, refund) => sum + refund.amountCents, 0);
+    const amountCents = asked.amountCents ?? found.pix.amountCents - taken;
+    if (amountCents > found.pix.amountCents) return { refused: 'more-than-the-pix' };
+    if (amountCents <= 0) return { refused: 'nothing-left' };
+    const id = newPspDevolucaoId();
+    const key = `${endToEndId}/${id}`;
+    const devolucao: Devolucao = {
+      id,
+      rtrId: newEndToEndId('D'),
+      valor: valorFrom(amountCents),
+      natureza: asked.natureza,
+      horario: { solicitacao: new Date().toISOString() },
+      status: 'EM_PROCESSAMENTO',
+    };
+    await this.books.putRefund(key, {
+      endToEndId,
+      devolucao,
+      amountCents,
+      pix: {
+        endToEndId,
+        txid: found.charge._id,
+        valor: valorFrom(found.pix.amountCents),
+        horario: found.pix.paidAt.toISOString(),
+      },
+      planned: { status: 'DEVOLVIDO', motivo: null },
+      notified: false,
+      ...(asked.dropCallback && { dropCallback: true }),
+    });
+    this.settlements.took(key);
+    return { txid: found.charge._id, devolucao };
   }
 
   /** GET /pix/{e2eid}/devolucao/{id}. */

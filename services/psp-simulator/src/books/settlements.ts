@@ -9,7 +9,8 @@ export const SETTLE_AFTER_MS = 200;
  * The sandbox PSP's side of a refund once it took it (EM_PROCESSAMENTO): a moment later it settles
  * it as planned when it was taken (DEVOLVIDO, or NAO_REALIZADO when the merchant asked the sandbox
  * to refuse the next one), then calls the receiver back with the Pix and its devolução, as API
- * Pix's callback does, until the receiver acknowledges. A restarted adapter resumes what a stop cut
+ * Pix's callback does, until the receiver acknowledges (unless the PSP is to lose that callback:
+ * then only a listing or a read-back tells of it). A restarted adapter resumes what a stop cut
  * off (`resume`): settling is conditional on the refund still processing, so it happens once.
  */
 export class SandboxSettlements {
@@ -35,7 +36,7 @@ export class SandboxSettlements {
   private async settle(key: string): Promise<void> {
     const refund = await this.books.settleRefund(key, new Date());
     if (!refund || refund.notified) return;
-    await this.notify(callbackOf(refund));
+    if (!refund.dropCallback) await this.notify(callbackOf(refund));
     await this.books.markRefundNotified(key);
   }
 }

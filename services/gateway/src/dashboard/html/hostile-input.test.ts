@@ -52,6 +52,7 @@ const refund: Refund = {
   status: 'failed',
   reason: HOSTILE,
   origin: 'merchant',
+  nature: null,
   createdAt: '2026-11-24T20:00:00.000Z',
   settledAt: null,
   failureReason: HOSTILE,

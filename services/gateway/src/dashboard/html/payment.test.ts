@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DashboardTexts, type Payment, type Refund } from '@pix/contracts';
-import { livePaymentParts, paymentPage, refundableCents, refundRow } from './payment';
+import { DashboardTexts, type Payment, type PublicEventDetail, type Refund } from '@pix/contracts';
+import { livePaymentParts, paymentPage, refundableCents, refundRow, timeline } from './payment';
 
 const PAYMENT: Payment = {
   id: randomUUID(),
@@ -29,6 +29,7 @@ function refund(fields: Partial<Refund>): Refund {
     status: 'pending',
     reason: null,
     origin: 'merchant',
+    nature: null,
     createdAt: '2026-11-24T20:00:00.000Z',
     settledAt: null,
     failureReason: null,
@@ -52,6 +53,33 @@ describe('the payment page of the dashboard', () => {
     expect(livePaymentParts(PAYMENT, refunds).text).toContain(
       '<strong id="refund-available" data-cents="7980">R$ 79,80</strong>',
     );
+  });
+
+  it("counts the PSP's own returns (MED) against what is left, and names their nature as the reason", () => {
+    const med = refund({ amount: 30, status: 'succeeded', origin: 'psp', nature: 'med_fraud' });
+    expect(refundableCents(PAYMENT, [med])).toBe(5990);
+    const row = refundRow(med).text;
+    expect(row).toContain('data-origin="psp"');
+    expect(row).toContain(
+      `<td data-label="Origem" class="refund-origin">${DashboardTexts.payment.refunds.origins.psp}</td>`,
+    );
+    expect(row).toContain(DashboardTexts.payment.refunds.natures.med_fraud);
+  });
+
+  it("tells in the timeline that the PSP made a refund on its own, and a merchant's as asked", () => {
+    const created = (fields: Partial<Refund>): PublicEventDetail =>
+      ({
+        id: randomUUID(),
+        type: 'refund.created',
+        status: 'delivered',
+        nextAttemptAt: null,
+        createdAt: '2026-11-24T20:00:00.000Z',
+        attempts: [],
+        body: { event: 'refund.created', ...refund({ amount: 30, ...fields }), storeId: 's' },
+      }) as unknown as PublicEventDetail;
+    const items = timeline(PAYMENT, [created({ origin: 'psp', nature: 'med_fraud' }), created({})]).text;
+    expect(items).toContain(DashboardTexts.payment.refundEvents.pspCreated('R$ 30,00'));
+    expect(items).toContain(DashboardTexts.payment.refundEvents['refund.created']('R$ 30,00'));
   });
 
   it("shows a refund's reason and failure as text, isolated from the text around it", () => {

@@ -65,6 +65,7 @@ function eventTitle(event: PublicEventDetail): string {
     case 'payment.status_changed':
       return P.statusChange(StatusLabels[body.previousStatus], StatusLabels[body.status]);
     case 'refund.created':
+      return (body.origin === 'psp' ? P.refundEvents.pspCreated : P.refundEvents[body.event])(formatBrl(body.amount));
     case 'refund.succeeded':
     case 'refund.failed':
       return P.refundEvents[body.event](formatBrl(body.amount));
@@ -143,10 +144,10 @@ function sandboxSection(id: string): SafeHtml {
 }
 
 /**
- * What is left to refund: the paid amount less every merchant refund not failed, as payments
+ * What is left to refund: the paid amount less every merchant or PSP refund not failed, as payments
  * checks it. An approved payment was paid its own amount (a Pix of another amount goes to review),
- * and the refunds of the Pix that paid it are the merchant's: the platform's refunds of an approved
- * payment return other Pix (late ones). Nothing is left of a payment that is not approved. The one
+ * and the refunds of the Pix that paid it are the merchant's and the PSP's own (MED returns): the
+ * platform's refunds of an approved payment return other Pix (late ones). Nothing is left of a payment that is not approved. The one
  * case this misses is a Pix of another amount held for analysis and then cleared by the PSP (the
  * sandbox holds none): the public Payment does not carry the paid amount. Payments has the last
  * word either way, and its refusal says what is left (ErrorMessages.refundAboveLeft).
@@ -154,7 +155,7 @@ function sandboxSection(id: string): SafeHtml {
 export function refundableCents(payment: Pick<Payment, 'status' | 'amount'>, refunds: Refund[]): number {
   if (payment.status !== 'approved') return 0;
   const taken = refunds
-    .filter((r) => r.origin === 'merchant' && r.status !== 'failed')
+    .filter((r) => r.origin !== 'platform' && r.status !== 'failed')
     .reduce((sum, r) => sum + (brlToCents(r.amount) ?? 0), 0);
   return Math.max(0, (brlToCents(payment.amount) ?? 0) - taken);
 }
@@ -177,7 +178,7 @@ export function refundRow(refund: Refund): SafeHtml {
 <td data-label="${C.amount}" class="num refund-amount">${formatBrl(refund.amount)}</td>
 <td data-label="${C.status}" class="refund-status"><div><span class="badge refund-${refund.status}">${R.statuses[refund.status]}</span>${failure}</div></td>
 <td data-label="${C.origin}" class="refund-origin">${R.origins[refund.origin]}</td>
-<td data-label="${C.reason}" class="refund-reason">${foreignText(refund.reason)}</td>
+<td data-label="${C.reason}" class="refund-reason">${refund.nature ? R.natures[refund.nature] : foreignText(refund.reason)}</td>
 <td data-label="${C.createdAt}">${timeTag(refund.createdAt)}</td>
 <td data-label="${C.settledAt}" class="refund-settled">${refund.settledAt ? timeTag(refund.settledAt) : NONE}</td>
 </tr>`;
