@@ -2,6 +2,7 @@ import { App, Chart, YamlOutputType } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import * as kplus from 'cdk8s-plus-33';
 import { certificateIssuer } from './certificates';
+import { addLocalEngine } from './local-engine';
 import { addMongo, SERVICE_LOGINS } from './mongodb';
 import { addMonitoring } from './monitoring';
 import { addNats } from './nats';
@@ -27,7 +28,9 @@ export function buildApp(settings: Settings, outdir: string): App {
   // One source of the in-cluster servers' certificates, for NATS and MongoDB alike.
   const issuer = certificateIssuer(backing, settings);
   if (settings.nats.inCluster) addNats(backing, { ...settings, nats: settings.nats }, issuer);
-  if (settings.mongodb.inCluster) {
+  if (settings.mongodb.inCluster && settings.mongodb.engine === 'local') {
+    addLocalEngine(backing, settings, settings.mongodb.storage);
+  } else if (settings.mongodb.inCluster) {
     const logins = [...SERVICE_LOGINS, ...(settings.psp.simulator.enabled ? [simulatorLogin()] : [])];
     addMongo(backing, settings.namespace, settings.mongodb.replicas, settings.mongodb.storage, issuer, logins);
   }

@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-33';
 import { natsAuthorization, type NatsIdentity } from '@pix/contracts';
 import { serverCertificate, type IssuerRef } from './certificates';
 import { NATS_CLIENT_PORT, NATS_CLUSTER_PORT, NATS_MONITOR_PORT, labelsOf } from './services';
-import type { Settings } from './settings';
+import { cpuRequestMillis, type Settings } from './settings';
 import { backingPodSecurity, backingContainerSecurity, headlessService, quantity, storageClaim } from './stateful';
 
 export const NATS_IMAGE = 'nats:2.15-alpine';
@@ -157,7 +157,7 @@ export function addNats(
                 periodSeconds: 10,
               },
               resources: {
-                requests: { cpu: quantity('250m'), memory: quantity('512Mi') },
+                requests: { cpu: quantity(`${cpuRequestMillis(settings, 250)}m`), memory: quantity('512Mi') },
                 limits: { cpu: quantity('1'), memory: quantity('1Gi') },
               },
               securityContext: backingContainerSecurity(NATS_UID),
@@ -173,7 +173,7 @@ export function addNats(
               image: NATS_IMAGE,
               command: ['sh', '-c', RELOADER_SCRIPT],
               resources: {
-                requests: { cpu: quantity('10m'), memory: quantity('16Mi') },
+                requests: { cpu: quantity(`${cpuRequestMillis(settings, 10)}m`), memory: quantity('16Mi') },
                 limits: { cpu: quantity('100m'), memory: quantity('32Mi') },
               },
               securityContext: backingContainerSecurity(NATS_UID),

@@ -140,6 +140,14 @@ export function addNetworkPolicies(chart: Chart, settings: Settings): void {
       egress: [{ to: [pods('nats')], ports: [tcp(NATS_CLUSTER_PORT)] }],
     });
   }
+  for (const receiver of settings.webhookReceivers) {
+    // A test cluster's merchant endpoint: the dispatcher's deliveries in, nothing out.
+    policy(chart, receiver, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': receiver } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [pods('webhook-dispatcher')] }],
+    });
+  }
   if (settings.mongodb.inCluster) {
     const mongoClients = SERVICES.filter((spec) => spec.usesMongo).map((spec) => pods(spec.name));
     if (settings.psp.simulator.enabled) mongoClients.push(pods(PSP_SIMULATOR.name));
@@ -174,6 +182,7 @@ function serviceEgress(
   if (spec.name === 'webhook-dispatcher') {
     // Any port: a merchant's webhook URL may name one.
     egress.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: NON_PUBLIC_RANGES } }] });
+    if (settings.webhookReceivers.length > 0) egress.push({ to: settings.webhookReceivers.map(pods) });
   }
   if (spec.name === 'pix-provider-adapter') {
     for (const { connection } of externalConnections(settings)) {

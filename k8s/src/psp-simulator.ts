@@ -11,6 +11,7 @@ import {
   TERMINATION_GRACE_SECONDS,
   mongoUrl,
   opsProbes,
+  usesMongoLogins,
 } from './workloads';
 
 /**
@@ -44,6 +45,15 @@ export function simulatorLogin(): MongoLogin {
   };
 }
 
+/** Its login's username and password, from the Secret pix-mongodb-psp-simulator. */
+function mongoLogin(chart: Chart, name: string): Record<string, kplus.EnvValue> {
+  const login = kplus.Secret.fromSecretName(chart, `${name}-mongodb-login`, mongoUserSecret(name));
+  return {
+    MONGO_USERNAME: kplus.EnvValue.fromSecretValue({ secret: login, key: 'username' }),
+    MONGO_PASSWORD: kplus.EnvValue.fromSecretValue({ secret: login, key: 'password' }),
+  };
+}
+
 /**
  * The simulator, when the settings run it: one replica (its access tokens and faults live in its
  * memory, so a second would refuse the first's tokens), and a Service for API Pix, its back office
@@ -53,7 +63,6 @@ export function addPspSimulator(chart: Chart, settings: Settings): void {
   if (!settings.psp.simulator.enabled) return;
   const { name } = PSP_SIMULATOR;
   const labels = labelsOf(name);
-  const login = kplus.Secret.fromSecretName(chart, `${name}-mongodb-login`, mongoUserSecret(name));
   const client = SIMULATOR_CONNECTION_SECRETS.client;
   const clientSecret = kplus.Secret.fromSecretName(chart, `${name}-client`, client.name);
   const { serverTls, callerTls } = SIMULATOR_SECRETS;
@@ -63,27 +72,27 @@ export function addPspSimulator(chart: Chart, settings: Settings): void {
   ];
   const tmp = kplus.Volume.fromEmptyDir(chart, `${name}-tmp`, 'tmp');
   // The CA that signed the in-cluster MongoDB's certificate: ca.crt alone, never the server's key.
-  const mongoCa = settings.mongodb.inCluster
-    ? kplus.Volume.fromSecret(
-        chart,
-        `${name}-mongodb-ca`,
-        kplus.Secret.fromSecretName(chart, `${name}-mongodb-tls`, MONGO_TLS_SECRET),
-        { name: 'mongodb-ca', items: { 'ca.crt': { path: 'ca.crt' } } },
-      )
-    : undefined;
+  const mongoCa =
+    settings.mongodb.inCluster && settings.mongodb.engine === 'mongodb'
+      ? kplus.Volume.fromSecret(
+          chart,
+          `${name}-mongodb-ca`,
+          kplus.Secret.fromSecretName(chart, `${name}-mongodb-tls`, MONGO_TLS_SECRET),
+          { name: 'mongodb-ca', items: { 'ca.crt': { path: 'ca.crt' } } },
+        )
+      : undefined;
   const value = kplus.EnvValue.fromValue;
   const database = simulatorLogin().database;
   const env: Record<string, kplus.EnvValue> = {
     LOG_LEVEL: value(settings.logLevel),
     SHUTDOWN_GRACE: value(SHUTDOWN_GRACE),
     MONGO_URL: settings.mongodb.inCluster
-      ? value(mongoUrl(settings.mongodb.replicas, database))
+      ? value(mongoUrl(settings.mongodb, database))
       : kplus.EnvValue.fromSecretValue({
           secret: kplus.Secret.fromSecretName(chart, `${name}-mongodb-url`, 'pix-mongodb'),
           key: SIMULATOR_MANAGED_MONGO_URL_KEY,
         }),
-    MONGO_USERNAME: kplus.EnvValue.fromSecretValue({ secret: login, key: 'username' }),
-    MONGO_PASSWORD: kplus.EnvValue.fromSecretValue({ secret: login, key: 'password' }),
+    ...(usesMongoLogins(settings) ? mongoLogin(chart, name) : {}),
     OPS_HOST: value('0.0.0.0'),
     OPS_PORT: value(String(PSP_SIMULATOR.opsPort)),
     API_HOST: value('0.0.0.0'),

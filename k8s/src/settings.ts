@@ -110,8 +110,28 @@ export const SettingsSchema = z.object({
     certManager: z.boolean(),
     issuer: z.object({ kind: z.enum(['Issuer', 'ClusterIssuer']), name: z.string().min(1) }).optional(),
   }),
-  /** A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url). */
-  mongodb: z.discriminatedUnion('inCluster', [inCluster, managed]),
+  /**
+   * A managed MongoDB's URL carries credentials, so it comes from the Secret pix-mongodb (key url).
+   * In the cluster, `engine` says what runs: `mongodb`, the replica set (production); `local`, the
+   * local engine image (PostgreSQL with DocumentDB and FerretDB, `make images`) as one member, for
+   * a small node that has no MongoDB image (k8s/small-node.json). The local engine has no logins
+   * and no TLS, as in compose: only its NetworkPolicy guards it.
+   */
+  mongodb: z.discriminatedUnion('inCluster', [
+    inCluster.extend({ engine: z.enum(['mongodb', 'local']).default('mongodb') }),
+    managed,
+  ]),
+  /**
+   * What share of their CPU requests the pods ask for (limits unchanged): 1 in production; a small
+   * node's profile lowers it so that every replica fits one node.
+   */
+  cpuRequestScale: z.number().gt(0).max(1).default(1),
+  /**
+   * Components of the namespace that the webhook dispatcher may deliver to, besides the public
+   * internet: none in production. A test cluster names its merchant receiver; the dispatcher then
+   * allows private targets (WEBHOOK_ALLOW_PRIVATE_TARGETS) and its NetworkPolicy opens to those pods only.
+   */
+  webhookReceivers: z.array(z.string().min(1)).default([]),
   /**
    * The adapter's PSP connections, side by side in one process: test mode's, always (the PSP
    * simulator, or a PSP's homologation environment in `test`), and live mode's when `live` is
@@ -156,6 +176,13 @@ export const SettingsSchema = z.object({
     }),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
+/** The MongoDB of the cluster's own: the replica set, or the local engine on a small node. */
+export type InClusterMongo = Extract<Settings['mongodb'], { inCluster: true }>;
+
+/** A CPU request in millicores as the settings scale it (never below 5m). */
+export function cpuRequestMillis(settings: Settings, millis: number): number {
+  return Math.max(5, Math.round(millis * settings.cpuRequestScale));
+}
 
 export function loadSettings(file: string): Settings {
   const parsed = SettingsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));

@@ -13,7 +13,7 @@ import {
   labelsOf,
   type ServiceSpec,
 } from './services';
-import type { Settings } from './settings';
+import { cpuRequestMillis, type InClusterMongo, type Settings } from './settings';
 
 /** Kubernetes gives a pod this long after SIGTERM; SHUTDOWN_GRACE stays below it so the service exits first. */
 export const TERMINATION_GRACE_SECONDS = 30;
@@ -96,10 +96,19 @@ export function opsProbes(port: number): Pick<kplus.ContainerProps, 'liveness' |
   };
 }
 
-/** The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from Secrets). */
-export function mongoUrl(replicas: number, database: string = MONGO_DATABASE): string {
-  const hosts = Array.from({ length: replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
+/**
+ * The in-cluster replica set over TLS; no login in it (MONGO_USERNAME/MONGO_PASSWORD come from
+ * Secrets). The local engine: its one member, without replica set, TLS or login.
+ */
+export function mongoUrl(mongodb: InClusterMongo, database: string = MONGO_DATABASE): string {
+  if (mongodb.engine === 'local') return `mongodb://mongodb-0.mongodb:${MONGO_PORT}/${database}`;
+  const hosts = Array.from({ length: mongodb.replicas }, (_, i) => `mongodb-${i}.mongodb:${MONGO_PORT}`).join(',');
   return `mongodb://${hosts}/${database}?replicaSet=rs0&tls=true&tlsCAFile=${MONGO_CA_DIR}/ca.crt`;
+}
+
+/** Every MongoDB but the local engine (which has none) gives each service a login of its own. */
+export function usesMongoLogins(settings: Settings): boolean {
+  return !(settings.mongodb.inCluster && settings.mongodb.engine === 'local');
 }
 
 /** Settings shared by every service; each reads only the variables its schema knows. */
@@ -111,7 +120,7 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
       JETSTREAM_REPLICAS: String(
         settings.nats.inCluster ? Math.min(3, settings.nats.replicas) : settings.nats.streamReplicas,
       ),
-      ...(settings.mongodb.inCluster ? { MONGO_URL: mongoUrl(settings.mongodb.replicas) } : {}),
+      ...(settings.mongodb.inCluster ? { MONGO_URL: mongoUrl(settings.mongodb) } : {}),
       NATS_NKEY_SEED_FILE: `${NATS_SEED_DIR}/seed`,
       ...(natsCaSecret(settings) ? { NATS_CA_FILE: `${NATS_CA_DIR}/ca.crt` } : {}),
       LOG_LEVEL: settings.logLevel,
@@ -119,8 +128,9 @@ function platformConfig(chart: Chart, settings: Settings): kplus.ConfigMap {
       OPS_HOST: '0.0.0.0',
       HTTP_HOST: '0.0.0.0',
       PUBLIC_BASE_URL: `https://${settings.publicHost}`,
-      // Merchant URLs on private networks would let a store probe the cluster.
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      // Merchant URLs on private networks would let a store probe the cluster; a test cluster's
+      // receivers are pods (its NetworkPolicy still opens the dispatcher to those alone).
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: String(settings.webhookReceivers.length > 0),
     },
   });
 }
@@ -144,7 +154,7 @@ export function addServices(chart: Chart, settings: Settings): Map<string, kplus
     if (spec.usesMongo && !settings.mongodb.inCluster) {
       env.MONGO_URL = kplus.EnvValue.fromSecretValue({ secret: mongoSecret, key: 'url' });
     }
-    if (spec.usesMongo) {
+    if (spec.usesMongo && usesMongoLogins(settings)) {
       // Each service logs in as its own user, whose role reaches only its own collections.
       const login = kplus.Secret.fromSecretName(chart, `${spec.name}-mongodb-login`, mongoUserSecret(spec.name));
       env.MONGO_USERNAME = kplus.EnvValue.fromSecretValue({ secret: login, key: 'username' });
@@ -232,7 +242,7 @@ function natsProvisioning(chart: Chart, settings: Settings, config: kplus.Config
         envFrom: [kplus.Env.fromConfigMap(config)],
         volumeMounts: [...files.mounts, { path: '/tmp', volume: tmp }],
         resources: {
-          cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(500) },
+          cpu: { request: kplus.Cpu.millis(cpuRequestMillis(settings, 50)), limit: kplus.Cpu.millis(500) },
           memory: { request: Size.mebibytes(96), limit: Size.mebibytes(192) },
         },
         securityContext: APP_CONTAINER_SECURITY,
@@ -252,7 +262,7 @@ function serviceDeployment(
   const tmp = kplus.Volume.fromEmptyDir(chart, `${spec.name}-tmp`, 'tmp');
   // The CA that signed the in-cluster MongoDB's certificate: ca.crt alone, never the server's key.
   const mongoCa =
-    spec.usesMongo && settings.mongodb.inCluster
+    spec.usesMongo && settings.mongodb.inCluster && settings.mongodb.engine === 'mongodb'
       ? kplus.Volume.fromSecret(
           chart,
           `${spec.name}-mongodb-ca`,
@@ -296,7 +306,10 @@ function serviceDeployment(
           ...secretFiles.mounts,
         ],
         resources: {
-          cpu: { request: kplus.Cpu.millis(spec.cpu.request), limit: kplus.Cpu.millis(spec.cpu.limit) },
+          cpu: {
+            request: kplus.Cpu.millis(cpuRequestMillis(settings, spec.cpu.request)),
+            limit: kplus.Cpu.millis(spec.cpu.limit),
+          },
           memory: { request: Size.mebibytes(spec.memoryMiB.request), limit: Size.mebibytes(spec.memoryMiB.limit) },
         },
         ...opsProbes(spec.opsPort),

@@ -1070,3 +1070,82 @@ describe('k8s settings of the PSP', () => {
     expect(refusal(withPsp({ ...platform.psp, provider: 'apipix' }))).toMatch(/psp: Unrecognized key: "provider"/);
   });
 });
+
+describe('k8s/small-node.json, the profile `make k8s-test` runs on one 2-core node', () => {
+  const small = JSON.parse(fs.readFileSync(path.join(k8sDir, 'small-node.json'), 'utf8')) as {
+    cpuRequestScale: number;
+  };
+  const dir = synthInto(small);
+  const objects = readObjects(dir);
+  const production = readObjects(dist);
+  const millis = (cpu: string) => (cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000);
+  const workloads = (list: K8sObject[]) => list.filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind));
+
+  it('is valid', () => {
+    expect(validate(dir).status).toBe(0);
+  });
+
+  it('runs the local engine in place of the MongoDB replica set, under the same name, and substitutes nothing else', () => {
+    const engine = named(objects, 'StatefulSet', 'mongodb');
+    expect(engine.spec!.replicas).toBe(1);
+    expect(podOf(engine).containers.map((c: { image: string }) => c.image)).toEqual(['localhost/pix/engine:local']);
+    const config = named(objects, 'ConfigMap', 'pix-config');
+    expect(config.data!.MONGO_URL).toBe('mongodb://mongodb-0.mongodb:27017/pix');
+    // The same workloads as production's but MongoDB's init Job, which the engine (no logins) needs not.
+    const names = (list: K8sObject[]) =>
+      workloads(list)
+        .map((o) => `${o.kind}/${o.metadata.name.replace(/-[0-9a-f]{10}$/, '')}`)
+        .sort();
+    expect(names(objects)).toEqual(names(production).filter((n) => !n.startsWith('Job/mongodb-init')));
+    for (const deployment of byKind(objects, 'Deployment')) {
+      const env = podOf(deployment).containers[0].env ?? [];
+      expect(env.map((e: { name: string }) => e.name)).not.toContain('MONGO_PASSWORD');
+    }
+  });
+
+  it("runs the PSP simulator as test mode's PSP on a database of the engine's, and no live connection", () => {
+    const envOf = (name: string) =>
+      Object.fromEntries(
+        (podOf(named(objects, 'Deployment', name)).containers[0].env as { name: string; value?: string }[]).map((e) => [
+          e.name,
+          e.value,
+        ]),
+      );
+    const simulator = envOf('psp-simulator');
+    expect(simulator.MONGO_URL).toBe('mongodb://mongodb-0.mongodb:27017/pix_psp');
+    expect(Object.keys(simulator)).not.toContain('MONGO_USERNAME');
+    const adapter = envOf('pix-provider-adapter');
+    expect(adapter.PIX_API_URL).toBe('https://psp-simulator:8443/v2');
+    expect(Object.keys(adapter).filter((name) => name.startsWith('LIVE_PSP_'))).toEqual([]);
+    expect(byKind(objects, 'Service').map((o) => o.metadata.name)).not.toContain('pix-provider-adapter-callbacks');
+    expect(byKind(production, 'Service').map((o) => o.metadata.name)).toContain('pix-provider-adapter-callbacks');
+  });
+
+  it('asks for CPU that fits one 2-core node beside its control plane, with the limits of production', () => {
+    const requests = workloads(objects).flatMap((o) => {
+      const replicas = o.kind === 'Deployment' ? 2 : o.kind === 'Job' ? 1 : (o.spec!.replicas as number);
+      return podOf(o).containers.map(
+        (c: { resources: { requests: { cpu: string } } }) => millis(c.resources.requests.cpu) * replicas,
+      );
+    });
+    expect(requests.reduce((a: number, b: number) => a + b, 0)).toBeLessThan(800);
+    const limits = (list: K8sObject[]) =>
+      byKind(list, 'Deployment').map((o) => podOf(o).containers[0].resources.limits.cpu as string);
+    expect(limits(objects)).toEqual(limits(production));
+  });
+
+  it('opens the dispatcher to its webhook receiver pod alone, besides the public internet', () => {
+    const config = named(objects, 'ConfigMap', 'pix-config');
+    expect(config.data!.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe('true');
+    expect(named(production, 'ConfigMap', 'pix-config').data!.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe('false');
+    const dispatcher = named(objects, 'NetworkPolicy', 'webhook-dispatcher');
+    expect(dispatcher.spec!.egress).toContainEqual({
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'webhook-receiver' } } }],
+    });
+    expect(named(objects, 'NetworkPolicy', 'webhook-receiver').spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'webhook-receiver' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'webhook-dispatcher' } } }] }],
+    });
+  });
+});
