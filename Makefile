@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 STACK := node tools/devstack/dist/main.js
 
-.PHONY: help install infra build up down status logs test test-unit chaos lint format bench k8s images compose-test
+.PHONY: help install infra build up down status logs test test-unit chaos lint format bench k8s images compose-test k8s-test
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -75,6 +75,9 @@ test-unit: node_modules/.package-lock.json ## The unit layer only: no stack, no 
 
 bench: build ## Measure the API at 1,000 and 100,000 payments beside raw ceilings, with a baseline commit (BENCH_BASE=<ref>|none, BENCH_QUICK=1)
 	node tools/bench/dist/main.js
+
+k8s-test: images ## A one-node Kubernetes built here (scripts/k8s/build-cluster.sh) runs the small-node profile: walkthrough, pods killed, NetworkPolicies
+	bash scripts/k8s/test.sh
 
 k8s: build ## Synthesise the Kubernetes manifests (k8s/platform.json) into k8s/dist/
 	node k8s/build/main.js

@@ -54,6 +54,7 @@ const sharedStack = {
 
 const CHAOS = '<rootDir>/tests/e2e/chaos.test.ts';
 const COMPOSE = '<rootDir>/tests/compose/';
+const K8S = '<rootDir>/tests/k8s/';
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -78,7 +79,7 @@ module.exports = {
       displayName: 'system',
       roots: ['<rootDir>/tests'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/', CHAOS, COMPOSE],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/service/', CHAOS, COMPOSE, K8S],
     },
     {
       // The chaos test, run by itself after the others (make test), so that it measures recovery
@@ -95,6 +96,14 @@ module.exports = {
       ...common,
       displayName: 'compose',
       roots: ['<rootDir>/tests/compose'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      // The small-node profile on a real one-node cluster (make k8s-test, through scripts/k8s/test.sh,
+      // which builds and starts the cluster and applies the manifests): no shared stack.
+      ...common,
+      displayName: 'k8s',
+      roots: ['<rootDir>/tests/k8s'],
       testMatch: ['**/*.test.ts'],
     },
   ],
