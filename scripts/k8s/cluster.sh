@@ -28,7 +28,8 @@ API=https://$NODE_IP:6443
 PAUSE_IMAGE=registry.k8s.io/pause:3.10-pix
 COREDNS_IMAGE=localhost/pix/coredns:v1.14.7
 ISOLATE_CHAIN=PIX-K8S-ISOLATE
-HOST_DIRS=(/run/containerd /var/lib/cni /var/log/containers /run/netns)
+HOST_DIRS=(/run/containerd /var/lib/cni /var/log/containers /run/netns /var/lib/kube-router /run/kube-router
+  /var/lib/kubelet /etc/kubernetes)
 # What the kubelet and kube-proxy may change, recorded by up and restored by down.
 SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys
   kernel.keys.root_maxbytes net.ipv4.ip_forward net.ipv4.conf.all.route_localnet
@@ -366,6 +367,7 @@ up() {
     --kubelet-certificate-authority "$STATE/pki/ca.crt" \
     --service-account-key-file "$STATE/pki/sa.pub" --service-account-signing-key-file "$STATE/pki/sa.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --kubelet-preferred-address-types InternalIP \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --profiling=false
   wait_for kube-apiserver 180 kubectl get --raw /readyz
 
@@ -390,13 +392,19 @@ up() {
     --cert-dir "$STATE/kubelet/pki" --node-ip "$NODE_IP" --hostname-override "$NODE"
   kube_proxy_config
   start kube-proxy "$bin/kube-proxy" --config "$STATE/kube-proxy.yaml"
+  wait_for "node $NODE" 120 kubectl wait --for condition=Ready "node/$NODE" --timeout 5s
+  # kube-router finds its node at start, and exits when it is not registered yet.
   start kube-router "$bin/kube-router" --kubeconfig "$STATE/pki/kube-router.kubeconfig" \
     --hostname-override "$NODE" --run-firewall=true --run-router=false --run-service-proxy=false \
     --enable-cni=false --metrics-port 0 --health-port 0 --iptables-sync-period 30s
-  wait_for "node $NODE" 120 kubectl wait --for condition=Ready "node/$NODE" --timeout 5s
+  wait_for "kube-router's firewall" 60 sh -c 'iptables-save -t filter | grep -q "^:KUBE-ROUTER-"'
 
   coredns_manifest | kubectl apply -f - >/dev/null
   wait_for coredns 180 kubectl -n kube-system rollout status deployment/coredns --timeout 5s
+  local name
+  for name in "$STATE"/pids/*; do
+    kill -0 "$(cat "$name")" 2>/dev/null || { say "$(basename "$name") exited: see $STATE/logs"; return 1; }
+  done
   say "up in $(($(date +%s) - started)) s: KUBECONFIG=$STATE/pki/admin.kubeconfig"
 }
 
@@ -427,7 +435,7 @@ remove_chains() { # <iptables command>: the cluster's chains in every table, and
     chains=$("$ipt-save" -t "$table" 2>/dev/null | sed -n 's/^:\([^ ]*\) .*/\1/p' | grep -E "$CHAIN_PATTERN" || true)
     [ -n "$chains" ] || continue
     # Rules in the built-in chains (and any other) that jump to one of them.
-    "$ipt-save" -t "$table" | grep -E -- "^-A " | while read -r rule; do
+    { "$ipt-save" -t "$table" | grep -E -- "^-A " || true; } | while read -r rule; do
       local target
       target=$(sed -n 's/.* -j \([^ ]*\).*/\1/p' <<<"$rule")
       local chain
@@ -459,11 +467,14 @@ down() {
   for name in kube-router kube-proxy kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
     stop "$name"
   done
-  # The shims containerd started leave its process group: each wrote its pid into its bundle.
-  local pidfile
-  while IFS= read -r pidfile; do
-    stop_pid "$(cat "$pidfile")" "containerd-shim"
-  done < <(find "$STATE/containerd" -name shim.pid 2>/dev/null)
+  # The shims containerd started leave its process group: each is a process of this install's
+  # shim binary (a deleted task's shim may outlive its bundle, and the pid file in it).
+  local proc
+  for proc in /proc/[0-9]*; do
+    if [ "$(readlink "$proc/exe" 2>/dev/null)" = "$bin/containerd-shim-runc-v2" ]; then
+      stop_pid "${proc#/proc/}" containerd-shim
+    fi
+  done
 
   # Mounts under the state folder (secrets, overlay root filesystems, sandbox files), deepest first.
   local mnt

@@ -75,12 +75,10 @@ iptables -t mangle -S FORWARD | sed -n 2p | grep -q -- '-j PIX-K8S-ISOLATE' || {
 say "pod and Service ranges routed to pixk8s0 only"
 
 t=$(date +%s)
-mkdir -p "$work/images"
-for image in "${IMAGES[@]}"; do
-  podman save --format docker-archive -o "$work/images/image.tar" "$image" >/dev/null
-  ctr images import "$work/images/image.tar" >/dev/null
-  rm -f "$work/images/image.tar"
-done
+# One archive: the images share the Node base's layers, written and imported once.
+podman save -m --format docker-archive -o "$work/images.tar" "${IMAGES[@]}" >/dev/null
+ctr images import "$work/images.tar" >/dev/null
+rm -f "$work/images.tar"
 ctr images tag --force localhost/pix/nats:local "$NATS_IMAGE_NAME" >/dev/null
 say "images loaded into containerd in $(elapsed "$t")"
 
@@ -119,7 +117,8 @@ tls="$work/tls"
 mkdir -p "$tls"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 -subj /CN=pix-test-ca \
   -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null
-names=""
+# Each pod's short name as it is (NATS_URL names them; Node matches no wildcard over one label).
+names="DNS:nats-0.nats,DNS:nats-1.nats,DNS:nats-2.nats,"
 for name in nats "nats.$NAMESPACE" "nats.$NAMESPACE.svc" "nats.$NAMESPACE.svc.cluster.local"; do
   names+="DNS:$name,DNS:*.$name,"
 done
@@ -171,6 +170,11 @@ for kind in statefulset deployment; do
       exit 1
     }
   done
+done
+# The Deployments have no replica count of their own: each HorizontalPodAutoscaler raises it to
+# its minimum (2), with or without metrics.
+for name in gateway payments pix-provider-adapter webhook-dispatcher; do
+  kubectl -n "$NAMESPACE" wait --for=jsonpath='{.status.readyReplicas}'=2 "deployment/$name" --timeout 300s >/dev/null
 done
 kubectl -n "$NAMESPACE" wait --for condition=Complete job --all --timeout 300s >/dev/null
 say "every Deployment and StatefulSet ready, every Job complete, $(elapsed "$t") after apply"
