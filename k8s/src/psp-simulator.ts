@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-33';
 import { MONGO_CA_DIR, MONGO_DATABASE, MONGO_TLS_SECRET, mongoUserSecret, type MongoLogin } from './mongodb';
 import { SIMULATOR_CONNECTION_SECRETS, secretDir } from './psp-connection';
 import { PSP_SIMULATOR, labelsOf } from './services';
-import type { Settings } from './settings';
+import { cpuRequestMillis, type Settings } from './settings';
 import {
   APP_CONTAINER_SECURITY,
   APP_UID,
@@ -139,7 +139,7 @@ export function addPspSimulator(chart: Chart, settings: Settings): void {
         ],
         // About 95 MB resident on make up (docs/decisions/psp-simulator.md), under the image's heap flags.
         resources: {
-          cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(500) },
+          cpu: { request: kplus.Cpu.millis(cpuRequestMillis(settings, 50)), limit: kplus.Cpu.millis(500) },
           memory: { request: Size.mebibytes(160), limit: Size.mebibytes(320) },
         },
         ...opsProbes(PSP_SIMULATOR.opsPort),

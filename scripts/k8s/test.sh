@@ -18,7 +18,7 @@ export PIX_K8S_DIR=${PIX_K8S_DIR:-"$root/.run/k8s"}
 work="$root/.run/k8s-test"
 bin="$root/.tools/k8s/bin"
 NAMESPACE=pix
-SERVICES=(gateway payments pix-provider-adapter webhook-dispatcher admin)
+SERVICES=(gateway payments pix-provider-adapter webhook-dispatcher psp-simulator admin)
 # The images the manifests name, as `make images` tagged them; NATS's under the name the
 # StatefulSet uses (k8s/src/nats.ts), the receiver's and the test client's on the Node base.
 IMAGES=(localhost/pix/engine:local localhost/pix/nats:local localhost/pix/node-base:current)
@@ -34,6 +34,14 @@ started=$(date +%s)
 for image in "${IMAGES[@]}"; do
   podman image exists "$image" || { say "$image is missing: run make images"; exit 1; }
 done
+rm -rf "$work"
+mkdir -p "$work"
+# Saved at once, as one archive (the images share the Node base's layers): podman's storage is the
+# machine's, and another checkout's `make images` may retag these names while the cluster starts.
+t=$(date +%s)
+podman save -m --format docker-archive -o "$work/images.tar" "${IMAGES[@]}" >/dev/null
+podman image inspect --format '{{.Id}} {{.Created}} {{.RepoTags}}' "${IMAGES[@]}" >"$work/images.txt"
+say "images saved in $(elapsed "$t"): $(wc -l <"$work/images.txt") ($work/images.txt)"
 nice -n 10 bash scripts/k8s/build-cluster.sh
 say "cluster binaries ready after $(elapsed "$started")"
 
@@ -55,8 +63,6 @@ cleanup() {
   bash scripts/k8s/cluster.sh down || status=1
   exit "$status"
 }
-rm -rf "$work"
-mkdir -p "$work"
 trap cleanup EXIT
 
 free -m | awk '/^Mem:/ {print $3}' >"$work/memory-before"
@@ -75,8 +81,6 @@ iptables -t mangle -S FORWARD | sed -n 2p | grep -q -- '-j PIX-K8S-ISOLATE' || {
 say "pod and Service ranges routed to pixk8s0 only"
 
 t=$(date +%s)
-# One archive: the images share the Node base's layers, written and imported once.
-podman save -m --format docker-archive -o "$work/images.tar" "${IMAGES[@]}" >/dev/null
 ctr images import "$work/images.tar" >/dev/null
 rm -f "$work/images.tar"
 ctr images tag --force localhost/pix/nats:local "$NATS_IMAGE_NAME" >/dev/null
@@ -103,7 +107,22 @@ secret() { kubectl -n "$NAMESPACE" create secret generic "$@" >/dev/null; }
 for identity in gateway payments pix-provider-adapter webhook-dispatcher provisioner admin; do
   secret "pix-nats-$identity" --from-file=seed="$work/nats-keys/$identity.nk"
 done
-secret pix-psp --from-literal=callback-secret="$(openssl rand -base64 32)"
+# The PSP simulator's connection with the adapter (test mode's only PSP: the profile has no live
+# one), as docs/deploy.md makes it: scripts/compose-psp-pki.sh names the certificates for the
+# Services psp-simulator and pix-provider-adapter, which are the names in the namespace too.
+psp="$work/psp-pki"
+bash scripts/compose-psp-pki.sh "$psp"
+secret pix-psp-simulator-client --from-literal=client-id=pix-platform \
+  --from-literal=client-secret="$(openssl rand -base64 32)"
+secret pix-psp-simulator-server-tls --from-file=tls.crt="$psp/psp-server.crt" \
+  --from-file=tls.key="$psp/psp-server.key" --from-file=ca.crt="$psp/psp-ca.crt"
+secret pix-psp-simulator-caller-tls --from-file=tls.crt="$psp/psp-callback-client.crt" \
+  --from-file=tls.key="$psp/psp-callback-client.key" --from-file=ca.crt="$psp/platform-ca.crt"
+secret pix-psp-simulator-api-tls --from-file=tls.crt="$psp/adapter-client.crt" \
+  --from-file=tls.key="$psp/adapter-client.key" --from-file=ca.crt="$psp/psp-ca.crt"
+kubectl -n "$NAMESPACE" create secret tls pix-psp-simulator-callback-tls \
+  --cert="$psp/adapter-callback-server.crt" --key="$psp/adapter-callback-server.key" >/dev/null
+secret pix-psp-simulator-callback-client-ca --from-file=ca.crt="$psp/psp-ca.crt"
 secret pix-dashboard --from-literal=session-secret="$(openssl rand -base64 32)"
 secret pix-secrets-keys --from-literal=keys="k8stest:$(openssl rand -base64 32)"
 for producer in adapter payments; do

@@ -60,6 +60,27 @@ async function portForward(
   return { url: `http://127.0.0.1:${local}`, stop: () => child.kill() };
 }
 
+interface StoreCredentials {
+  token: string;
+  webhookSecret: string;
+  liveToken: string;
+  liveWebhookSecret: string;
+}
+
+/** Whether a delivery's Standard Webhooks signature is the secret's. */
+function signedWith(secret: string, delivery: Delivery): boolean {
+  try {
+    new Webhook(secret).verify(delivery.body, {
+      'webhook-id': delivery.headers['webhook-id']!,
+      'webhook-timestamp': delivery.headers['webhook-timestamp']!,
+      'webhook-signature': delivery.headers['webhook-signature']!,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface Delivery {
   headers: Record<string, string>;
   body: string;
@@ -116,8 +137,11 @@ describe('the small-node profile on a one-node cluster', () => {
       .filter((d) => d.body.includes(paymentId));
   }
 
-  /** The admin CLI as the operator runs it (docs/deploy.md): a pod labelled admin, with the admin seed. */
-  function createStore(name: string): { token: string; webhookSecret: string } {
+  /**
+   * The admin CLI as the operator runs it (docs/deploy.md): a pod labelled admin, with the admin
+   * seed. It prints each mode's token and webhook secret; the cluster runs test mode only.
+   */
+  function createStore(name: string): StoreCredentials {
     const pod = `admin-${Date.now()}`;
     const overrides = {
       spec: {
@@ -158,10 +182,7 @@ describe('the small-node profile on a one-node cluster', () => {
       undefined,
       180_000,
     );
-    return JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as {
-      token: string;
-      webhookSecret: string;
-    };
+    return JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as StoreCredentials;
   }
 
   /** Retried on a 5xx or a dropped connection while a pod goes: the answer that counts is the last. */
@@ -189,17 +210,21 @@ describe('the small-node profile on a one-node cluster', () => {
     receiver?.stop();
   });
 
-  it('walks the README through the gateway Service: store, payment, sandbox pay, approved, signed webhooks, refund', async () => {
+  it('walks the README through the gateway Service: test token, payment, sandbox pay, approved, signed webhooks, refund', async () => {
     const store = createStore('K8s store');
+    expect(store.token).toMatch(/^pxt_test_/);
+    expect(store.liveToken).toMatch(/^pxt_live_/);
     const created = await api<Record<string, unknown>>(gateway.url, 'POST', '/public-api/v1/payments', {
       token: store.token,
       body: { amount: 25.5, email: 'cliente@example.com', webhookUrl: WEBHOOK_URL },
     });
     expect(created.status).toBe(200);
     const id = String(created.body.id);
-    expect(created.body).toMatchObject({ status: 'pending', amount: 25.5, webhookUrl: WEBHOOK_URL });
+    expect(created.body).toMatchObject({ status: 'pending', amount: 25.5, webhookUrl: WEBHOOK_URL, livemode: false });
     expect(created.body.qrCodeUrl).toBe(`https://api.pix.test/public-api/v1/qrcodes/${id}.png`);
 
+    // Paid as the payer would, at the PSP simulator's back office (through the adapter); its
+    // callback over mutual TLS makes the payment approved.
     const paid = await api(gateway.url, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token });
     expect(paid.status).toBe(200);
     const approved = await eventually(
@@ -217,16 +242,11 @@ describe('the small-node profile on a one-node cluster', () => {
       250,
     );
     expect(hooks.map((h) => h.json.event)).toEqual(['payment.created', 'payment.status_changed']);
-    const verifier = new Webhook(store.webhookSecret);
-    for (const hook of hooks) {
-      expect(() =>
-        verifier.verify(hook.body, {
-          'webhook-id': hook.headers['webhook-id']!,
-          'webhook-timestamp': hook.headers['webhook-timestamp']!,
-          'webhook-signature': hook.headers['webhook-signature']!,
-        }),
-      ).not.toThrow();
-    }
+    // Both signed with test mode's secret, none with live mode's.
+    expect(hooks.map((h) => [signedWith(store.webhookSecret, h), signedWith(store.liveWebhookSecret, h)])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
 
     const refund = await api<Record<string, unknown>>(gateway.url, 'POST', `/public-api/v1/payments/${id}/refunds`, {
       token: store.token,
@@ -239,7 +259,7 @@ describe('the small-node profile on a one-node cluster', () => {
       30_000,
       250,
     );
-    expect(refunded.body).toMatchObject({ id, refundedAmount: 10 });
+    expect(refunded.body).toMatchObject({ id, refundedAmount: 10, livemode: false });
     const refundHooks = await eventually(
       () => deliveries(id),
       (list) => list.some((h) => h.json.event === 'refund.succeeded'),
@@ -252,6 +272,7 @@ describe('the small-node profile on a one-node cluster', () => {
       'refund.created',
       'refund.succeeded',
     ]);
+    expect(refundHooks.every((h) => signedWith(store.webhookSecret, h))).toBe(true);
   }, 300_000);
 
   it.each([
@@ -340,6 +361,9 @@ describe('the small-node profile on a one-node cluster', () => {
       'pix-provider-adapter:8081',
       'pix-provider-adapter:9103',
       'webhook-dispatcher:9104',
+      'psp-simulator:8443',
+      'psp-simulator:8082',
+      'psp-simulator:9105',
     ];
 
     beforeAll(() => {
