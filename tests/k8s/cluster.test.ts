@@ -149,6 +149,8 @@ describe('the small-node profile on a one-node cluster', () => {
           {
             name: pod,
             image: ADMIN_IMAGE,
+            // The image's CMD is a service's: the CLI is named, as docs/deploy.md's recipe does.
+            command: ['node', 'main.js'],
             args: ['store', 'create', '--name', name],
             envFrom: [{ configMapRef: { name: 'pix-config' } }],
             env: [{ name: 'NATS_NKEY_SEED_FILE', value: '/etc/nats-identity/seed' }],
