@@ -39,7 +39,7 @@ mkdir -p "$work"
 # Saved at once, as one archive (the images share the Node base's layers): podman's storage is the
 # machine's, and another checkout's `make images` may retag these names while the cluster starts.
 t=$(date +%s)
-podman save -m --format docker-archive -o "$work/images.tar" "${IMAGES[@]}" >/dev/null
+podman save --quiet -m --format docker-archive -o "$work/images.tar" "${IMAGES[@]}"
 podman image inspect --format '{{.Id}} {{.Created}} {{.RepoTags}}' "${IMAGES[@]}" >"$work/images.txt"
 say "images saved in $(elapsed "$t"): $(wc -l <"$work/images.txt") ($work/images.txt)"
 nice -n 10 bash scripts/k8s/build-cluster.sh

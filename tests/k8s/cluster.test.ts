@@ -295,19 +295,20 @@ describe('the small-node profile on a one-node cluster', () => {
           const created = await patiently(() =>
             api<Record<string, unknown>>(gateway.url, 'POST', '/public-api/v1/payments', {
               token: store.token,
-              body: { amount: 1.5, webhookUrl: WEBHOOK_URL },
+              // The smallest amount the API takes (docs/api.md: 5 to 3000).
+              body: { amount: 5, webhookUrl: WEBHOOK_URL },
               headers: { 'idempotency-key': key },
             }),
           );
           if (created.status !== 200) {
-            failures.push(`create: ${created.status}`);
+            failures.push(`create: ${created.status} ${JSON.stringify(created.body)}`);
           } else {
             const id = String(created.body.id);
             ids.push(id);
             const paid = await patiently(() =>
               api(gateway.url, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token }),
             );
-            if (paid.status !== 200) failures.push(`pay ${id}: ${paid.status}`);
+            if (paid.status !== 200) failures.push(`pay ${id}: ${paid.status} ${JSON.stringify(paid.body)}`);
           }
           await new Promise((resolve) => setTimeout(resolve, LOAD_INTERVAL_MS));
         }
