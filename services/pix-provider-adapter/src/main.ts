@@ -38,8 +38,9 @@ async function main(): Promise<void> {
   // Facts this replica stored lately, kept longer than a reconciliation window (interval + overlap) reaches back.
   const told = new ToldFacts(2 * (config.RECONCILE_INTERVAL + config.RECONCILE_OVERLAP));
   const connections = new PspConnections();
-  for (const settings of connectionSettings(config)) {
-    await serveConnection(service, settings, { js, told, metrics, connections });
+  const settings = connectionSettings(config);
+  for (const connection of settings) {
+    await serveConnection(service, connection, { js, told, metrics, connections });
   }
 
   const pspCommands = new PspCommands((livemode) => connections.provider(livemode), js, logger, metrics.commands);
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();
-  service.started({ connections: connectionSettings(config).map((c) => c.name) });
+  service.started({ connections: settings.map((c) => c.name) });
 }
 
 main().catch((err: unknown) => {

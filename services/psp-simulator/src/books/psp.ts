@@ -11,7 +11,7 @@ import {
 } from '@pix/api-pix';
 import { dynamicBrCode } from './br-code';
 import { newEndToEndId, newPspDevolucaoId } from './ids';
-import { receivedBy, type SandboxBooks } from './books';
+import { receivedBy, type SandboxBooks, type SandboxCharge, type SandboxPix } from './books';
 import type { SandboxSettlements } from './settlements';
 import { listedPix } from './payer';
 
@@ -159,12 +159,7 @@ export class SandboxPsp {
       endToEndId,
       devolucao,
       amountCents,
-      pix: {
-        endToEndId,
-        txid: found.charge._id,
-        valor: valorFrom(found.pix.amountCents),
-        horario: found.pix.paidAt.toISOString(),
-      },
+      pix: returnedPix(found),
       planned: failure ? { status: 'NAO_REALIZADO', motivo: failure } : { status: 'DEVOLVIDO', motivo: null },
       notified: false,
     });
@@ -206,12 +201,7 @@ export class SandboxPsp {
       endToEndId,
       devolucao,
       amountCents,
-      pix: {
-        endToEndId,
-        txid: found.charge._id,
-        valor: valorFrom(found.pix.amountCents),
-        horario: found.pix.paidAt.toISOString(),
-      },
+      pix: returnedPix(found),
       planned: { status: 'DEVOLVIDO', motivo: null },
       notified: false,
       ...(asked.dropCallback && { dropCallback: true }),
@@ -224,4 +214,14 @@ export class SandboxPsp {
   async getDevolucao(endToEndId: string, id: string): Promise<Devolucao | null> {
     return (await this.books.findRefund(`${endToEndId}/${id}`))?.devolucao ?? null;
   }
+}
+
+/** The Pix a devolução returns, as the refund's callback and listings tell it beside the devolução. */
+function returnedPix(found: { charge: SandboxCharge; pix: SandboxPix }) {
+  return {
+    endToEndId: found.pix.endToEndId,
+    txid: found.charge._id,
+    valor: valorFrom(found.pix.amountCents),
+    horario: found.pix.paidAt.toISOString(),
+  };
 }
