@@ -167,7 +167,7 @@ build_containerd() {
 # CoreDNS with only the plugins a cluster DNS needs here: its two generated files are written from
 # plugin.cfg (which keeps the order the plugins run in) filtered to COREDNS_PLUGINS.
 build_coredns() {
-  local out=$1 version=$2 work wanted lines line
+  local out=$1 version=$2 work wanted lines line name
   work=$(writable_copy "github.com/coredns/coredns@$version")
   wanted=$(printf '%s\n' "${COREDNS_PLUGINS[@]}")
   lines=$(grep -E '^[a-z0-9_]+:' "$work/plugin.cfg" | while IFS=: read -r name _; do
