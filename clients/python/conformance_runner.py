@@ -57,6 +57,7 @@ CALLS: dict[str, Callable[[AnyClient, Params], Any]] = {
     "sandbox.clear": lambda c, p: c.sandbox.clear(p["paymentId"]),
     "sandbox.reject": lambda c, p: c.sandbox.reject(p["paymentId"]),
     "sandbox.failNextRefund": lambda c, p: c.sandbox.fail_next_refund(p["paymentId"]),
+    "sandbox.med": lambda c, p: c.sandbox.med(p["paymentId"], **snake(without(p, "paymentId"))),
 }
 
 

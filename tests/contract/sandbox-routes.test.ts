@@ -160,6 +160,59 @@ describe('sandbox routes of the public API', () => {
     expect(await status(id)).toBe('pending');
   });
 
+  it('med: the PSP returns the Pix on its own, and the payment gains a refund of origin psp; each call a new return', async () => {
+    const base = SANDBOX_FORMS[1];
+    const id = await create(40);
+    const unpaid = await act(base, id, 'med');
+    expect(unpaid).toMatchObject({ status: 409, body: { statusCode: 409, message: SandboxMessages.nothingPaid } });
+    for (const body of [{ nature: 'other' }, { nature: 'MED_FRAUDE' }, { amount: 0 }, { amount: '5' }]) {
+      const refused = await act(base, id, 'med', { body });
+      const message = 'nature' in body ? SandboxMessages.natureInvalid : SandboxMessages.amountInvalid;
+      expect(refused).toMatchObject({ status: 400, body: { statusCode: 400, message } });
+    }
+    expect((await act(base, id, 'pay')).status).toBe(200);
+    await waitForStatus(id, 'approved');
+
+    const first = await act(base, id, 'med', { body: { amount: 15 } });
+    expect(first).toMatchObject({ status: 200, body: { paymentId: id, amount: 15, nature: 'med_fraud' } });
+    const second = await act(base, id, 'med', { body: { amount: 5, nature: 'med_operational' } });
+    expect(second).toMatchObject({ status: 200, body: { paymentId: id, amount: 5, nature: 'med_operational' } });
+    const above = await act(base, id, 'med', { body: { amount: 40.01 } });
+    expect(above).toMatchObject({ status: 409, body: { message: SandboxMessages.returnAbovePix } });
+
+    const refunds = await eventually(
+      () =>
+        api<{ items: { amount: number; status: string; origin: string; nature: string | null }[] }>(
+          stack.gatewayUrl,
+          'GET',
+          `/public-api/v1/payments/${id}/refunds`,
+          { token: store.token },
+        ),
+      (res) => res.body.items.length === 2 && res.body.items.every((r) => r.status === 'succeeded'),
+    );
+    expect(
+      refunds.body.items
+        .map(({ amount, origin, nature }) => ({ amount, origin, nature }))
+        .sort((a, b) => a.amount - b.amount),
+    ).toEqual([
+      { amount: 5, origin: 'psp', nature: 'med_operational' },
+      { amount: 15, origin: 'psp', nature: 'med_fraud' },
+    ]);
+    const payment = await api<{ status: string; refundedAmount: number }>(
+      stack.gatewayUrl,
+      'GET',
+      `/public-api/v1/payments/${id}`,
+      {
+        token: store.token,
+      },
+    );
+    expect(payment.body).toMatchObject({ status: 'approved', refundedAmount: 20 });
+    // The rest of the Pix, then nothing is left to return.
+    expect((await act(base, id, 'med')).body).toMatchObject({ amount: 20 });
+    const nothing = await act(base, id, 'med');
+    expect(nothing).toMatchObject({ status: 409, body: { message: SandboxMessages.nothingLeftToReturn } });
+  });
+
   it('is authenticated like the payments routes: 401 and 403', async () => {
     const id = await create(20);
     for (const base of SANDBOX_FORMS) {
@@ -184,7 +237,7 @@ describe('sandbox routes of the public API', () => {
     const theirs = await create(20, other.token);
     for (const base of SANDBOX_FORMS) {
       for (const id of [randomUUID(), theirs, 'not-a-uuid']) {
-        for (const action of ['pay', 'review', 'clear', 'reject']) {
+        for (const action of ['pay', 'review', 'clear', 'reject', 'fail-next-refund', 'med']) {
           const res = await act(base, id, action);
           expect(res).toMatchObject({ status: 404, body: { statusCode: 404, message: ErrorMessages.paymentNotFound } });
         }

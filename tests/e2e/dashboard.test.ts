@@ -339,7 +339,7 @@ describe('merchant dashboard in a real browser', () => {
   const refundRows = () => page.locator('#refund-rows tr');
   const refundsOf = async (id: string) =>
     (
-      await api<{ items: { id: string; amount: number; status: string }[] }>(
+      await api<{ items: { id: string; amount: number; status: string; origin: string; nature: string | null }[] }>(
         stack.gatewayUrl,
         'GET',
         `/public-api/v1/payments/${id}/refunds`,
@@ -517,6 +517,20 @@ describe('merchant dashboard in a real browser', () => {
     expect(await page.locator('#refund-id').inputValue()).not.toBe(nonce);
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-payment.png'), fullPage: true });
     await fitsNarrowScreen('payment-refunds-320.png');
+  }, 30_000);
+
+  it("shows the PSP's own return after Devolução MED: a refund of origin PSP, of all that was left", async () => {
+    await page.getByRole('button', { name: DashboardTexts.payment.sandboxActions.med }).click();
+    await page.locator('#sandbox-answer[data-ok="true"]').waitFor();
+    const made = JSON.parse(((await page.locator('#sandbox-answer').textContent()) ?? '').replace(/^HTTP 200\n/, ''));
+    expect(made).toMatchObject({ paymentId: payments.fresh.id, amount: 14.5, nature: 'med_fraud' });
+    const row = page.locator('#refund-rows tr[data-origin="psp"]');
+    await row.waitFor({ timeout: 10_000 });
+    await page.locator('#refunded-amount', { hasText: 'R$ 25,50' }).waitFor({ timeout: 10_000 });
+    expect(await row.locator('.refund-origin').textContent()).toBe(R.origins.psp);
+    expect(await refundRows().count()).toBe(4);
+    const theirs = (await refundsOf(payments.fresh.id)).filter((r) => r.origin === 'psp');
+    expect(theirs).toEqual([expect.objectContaining({ amount: 14.5, nature: 'med_fraud' })]);
   }, 30_000);
 
   it('shows a refund made through the API live, its hostile reason as text, and after a reload too', async () => {

@@ -10,6 +10,7 @@ import {
   type ListEventsQuery,
   type ListPaymentsQuery,
   type PixPaymentsClient,
+  type SandboxMedBody,
   type SandboxPayBody,
 } from '@pix-payments/client';
 import type { ConformanceEnv } from '../support/conformance';
@@ -120,6 +121,10 @@ const CALLS: Record<string, (client: PixPaymentsClient, p: Params) => Promise<un
   'sandbox.clear': (c, p) => c.sandbox.clear(String(p.paymentId)),
   'sandbox.reject': (c, p) => c.sandbox.reject(String(p.paymentId)),
   'sandbox.failNextRefund': (c, p) => c.sandbox.failNextRefund(String(p.paymentId)),
+  'sandbox.med': (c, p) => {
+    const body = without(p, 'paymentId');
+    return c.sandbox.med(String(p.paymentId), Object.keys(body).length ? (body as SandboxMedBody) : undefined);
+  },
 };
 
 async function playStep(step: Step, env: ConformanceEnv, saved: Map<string, unknown>): Promise<void> {

@@ -182,6 +182,7 @@ function calls(): array
         'sandbox.clear' => static fn (Client $c, array $p) => $c->sandbox->clear($p['paymentId']),
         'sandbox.reject' => static fn (Client $c, array $p) => $c->sandbox->reject($p['paymentId']),
         'sandbox.failNextRefund' => static fn (Client $c, array $p) => $c->sandbox->failNextRefund($p['paymentId']),
+        'sandbox.med' => static fn (Client $c, array $p) => $c->sandbox->med($p['paymentId'], without($p, 'paymentId')),
     ];
 }
 

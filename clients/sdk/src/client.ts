@@ -16,6 +16,8 @@ import type {
   SandboxPayBody,
   SandboxPayment,
   SandboxRefundFailure,
+  SandboxMedBody,
+  SandboxMedReturn,
 } from './types.js';
 import { verifyWebhook } from './webhooks.js';
 
@@ -163,6 +165,17 @@ export function createClient(options: ClientOptions) {
       return send<SandboxRefundFailure>(transport, {
         method: 'POST',
         path: `${V1}/sandbox/payments/${seg(paymentId)}/fail-next-refund`,
+      });
+    },
+    /**
+     * The PSP returns the payment's Pix on its own, as after an upheld fraud claim (MED): the payment
+     * gains a refund of origin `psp` (refund.created, then refund.succeeded).
+     */
+    med(paymentId: string, body?: SandboxMedBody): Promise<SandboxMedReturn> {
+      return send<SandboxMedReturn>(transport, {
+        method: 'POST',
+        path: `${V1}/sandbox/payments/${seg(paymentId)}/med`,
+        body,
       });
     },
   };

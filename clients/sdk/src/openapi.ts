@@ -279,6 +279,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-public/sandbox/payments/{id}/med": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PSP returns the payment's Pix on its own: a MED return (sandbox only)
+         * @description The PSP returns the Pix that paid the payment, as it does when the payer's fraud claim is upheld under BACEN's Mecanismo Especial de Devolução: `amount` (all that is left of the Pix when absent; up to the Pix's amount, even beyond what is left to refund, as a real MED return can race a refund) with `nature` `med_fraud` (the default) or `med_operational`. A moment later the PSP tells the platform, and the payment gains a refund of origin `psp` and that nature, counted in `refundedAmount`, announced by `refund.created` then `refund.succeeded`. Each call is a new return.
+         */
+        post: operations["sandboxMed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public-api/v1/sandbox/payments/{id}/pay": {
         parameters: {
             query?: never;
@@ -364,6 +384,26 @@ export interface paths {
          * @description The next refund of this payment (asked after this call) is settled by the sandbox PSP as `NAO_REALIZADO` with a motivo: it becomes `failed` with that motivo as its failureReason, and `refund.failed` is sent. Without it, every sandbox refund succeeds within a second.
          */
         post: operations["sandboxFailNextRefundV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/sandbox/payments/{id}/med": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PSP returns the payment's Pix on its own: a MED return (sandbox only)
+         * @description The PSP returns the Pix that paid the payment, as it does when the payer's fraud claim is upheld under BACEN's Mecanismo Especial de Devolução: `amount` (all that is left of the Pix when absent; up to the Pix's amount, even beyond what is left to refund, as a real MED return can race a refund) with `nature` `med_fraud` (the default) or `med_operational`. A moment later the PSP tells the platform, and the payment gains a refund of origin `psp` and that nature, counted in `refundedAmount`, announced by `refund.created` then `refund.succeeded`. Each call is a new return.
+         */
+        post: operations["sandboxMedV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -714,6 +754,22 @@ export interface components {
             paymentId: string;
             txid: string;
             failureReason: string;
+        };
+        SandboxMedBody: {
+            /** @description BRL returned, at most two decimal places; absent or null: all that is left of the Pix */
+            amount?: number | null;
+            /** @description med_fraud (a fraud claim upheld; the default) or med_operational */
+            nature?: ("med_fraud" | "med_operational") | null;
+        } & {
+            [key: string]: unknown;
+        };
+        SandboxMedReturn: {
+            paymentId: string;
+            txid: string;
+            endToEndId: string;
+            amount: number;
+            /** @enum {string} */
+            nature: "med_fraud" | "med_operational";
         };
         Webhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"] | components["schemas"]["RefundCreatedWebhook"] | components["schemas"]["RefundSucceededWebhook"] | components["schemas"]["RefundFailedWebhook"];
         PaymentWebhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"];
@@ -2650,6 +2706,106 @@ export interface operations {
             };
         };
     };
+    sandboxMed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxMedBody"];
+            };
+        };
+        responses: {
+            /** @description What the sandbox PSP did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMedReturn"];
+                };
+            };
+            /** @description `amount must be a positive number with at most two decimal places`, `nature must be one of the following values: med_fraud, med_operational`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `O PSP sandbox ainda não recebeu um Pix deste pagamento; use a ação pay antes.`, `O valor pedido é maior que o do Pix deste pagamento.`, `O Pix deste pagamento já foi devolvido por inteiro.` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     sandboxPayV1: {
         parameters: {
             query?: never;
@@ -3059,6 +3215,106 @@ export interface operations {
                 };
             };
             /** @description `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sandboxMedV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxMedBody"];
+            };
+        };
+        responses: {
+            /** @description What the sandbox PSP did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMedReturn"];
+                };
+            };
+            /** @description `amount must be a positive number with at most two decimal places`, `nature must be one of the following values: med_fraud, med_operational`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `O PSP sandbox ainda não recebeu um Pix deste pagamento; use a ação pay antes.`, `O valor pedido é maior que o do Pix deste pagamento.`, `O Pix deste pagamento já foi devolvido por inteiro.` or `A cobrança deste pagamento ainda não foi criada no PSP sandbox; tente novamente em instantes.` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -41,6 +41,12 @@ export type RefundFailedWebhook = Schemas['RefundFailedWebhook'];
 export type SandboxPayment = Schemas['SandboxPayment'];
 export type SandboxAnalysis = Schemas['SandboxAnalysis'];
 export type SandboxRefundFailure = Schemas['SandboxRefundFailure'];
+/** A MED return the sandbox PSP made: the Pix returned, how much and why. */
+export type SandboxMedReturn = Schemas['SandboxMedReturn'];
+/** The optional body of sandbox med: `amount` (all that is left of the Pix when absent) and `nature`. */
+export type SandboxMedBody = NonNullable<
+  paths['/public-api/v1/sandbox/payments/{id}/med']['post']['requestBody']
+>['content']['application/json'];
 /**
  * The optional body of sandbox pay: another amount than the payment's sends it to review; `late` a
  * Pix after the fact; `dropCallback` a Pix whose callback the PSP loses (reconciliation finds it).

@@ -14,6 +14,8 @@ export const BackOfficePaths = {
   failNextRefund: (txid: string) => `cob/${encodeURIComponent(txid)}/fail-next-refund`,
   /** The PSP returns a received Pix on its own (a MED return): named by the Pix, as API Pix's devoluções are. */
   med: (endToEndId: string) => `pix/${encodeURIComponent(endToEndId)}/med`,
+  /** The same, of the Pix that paid a charge: how the sandbox asks it by payment. */
+  medOfCharge: (txid: string) => `cob/${encodeURIComponent(txid)}/med`,
 } as const;
 
 export const BackOfficePayBodySchema = z

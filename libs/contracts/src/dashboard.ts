@@ -97,6 +97,7 @@ export const DashboardTexts = {
       reject: 'Rejeitar análise',
       payLate: 'Pagar depois (Pix tardio)',
       failNextRefund: 'Recusar o próximo reembolso',
+      med: 'Devolução MED (fraude)',
     },
     sandboxLateHint:
       'Pix tardio: um novo Pix mesmo que a cobrança não aceite mais pagamentos; a plataforma o devolve ao pagador.',

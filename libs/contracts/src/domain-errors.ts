@@ -42,6 +42,12 @@ export const DOMAIN_ERROR_CODES = [
   /** Only a pending payment can be cancelled (params: status). */
   'cancel_not_pending',
   'analysis_decided',
+  /** The sandbox PSP has received no Pix for the payment's charge: nothing it could return. */
+  'nothing_paid',
+  /** A return of the PSP's own larger than the Pix it returns. */
+  'return_above_pix',
+  /** The Pix was returned in full already. */
+  'nothing_left_to_return',
   'callback_failed',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -102,6 +102,10 @@ export const SandboxMessages = {
   callbackFailed:
     'O PSP sandbox registrou o Pix, mas não conseguiu avisar a plataforma; o aviso será repetido. Tente novamente.',
   amountInvalid: 'amount must be a positive number with at most two decimal places',
+  natureInvalid: 'nature must be one of the following values: med_fraud, med_operational',
+  nothingPaid: 'O PSP sandbox ainda não recebeu um Pix deste pagamento; use a ação pay antes.',
+  returnAbovePix: 'O valor pedido é maior que o do Pix deste pagamento.',
+  nothingLeftToReturn: 'O Pix deste pagamento já foi devolvido por inteiro.',
 } as const;
 
 /** Refusals of the webhook admin commands. */
@@ -147,5 +151,8 @@ export const DomainErrorAnswers: Record<
   refund_not_found: () => ({ status: 404, message: ErrorMessages.refundNotFound }),
   cancel_not_pending: () => ({ status: 409, message: ErrorMessages.cancelNotPending }),
   analysis_decided: () => ({ status: 409, message: SandboxMessages.analysisDecided }),
+  nothing_paid: () => ({ status: 409, message: SandboxMessages.nothingPaid }),
+  return_above_pix: () => ({ status: 409, message: SandboxMessages.returnAbovePix }),
+  nothing_left_to_return: () => ({ status: 409, message: SandboxMessages.nothingLeftToReturn }),
   callback_failed: () => ({ status: 503, message: SandboxMessages.callbackFailed }),
 };

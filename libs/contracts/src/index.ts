@@ -51,6 +51,8 @@ export {
   REFUND_STATUSES,
   REFUND_ORIGINS,
   REFUND_NATURES,
+  MED_NATURES,
+  type MedNature,
   MAX_REFUND_REASON_CHARS,
   REFUND_WINDOW_MS,
   MAX_MERCHANT_REFUNDS,
@@ -71,6 +73,7 @@ export {
   EventListQueryParamsSchema,
   ListQueryParamsSchema,
   SandboxPayBodySchema,
+  SandboxMedBodySchema,
   checkRequest,
   isPaymentId,
   type CreatePaymentInput,
@@ -79,6 +82,7 @@ export {
   type ListQuery,
   type RequestCheck,
   type SandboxPayOptions,
+  type SandboxMedOptions,
 } from './requests';
 export {
   EventSchema,
@@ -115,6 +119,7 @@ export {
   SandboxPayReplySchema,
   SandboxAnalysisReplySchema,
   SandboxFailNextRefundReplySchema,
+  SandboxMedReplySchema,
 } from './rpc/sandbox';
 export { GatewayRpc } from './rpc/gateway';
 export {

@@ -26,6 +26,9 @@ export type RefundOrigin = (typeof REFUND_ORIGINS)[number];
  */
 export const REFUND_NATURES = ['med_fraud', 'med_operational', 'other'] as const;
 export type RefundNature = (typeof REFUND_NATURES)[number];
+/** The natures of a MED return, which the sandbox makes on request. */
+export const MED_NATURES = ['med_fraud', 'med_operational'] as const satisfies readonly RefundNature[];
+export type MedNature = (typeof MED_NATURES)[number];
 
 /** API Pix's `descricao` of a devolução holds at most 140 characters. */
 export const MAX_REFUND_REASON_CHARS = 140;

@@ -9,7 +9,7 @@ import {
   MAX_OBSERVATION_CHARS,
   MAX_WEBHOOK_URL_CHARS,
 } from './payment';
-import { MAX_REFUND_REASON_CHARS } from './refund';
+import { MAX_REFUND_REASON_CHARS, MED_NATURES, type MedNature } from './refund';
 import { PUBLIC_STATUSES } from './statuses';
 
 /**
@@ -217,6 +217,38 @@ export const SandboxPayBodySchema = z
       late: body?.late === true,
       dropCallback: body?.dropCallback === true,
     };
+  });
+
+/** What a MED return asks: how much (all that is left of the Pix when absent) and why. */
+export interface SandboxMedOptions {
+  amountCents: number | undefined;
+  nature: MedNature;
+}
+
+/**
+ * The optional body of the sandbox's MED return: `{"amount": <brl>, "nature": "med_fraud"}`. The
+ * PSP returns the payment's Pix on its own, as it does when a payer's fraud claim is upheld.
+ */
+export const SandboxMedBodySchema = z
+  .object(
+    {
+      amount: pixAmountField(SandboxMessages.amountInvalid)
+        .nullable()
+        .optional()
+        .meta({ description: 'BRL returned, at most two decimal places; absent or null: all that is left of the Pix' }),
+      nature: z
+        .enum(MED_NATURES, says(SandboxMessages.natureInvalid))
+        .nullable()
+        .optional()
+        .meta({ description: 'med_fraud (a fraud claim upheld; the default) or med_operational' }),
+    },
+    says(ErrorMessages.bodyNotObject),
+  )
+  .loose()
+  .optional()
+  .transform((body): SandboxMedOptions => {
+    const amount = body?.amount ?? null;
+    return { amountCents: amount === null ? undefined : brlToCents(amount)!, nature: body?.nature ?? 'med_fraud' };
   });
 
 // ---- Ids in paths and queries ----

@@ -17,6 +17,7 @@ import {
   modeScope,
   PaymentsRpc,
   SandboxMessages,
+  SandboxMedBodySchema,
   SandboxPayBodySchema,
   SandboxRpc,
   type Payment,
@@ -27,7 +28,7 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
-import { payWith, sandboxAct } from './sandbox-actions';
+import { medWith, payWith, sandboxAct } from './sandbox-actions';
 import { isValidIdempotencyKey, type IdempotencyKeys, type IdempotentRequest } from './storage';
 
 /**
@@ -420,7 +421,7 @@ function analysis(name: 'Review' | 'Clear' | 'Reject', summary: string, conflict
 /**
  * The sandbox PSP over the public API, for a merchant's own code to drive a payment as a customer
  * would: pay (optionally another amount), review (paid and held for analysis), clear and reject
- * (the analysis ends), as the admin CLI's `sandbox` commands do.
+ * (the analysis ends), a refund the PSP will fail, a MED return, as the admin CLI's `sandbox` commands do.
  */
 const sandbox: OperationGroup = {
   path: 'sandbox/payments',
@@ -497,6 +498,38 @@ const sandbox: OperationGroup = {
       answer: ({ req, act }) => {
         const { id } = req.params;
         return isPaymentId(id) ? act(id, () => ({ paymentId: id })) : paymentNotFound;
+      },
+    }),
+    operation({
+      method: 'post',
+      path: '/:id/med',
+      operationId: 'sandboxMed',
+      summary: "The PSP returns the payment's Pix on its own: a MED return (sandbox only)",
+      description:
+        "The PSP returns the Pix that paid the payment, as it does when the payer's fraud claim is upheld under " +
+        "BACEN's Mecanismo Especial de Devolução: `amount` (all that is left of the Pix when absent; up to the Pix's " +
+        'amount, even beyond what is left to refund, as a real MED return can race a refund) with `nature` ' +
+        '`med_fraud` (the default) or `med_operational`. A moment later the PSP tells the platform, and the payment ' +
+        'gains a refund of origin `psp` and that nature, counted in `refundedAmount`, announced by `refund.created` ' +
+        'then `refund.succeeded`. Each call is a new return.',
+      parameters: [SANDBOX_ID],
+      body: { required: false, schema: SandboxMedBodySchema },
+      rpc: SandboxRpc.med,
+      ok: SANDBOX_DID,
+      errors: {
+        400:
+          `\`${SandboxMessages.amountInvalid}\`, \`${SandboxMessages.natureInvalid}\`, a body that is not a JSON ` +
+          'object, or a content type other than application/json',
+        404: PAYMENT_NOT_FOUND,
+        409:
+          `\`${SandboxMessages.nothingPaid}\`, \`${SandboxMessages.returnAbovePix}\`, ` +
+          `\`${SandboxMessages.nothingLeftToReturn}\` or \`${SandboxMessages.chargeMissing}\``,
+      },
+      answer: ({ req, act, body }) => {
+        const { id } = req.params;
+        if (!isPaymentId(id)) return paymentNotFound;
+        const options = body();
+        return options instanceof Refusal ? options : act(id, medWith(options));
       },
     }),
   ],

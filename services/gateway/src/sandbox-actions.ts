@@ -8,6 +8,7 @@ import {
   type RpcDefinition,
   type RpcReply,
   type RpcRequest,
+  type SandboxMedOptions,
   type SandboxPayOptions,
 } from '@pix/contracts';
 import { callRpc } from '@pix/messaging';
@@ -56,4 +57,9 @@ export function payWith(options: SandboxPayOptions): (payment: Payment) => RpcRe
     ...(options.late && { late: true }),
     ...(options.dropCallback && { dropCallback: true }),
   });
+}
+
+/** What a MED return asks of the PSP: an amount (all that is left of the Pix when absent) and its nature. */
+export function medWith(options: SandboxMedOptions): (payment: Payment) => RpcRequest<typeof SandboxRpc.med> {
+  return (payment) => ({ paymentId: payment.id, amountCents: options.amountCents, nature: options.nature });
 }

@@ -111,6 +111,12 @@ async function main(): Promise<void> {
         (req, msg) => commands.failNextRefund(req.paymentId, callerGone(msg)),
         rpc,
       ),
+      serveRpc(
+        nc,
+        SandboxRpc.med,
+        (req, msg) => commands.med(req.paymentId, req.amountCents, req.nature, callerGone(msg)),
+        rpc,
+      ),
     );
   }
   service.onShutdown('rpc subscriptions', async () => {

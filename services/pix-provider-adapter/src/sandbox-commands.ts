@@ -1,13 +1,15 @@
 import {
   BackOfficeFailNextRefundSchema,
+  BackOfficeMedSchema,
   BackOfficePaths,
   BackOfficePixSchema,
   BackOfficeRefusalSchema,
   valorFrom,
 } from '@pix/api-pix';
-import { DOMAIN_ERROR_CODES, DomainError, txidFor, type DomainErrorCode } from '@pix/contracts';
+import { DOMAIN_ERROR_CODES, DomainError, txidFor, type DomainErrorCode, type MedNature } from '@pix/contracts';
 import { callFailure, got, HTTPError } from '@pix/http';
 import type { z } from 'zod';
+import { NATUREZA_OF } from './api-pix/transformers';
 
 /** What the analysis actions answer, in the sandbox RPC's words. */
 const ANALYSIS_OF = { EM_ANALISE: 'review', LIBERADO: 'cleared', REJEITADO: 'rejected' } as const;
@@ -16,7 +18,7 @@ const ANALYSIS_OF = { EM_ANALISE: 'review', LIBERADO: 'cleared', REJEITADO: 'rej
 const BACK_OFFICE_TIMEOUT_MS = 10_000;
 
 /**
- * `sandbox pay | review | clear | reject | fail-next-refund` by payment id, for the admin CLI and the
+ * `sandbox pay | review | clear | reject | fail-next-refund | med` by payment id, for the admin CLI and the
  * gateway's public sandbox routes alike: the PSP simulator's back office plays the payer and the
  * PSP's staff, by the charge's txid. What it does reaches the platform as a real PSP's Pix does: its
  * callback to the adapter over mutual TLS, read back over API Pix. A back office refusal (no such
@@ -74,6 +76,19 @@ export class SandboxCommands {
     const txid = txidFor(paymentId);
     const answer = await this.post(BackOfficePaths.failNextRefund(txid), {}, BackOfficeFailNextRefundSchema, signal);
     return { paymentId, txid: answer.txid, failureReason: answer.motivo };
+  }
+
+  /** The PSP returns the Pix that paid the payment on its own (a MED return); each call a new return. */
+  async med(paymentId: string, amountCents: number | undefined, nature: MedNature, signal?: AbortSignal) {
+    const json = { ...(amountCents !== undefined && { valor: valorFrom(amountCents) }), natureza: NATUREZA_OF[nature] };
+    const made = await this.post(BackOfficePaths.medOfCharge(txidFor(paymentId)), json, BackOfficeMedSchema, signal);
+    return {
+      paymentId,
+      txid: made.txid,
+      endToEndId: made.endToEndId,
+      amount: Number(made.devolucao.valor),
+      nature,
+    };
   }
 
   private async analysis(paymentId: string, path: (txid: string) => string, signal?: AbortSignal) {

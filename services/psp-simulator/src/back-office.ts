@@ -29,6 +29,13 @@ const OWN_RETURN_REFUSAL: Record<OwnReturnRefusal, { status: number; error: stri
   'nothing-left': { status: 409, error: 'nothing_left_to_return' },
 };
 
+/** The same refusals of a return asked by charge, in the platform's words. */
+const OWN_RETURN_DOMAIN_ERROR: Record<OwnReturnRefusal, DomainErrorCode> = {
+  'no-such-pix': 'nothing_paid',
+  'more-than-the-pix': 'return_above_pix',
+  'nothing-left': 'nothing_left_to_return',
+};
+
 /** A Pix as the back office answers it: API Pix's words. */
 function pixAnswer(txid: string, pix: SandboxPix): BackOfficePix {
   return {
@@ -51,6 +58,7 @@ function amountOf(valor: string | undefined): number | undefined {
  *   POST /cob/{txid}/clear | /reject                                    the analysis ends
  *   POST /cob/{txid}/fail-next-refund  {motivo?}                        the next devolução of its Pix settles NAO_REALIZADO
  *   POST /pix/{e2eid}/med              {valor?, natureza?, dropCallback?} the PSP returns the Pix on its own (MED)
+ *   POST /cob/{txid}/med               {valor?, natureza?, dropCallback?} the same, of the Pix that paid the charge
  *   PUT /faults/{target} {kind, ...}, DELETE /faults[/{target}]        the PSP misbehaves (faults.ts)
  *   GET /journal[?operation=…]                                          the API Pix requests it served
  * Each action is idempotent the way the PSP's payer side is (books/payer.ts), a late Pix and a
@@ -102,21 +110,39 @@ export function backOfficeApp(deps: {
     res.json({ txid: req.params.txid, motivo });
   });
 
-  app.post('/pix/:e2eid/med', async (req: Request<{ e2eid: string }>, res: Response) => {
-    const body = BackOfficeMedBodySchema.safeParse(req.body ?? {});
-    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
-    const { valor, natureza, dropCallback } = body.data;
-    const { e2eid } = req.params;
-    const made = await deps.psp.returnOnItsOwn(e2eid, {
+  /** A MED return of the Pix `e2eid`, as the body asks; the refusal when the PSP cannot make it. */
+  async function returnOnItsOwn(e2eid: string, body: unknown) {
+    const parsed = BackOfficeMedBodySchema.safeParse(body ?? {});
+    if (!parsed.success) return { invalid: parsed.error.message } as const;
+    const { valor, natureza, dropCallback } = parsed.data;
+    return deps.psp.returnOnItsOwn(e2eid, {
       amountCents: amountOf(valor),
       natureza: natureza ?? 'MED_FRAUDE',
       dropCallback: dropCallback ?? false,
     });
+  }
+
+  app.post('/pix/:e2eid/med', async (req: Request<{ e2eid: string }>, res: Response) => {
+    const { e2eid } = req.params;
+    const made = await returnOnItsOwn(e2eid, req.body);
+    if ('invalid' in made) return void res.status(400).json({ error: 'invalid_body', detail: made.invalid });
     if ('refused' in made) {
       const { status, error } = OWN_RETURN_REFUSAL[made.refused];
       return void res.status(status).json({ error });
     }
     const answer: BackOfficeMed = { txid: made.txid, endToEndId: e2eid, devolucao: made.devolucao };
+    res.status(201).json(answer);
+  });
+
+  // By charge, for the sandbox's actions, which name a payment: its refusals are the platform's domain errors.
+  app.post('/cob/:txid/med', async (req: Request<{ txid: string }>, res: Response) => {
+    const charge = await deps.books.findCharge(req.params.txid);
+    if (!charge) throw new DomainError('charge_not_found');
+    if (!charge.pix) throw new DomainError('nothing_paid');
+    const made = await returnOnItsOwn(charge.pix.endToEndId, req.body);
+    if ('invalid' in made) return void res.status(400).json({ error: 'invalid_body', detail: made.invalid });
+    if ('refused' in made) throw new DomainError(OWN_RETURN_DOMAIN_ERROR[made.refused]);
+    const answer: BackOfficeMed = { txid: made.txid, endToEndId: charge.pix.endToEndId, devolucao: made.devolucao };
     res.status(201).json(answer);
   });
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Argument, Command, InvalidArgumentError } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { connect, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import {
   brlToCents,
@@ -10,7 +10,9 @@ import {
   GatewayRpc,
   PAYMENT_STATUSES,
   PaymentsRpc,
+  MED_NATURES,
   SandboxRpc,
+  type MedNature,
   REFUSED_FACTS_LIST_MAX,
   type PaymentStatus,
   type RpcDefinition,
@@ -247,6 +249,15 @@ sandbox
   .command('fail-next-refund <paymentId>')
   .description("the PSP settles the payment's next refund as not done (NAO_REALIZADO)")
   .action((paymentId: string) => call(SandboxRpc.failNextRefund, { paymentId }));
+
+sandbox
+  .command('med <paymentId>')
+  .description("the PSP returns the payment's Pix on its own (a MED return): a refund of origin psp")
+  .option('--amount <brl>', 'amount returned (default: all that is left of the Pix)', brlAmount)
+  .addOption(new Option('--nature <nature>', 'why the PSP returned it').choices(MED_NATURES).default('med_fraud'))
+  .action((paymentId: string, opts: { amount?: number; nature: MedNature }) =>
+    call(SandboxRpc.med, { paymentId, amountCents: opts.amount, nature: opts.nature }),
+  );
 
 sandbox
   .command('review <paymentId>')

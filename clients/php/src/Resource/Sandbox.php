@@ -6,6 +6,7 @@ namespace PixPayments\Resource;
 
 use PixPayments\Http\Api;
 use PixPayments\Model\SandboxAnalysis;
+use PixPayments\Model\SandboxMedReturn;
 use PixPayments\Model\SandboxPayment;
 use PixPayments\Model\SandboxRefundFailure;
 
@@ -55,6 +56,20 @@ final class Sandbox
     {
         return SandboxRefundFailure::fromArray(
             $this->api->request('POST', $this->path($paymentId, 'fail-next-refund')),
+        );
+    }
+
+    /**
+     * The PSP returns the payment's Pix on its own, as after an upheld fraud claim (MED): the payment
+     * gains a refund of origin `psp`. `amount`: all that is left of the Pix when absent; `nature`:
+     * med_fraud (the default) or med_operational.
+     *
+     * @param array{amount?: float|int, nature?: string} $params
+     */
+    public function med(string $paymentId, array $params = []): SandboxMedReturn
+    {
+        return SandboxMedReturn::fromArray(
+            $this->api->request('POST', $this->path($paymentId, 'med'), [], $params === [] ? null : $params),
         );
     }
 

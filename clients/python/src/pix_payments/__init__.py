@@ -16,6 +16,7 @@ from .models import (
     Refund,
     RefundList,
     SandboxAnalysis,
+    SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "RefundList",
     "RetryPolicy",
     "SandboxAnalysis",
+    "SandboxMedReturn",
     "SandboxPayment",
     "SandboxRefundFailure",
     "WebhookEvent",

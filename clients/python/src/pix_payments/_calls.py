@@ -20,6 +20,7 @@ from .models import (
     Refund,
     RefundList,
     SandboxAnalysis,
+    SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
 )
@@ -28,6 +29,9 @@ T = TypeVar("T", bound=BaseModel)
 
 PaymentStatus = Literal["pending", "approved", "review", "not_approved"]
 """The statuses the payments list filters on."""
+
+MedNature = Literal["med_fraud", "med_operational"]
+"""Why the PSP makes a MED return: a fraud claim upheld, or its own operational failure."""
 EventType = Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
 """The webhook events' types, the Events API's filter."""
 ALL_PAGES_LIMIT = 100
@@ -128,6 +132,11 @@ def sandbox_analysis(payment_id: str, action: Literal["review", "clear", "reject
 
 def sandbox_fail_next_refund(payment_id: str) -> Call[SandboxRefundFailure]:
     return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/fail-next-refund", SandboxRefundFailure)
+
+
+def sandbox_med(payment_id: str, *, amount: float | None, nature: MedNature | None) -> Call[SandboxMedReturn]:
+    body = _present(amount=amount, nature=nature)
+    return Call("POST", f"/sandbox/payments/{_seg(payment_id)}/med", SandboxMedReturn, body=body or None)
 
 
 def is_last_page(page: int, items: int, limit: int, total: int) -> bool:

@@ -26,6 +26,7 @@ from .models import (
     Refund,
     RefundList,
     SandboxAnalysis,
+    SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
 )
@@ -249,6 +250,12 @@ class Sandbox:
         """The PSP settles the payment's next refund as not done (refund.failed, with its motivo)."""
         return self._client._send(calls.sandbox_fail_next_refund(payment_id))
 
+    def med(
+        self, payment_id: str, *, amount: float | None = None, nature: calls.MedNature | None = None
+    ) -> SandboxMedReturn:
+        """The PSP returns the payment's Pix on its own (MED): a refund of origin psp follows."""
+        return self._client._send(calls.sandbox_med(payment_id, amount=amount, nature=nature))
+
 
 class AsyncClient:
     """The same client for asyncio: every method is a coroutine, list_all an async iterator::
@@ -442,3 +449,8 @@ class AsyncSandbox:
 
     async def fail_next_refund(self, payment_id: str) -> SandboxRefundFailure:
         return await self._client._send(calls.sandbox_fail_next_refund(payment_id))
+
+    async def med(
+        self, payment_id: str, *, amount: float | None = None, nature: calls.MedNature | None = None
+    ) -> SandboxMedReturn:
+        return await self._client._send(calls.sandbox_med(payment_id, amount=amount, nature=nature))

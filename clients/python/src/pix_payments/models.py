@@ -304,6 +304,43 @@ class SandboxRefundFailure(BaseModel):
     failure_reason: Annotated[str, Field(alias="failureReason")]
 
 
+class Amount2(RootModel[float]):
+    root: Annotated[float, Field(gt=0.0, le=9999999999.99, multiple_of=0.01)]
+    """
+    BRL returned, at most two decimal places; absent or null: all that is left of the Pix
+    """
+
+
+class SandboxMedBody(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, Any],
+    }
+    amount: Amount2 | None = None
+    """
+    BRL returned, at most two decimal places; absent or null: all that is left of the Pix
+    """
+    nature: Literal["med_fraud", "med_operational"] | None = None
+    """
+    med_fraud (a fraud claim upheld; the default) or med_operational
+    """
+
+
+class SandboxMedReturn(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    payment_id: Annotated[str, Field(alias="paymentId")]
+    txid: str
+    end_to_end_id: Annotated[str, Field(alias="endToEndId")]
+    amount: float
+    nature: Literal["med_fraud", "med_operational"]
+
+
 class PaymentCreatedWebhook(BaseModel):
     model_config = ConfigDict(
         extra="ignore",

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PIX_MAX_AMOUNT_CENTS } from '../money';
+import { MED_NATURES } from '../refund';
 import { defineRpc } from './define-rpc';
 
 /**
@@ -30,6 +31,16 @@ export const SandboxFailNextRefundReplySchema = z.object({
   failureReason: z.string(),
 });
 
+export const SandboxMedReplySchema = z.object({
+  paymentId: z.string(),
+  txid: z.string(),
+  /** The Pix returned. */
+  endToEndId: z.string(),
+  /** BRL returned. */
+  amount: z.number(),
+  nature: z.enum(MED_NATURES),
+});
+
 /** Called by the gateway's sandbox routes (a store's own payments) and by the operator's CLI. */
 const sandboxAccess = { server: 'pix-provider-adapter', callers: ['gateway', 'admin'] } as const;
 
@@ -55,6 +66,20 @@ export const SandboxRpc = {
     'sandbox.fail-next-refund',
     z.object({ paymentId: z.string() }),
     SandboxFailNextRefundReplySchema,
+    sandboxAccess,
+  ),
+  /**
+   * The PSP returns the payment's Pix on its own (a MED return): the platform hears of it as of any
+   * devolução of the PSP's own, and the payment gains a refund of origin psp.
+   */
+  med: defineRpc(
+    'sandbox.med',
+    z.object({
+      paymentId: z.string(),
+      amountCents: z.number().int().positive().max(PIX_MAX_AMOUNT_CENTS).optional(),
+      nature: z.enum(MED_NATURES),
+    }),
+    SandboxMedReplySchema,
     sandboxAccess,
   ),
 } as const;

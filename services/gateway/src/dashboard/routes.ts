@@ -28,7 +28,7 @@ import { throughTheDoor, type TokenRateLimiter } from '../auth';
 import type { AuthCache } from '../auth-cache';
 import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
-import { payWith, sandboxAct } from '../sandbox-actions';
+import { medWith, payWith, sandboxAct } from '../sandbox-actions';
 import type { StreamLimiter } from '../sse-limits';
 import { browserScript, serveScript } from '../pages/browser-scripts';
 import { html } from '../pages/html';
@@ -433,6 +433,17 @@ export function dashboardRouter(options: DashboardOptions): Router {
         id,
         SandboxRpc.pay,
         payWith({ amountCents, late, dropCallback: false }),
+      );
+    }
+    // A MED return of all that is left of the Pix, for a fraud claim upheld: the dashboard's one kind.
+    if (name === 'med') {
+      return sandboxAct(
+        nc,
+        rpcTimeoutMs,
+        scope,
+        id,
+        SandboxRpc.med,
+        medWith({ amountCents: undefined, nature: 'med_fraud' }),
       );
     }
     // Own keys only: `constructor` or `toString` name no action.

@@ -2,10 +2,19 @@ import {
   brlToCents,
   Subjects,
   type CreateChargeReply,
+  type MedNature,
   type PixRefundSettledEvent,
   type RefundNature,
 } from '@pix/contracts';
-import { valorFrom, type AnalysisState, type Cob, type CobRequest, type Devolucao, type PixEntry } from '@pix/api-pix';
+import {
+  valorFrom,
+  type AnalysisState,
+  type Cob,
+  type CobRequest,
+  type Devolucao,
+  type DevolucaoNatureza,
+  type PixEntry,
+} from '@pix/api-pix';
 import type { ChargeAtPsp, CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
 
 /**
@@ -59,6 +68,12 @@ const REFUND_STATUS: Record<Devolucao['status'], RefundAtPsp['status']> = {
 const REFUND_NATURE: Partial<Record<string, RefundNature>> = {
   MED_FRAUDE: 'med_fraud',
   MED_OPERACIONAL: 'med_operational',
+};
+
+/** The natureza of a MED return the sandbox asks of its PSP. */
+export const NATUREZA_OF: Record<MedNature, DevolucaoNatureza> = {
+  med_fraud: 'MED_FRAUDE',
+  med_operational: 'MED_OPERACIONAL',
 };
 
 /** A refund (devolução) as the platform knows it. */

@@ -136,6 +136,7 @@ function sandboxSection(id: string): SafeHtml {
 <div class="actions later">
 <button type="button" data-sandbox="pay-late" aria-describedby="late-hint">${A.payLate}</button>
 <button type="button" data-sandbox="fail-next-refund">${A.failNextRefund}</button>
+<button type="button" data-sandbox="med">${A.med}</button>
 </div>
 <p class="hint" id="late-hint">${P.sandboxLateHint}</p>
 <h3>${P.answer}</h3>
