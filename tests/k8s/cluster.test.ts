@@ -130,8 +130,8 @@ describe('the small-node profile on a one-node cluster', () => {
   let receiver: { url: string; stop: () => void };
 
   async function deliveries(paymentId: string): Promise<Hook[]> {
-    const res = await fetch(`${receiver.url}/deliveries`);
-    const all = (await res.json()) as Delivery[];
+    const res = await patiently(() => api<Delivery[]>(receiver.url, 'GET', '/deliveries'));
+    const all = res.body;
     return all
       .map((d) => ({ ...d, json: JSON.parse(d.body) as Hook['json'] }))
       .filter((d) => d.body.includes(paymentId));
@@ -326,9 +326,12 @@ describe('the small-node profile on a one-node cluster', () => {
       expect(failures).toEqual([]);
       expect(ids.length).toBeGreaterThan(10);
       for (const id of ids) {
+        // Through a port-forward that may drop a kept-alive connection: a GET is tried again, as a client would.
         const payment = await eventually(
           () =>
-            api<Record<string, unknown>>(gateway.url, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
+            patiently(() =>
+              api<Record<string, unknown>>(gateway.url, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
+            ),
           (res) => res.body.status === 'approved',
           60_000,
           500,
