@@ -91,9 +91,13 @@ export default tseslint.config(
     },
   },
   {
-    // The PSP's database: its books (charges, Pix, refunds) and its callback registrations; nothing else.
+    // The PSP's database: its books (charges, Pix, refunds, infractions) and its callback registrations; nothing else.
     files: ['services/psp-simulator/src/**/*.ts'],
-    ignores: ['services/psp-simulator/src/books/books.ts', 'services/psp-simulator/src/webhook-registrations.ts'],
+    ignores: [
+      'services/psp-simulator/src/books/books.ts',
+      'services/psp-simulator/src/books/infractions.ts',
+      'services/psp-simulator/src/webhook-registrations.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -101,11 +105,11 @@ export default tseslint.config(
           paths: [
             {
               name: 'mongoose',
-              message: 'Only the books (books.ts) and webhook-registrations.ts talk to the database.',
+              message: 'Only the books (books.ts, infractions.ts) and webhook-registrations.ts talk to the database.',
             },
             {
               name: 'mongodb',
-              message: 'Only the books (books.ts) and webhook-registrations.ts talk to the database.',
+              message: 'Only the books (books.ts, infractions.ts) and webhook-registrations.ts talk to the database.',
             },
           ],
         },

@@ -127,13 +127,34 @@ describe('the Events API and the webhooks in the OpenAPI document', () => {
     }
   });
 
-  it("describes the webhooks a payment sends, its refunds' included", () => {
+  it("documents a dispute's defence on both path forms, and the payment's optional dispute", () => {
+    for (const base of ['/api-public/payments', '/public-api/v1/payments']) {
+      const defense = document.paths[`${base}/{id}/dispute/defense`]?.post;
+      expect(defense?.tags).toEqual(['disputes']);
+      expect(Object.keys(defense?.responses ?? {})).toEqual(
+        expect.arrayContaining(['200', '400', '404', '409', '413', '401', '403', '429', '500', '503']),
+      );
+    }
+    expect(document.components.schemas.DisputeDefenseBody?.properties.text).toMatchObject({
+      type: 'string',
+      maxLength: 1000,
+    });
+    expect(document.components.schemas.Payment?.properties.dispute).toBeDefined();
+    expect((document.components.schemas.Payment as unknown as { required: string[] }).required).not.toContain(
+      'dispute',
+    );
+  });
+
+  it("describes the webhooks a payment sends, its refunds' and disputes' included", () => {
     expect(Object.keys(document.webhooks)).toEqual([
       'payment.created',
       'payment.status_changed',
       'refund.created',
       'refund.succeeded',
       'refund.failed',
+      'payment.dispute_opened',
+      'payment.dispute_reminder',
+      'payment.dispute_closed',
     ]);
     for (const [event, schema] of [
       ['payment.created', 'PaymentCreatedWebhook'],

@@ -21,10 +21,15 @@ describe('database commands per operation', () => {
   let webhookUrl: string;
 
   beforeAll(async () => {
-    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's
-    // cursor (every minute) are not work an operation causes.
+    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's and
+    // the infractions reading's cursors (every minute) are not work an operation causes.
     stack = await startPrivateStack({
-      env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h', RECONCILE_INTERVAL: '1h' },
+      env: {
+        OUTBOX_RELAY_INTERVAL: '1h',
+        WEBHOOK_STALL_SWEEP_INTERVAL: '1h',
+        RECONCILE_INTERVAL: '1h',
+        INFRACTIONS_INTERVAL: '1h',
+      },
     });
     webhookUrl = await receiver.start();
     store = await createStore(stack);

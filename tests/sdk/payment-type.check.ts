@@ -3,7 +3,7 @@
  * below. `make lint` type-checks it (tsconfig.test.json); tests/sdk/payment-type.test.ts shows
  * that a changed field of the Payment breaks the compile.
  */
-import type { Payment, PaymentStatus, PaymentWebhook, Refund, Webhook } from '@pix-payments/client';
+import type { Dispute, Payment, PaymentStatus, PaymentWebhook, Refund, Webhook } from '@pix-payments/client';
 
 /** True only when A and B are the same type (not merely assignable either way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -27,6 +27,7 @@ export type PaymentIsExact = Expect<
       isPublic: boolean;
       refundedAmount: number;
       expiresAt: string;
+      dispute?: Dispute;
     }
   >
 >;
@@ -61,7 +62,14 @@ export type WebhookEventsAreExact = Expect<
 export type AllWebhookEventsAreExact = Expect<
   Equal<
     Webhook['event'],
-    'payment.created' | 'payment.status_changed' | 'refund.created' | 'refund.succeeded' | 'refund.failed'
+    | 'payment.created'
+    | 'payment.status_changed'
+    | 'refund.created'
+    | 'refund.succeeded'
+    | 'refund.failed'
+    | 'payment.dispute_opened'
+    | 'payment.dispute_closed'
+    | 'payment.dispute_reminder'
   >
 >;
 

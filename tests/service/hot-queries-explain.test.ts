@@ -9,7 +9,7 @@ import { scopeOf } from '../../services/payments/src/payment-storage';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import { transition } from '../../services/payments/src/transitions';
 import { ReconciliationCursor } from '../../services/pix-provider-adapter/src/reconciliation-cursor';
-import { SandboxBooks } from '../../services/psp-simulator/src/books';
+import { SandboxBooks, SandboxInfractions } from '../../services/psp-simulator/src/books';
 import {
   DeliveryLog,
   deliveriesOf,
@@ -71,6 +71,7 @@ describe('every hot query is served by an index of its schema', () => {
   );
   const gateway = new GatewayStorage(testSealer());
   const books = new SandboxBooks();
+  let infractions: SandboxInfractions;
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
@@ -80,6 +81,7 @@ describe('every hot query is served by an index of its schema', () => {
       syncPaymentIndexes(),
       DeliveryLog.open({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 }),
       SandboxBooks.open(),
+      SandboxInfractions.open(books).then((opened) => (infractions = opened)),
       ReconciliationCursor.open('test'),
       GatewayStorage.open(testSealer()),
     ]);
@@ -212,6 +214,7 @@ describe('every hot query is served by an index of its schema', () => {
       ["a small store's page", () => smallStore.list(testOf(target), { page: 1, limit: 50 })],
       ["a small store's live page", () => smallStore.list(liveOf(target), { page: 1, limit: 50 })],
       ['outbox leftovers (the relay)', () => payments.leftovers(new Date(Date.now() - 5000), 100)],
+      ["a store's open disputes (Contestações)", () => payments.openDisputes(testOf(target), 200)],
     ])('%s', async (_name, operation) => expectIndexServed(operation));
 
     it('a change and the removal of its published messages', async () => {
@@ -369,11 +372,39 @@ describe('every hot query is served by an index of its schema', () => {
         expect(page.lines).toHaveLength(50);
         await books.refundsOfPixes(page.lines.map((line) => line._id));
       }));
+
+    it('lists, reads, answers and decides infractions', async () => {
+      // Infractions against E-new (received in the first test), one a minute over five hours: a window is a range.
+      const now = Date.now();
+      const claim = {
+        amountCents: 100,
+        motivo: 'Não reconheço.',
+        tipoSituacao: 'golpe',
+        prazo: new Date(now + HOUR_MS),
+      };
+      for (let batch = 0; batch < 6; batch++) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            infractions.file('E-new', claim, new Date(now - (batch * 50 + i) * 60_000)),
+          ),
+        );
+      }
+      await expectIndexServed(async () => {
+        await infractions.list({ from: new Date(now - 2 * HOUR_MS), to: new Date(now - HOUR_MS) }, 0, 100);
+        await infractions.find('INF-none');
+        await infractions.defend('INF-none', { analise: 'rejeitado', justificativa: 'Entregue.' }, new Date(now));
+        await infractions.decide('INF-none', 'ACEITA', new Date(now));
+      });
+    });
   });
 
   describe('pix-provider-adapter', () => {
     it("reads and moves each connection's reconciliation cursor by _id", async () => {
-      const cursors = await Promise.all([ReconciliationCursor.open('test'), ReconciliationCursor.open('live')]);
+      const cursors = await Promise.all([
+        ReconciliationCursor.open('test'),
+        ReconciliationCursor.open('live'),
+        ReconciliationCursor.open('test', undefined, 'infractions'),
+      ]);
       await expectIndexServed(async () => {
         for (const cursor of cursors) {
           await cursor.advance(new Date(), new Date());

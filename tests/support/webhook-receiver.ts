@@ -54,11 +54,12 @@ export class WebhookReceiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
   }
 
-  /** A payment's webhooks (its own, whose `id` is the payment's, and its refunds', whose `paymentId` is). */
+  /** A payment's webhooks (its own, whose `id` is the payment's, and its refunds' and disputes', whose `paymentId` is). */
   events(paymentId: string, event?: string): ReceivedWebhook[] {
     return this.received.filter(
       (h) =>
-        (h.json.id === paymentId || (String(h.json.event).startsWith('refund.') && h.json.paymentId === paymentId)) &&
+        (h.json.id === paymentId ||
+          (/^(refund\.|payment\.dispute_)/.test(String(h.json.event)) && h.json.paymentId === paymentId)) &&
         (event === undefined || h.json.event === event),
     );
   }

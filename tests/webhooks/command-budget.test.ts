@@ -28,10 +28,15 @@ describe('database commands per delivered webhook', () => {
 
   beforeAll(async () => {
     url = await receiver.start();
-    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's
-    // cursor (every minute) are not work a delivery causes.
+    // The outbox relay's idle read (every few seconds), the stall check's and the reconciliation's and
+    // the infractions reading's cursors (every minute) are not work a delivery causes.
     stack = await startPrivateStack({
-      env: { OUTBOX_RELAY_INTERVAL: '1h', WEBHOOK_STALL_SWEEP_INTERVAL: '1h', RECONCILE_INTERVAL: '1h' },
+      env: {
+        OUTBOX_RELAY_INTERVAL: '1h',
+        WEBHOOK_STALL_SWEEP_INTERVAL: '1h',
+        RECONCILE_INTERVAL: '1h',
+        INFRACTIONS_INTERVAL: '1h',
+      },
     });
     store = await createStore(stack, 'Budget store');
   });

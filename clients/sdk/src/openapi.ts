@@ -95,6 +95,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-public/payments/{id}/dispute/defense": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the payment's open dispute with a defence, forwarded to the PSP
+         * @description The defence is recorded on the payment (`dispute.defense`) and sent to the PSP once. The same text again answers the payment as it is (nothing is sent twice); another text after a defence is refused. The PSP then decides: `payment.dispute_closed` tells its decision.
+         */
+        post: operations["defendDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public-api/v1/payments": {
         parameters: {
             query?: never;
@@ -182,6 +202,26 @@ export interface paths {
         get: operations["getRefundV1"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/payments/{id}/dispute/defense": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the payment's open dispute with a defence, forwarded to the PSP
+         * @description The defence is recorded on the payment (`dispute.defense`) and sent to the PSP once. The same text again answers the payment as it is (nothing is sent twice); another text after a defence is refused. The PSP then decides: `payment.dispute_closed` tells its decision.
+         */
+        post: operations["defendDisputeV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -616,6 +656,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.dispute_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payer's fraud claim (MED) against the payment's Pix: the PSP blocked the amount at risk */
+        post: operations["disputeOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.dispute_reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The deadline to answer an open dispute is 48, 24 or 6 hours away (no defence sent yet) */
+        post: operations["disputeReminderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.dispute_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The PSP decided a dispute */
+        post: operations["disputeClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -650,6 +741,8 @@ export interface components {
              * @description When the charge expires: a payment still pending then becomes not_approved
              */
             expiresAt: string;
+            /** @description The payer's fraud claim (MED) against the Pix, as the PSP reports it: present only on a payment that has one */
+            dispute?: components["schemas"]["Dispute"];
         };
         PaymentList: {
             items: components["schemas"]["Payment"][];
@@ -771,7 +864,7 @@ export interface components {
             /** @enum {string} */
             nature: "med_fraud" | "med_operational";
         };
-        Webhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"] | components["schemas"]["RefundCreatedWebhook"] | components["schemas"]["RefundSucceededWebhook"] | components["schemas"]["RefundFailedWebhook"];
+        Webhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"] | components["schemas"]["RefundCreatedWebhook"] | components["schemas"]["RefundSucceededWebhook"] | components["schemas"]["RefundFailedWebhook"] | components["schemas"]["DisputeOpenedWebhook"] | components["schemas"]["DisputeClosedWebhook"] | components["schemas"]["DisputeReminderWebhook"];
         PaymentWebhook: components["schemas"]["PaymentCreatedWebhook"] | components["schemas"]["PaymentStatusChangedWebhook"];
         PaymentCreatedWebhook: {
             /** @constant */
@@ -939,11 +1032,152 @@ export interface components {
             failureReason: string | null;
             storeId: string;
         };
+        Dispute: {
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description The payer's claim, as their PSP reported it */
+            reason: string;
+            /** @description What the payer claims happened, in the PSP's words (golpe, outro, …) */
+            kind: string;
+            /** @description BRL blocked by the PSP until it decides */
+            amountAtRisk: number;
+            /** Format: date-time */
+            openedAt: string;
+            /**
+             * Format: date-time
+             * @description The last moment to send a defence (POST …/dispute/defense)
+             */
+            deadlineAt: string;
+            /** @description The merchant's defence, once sent; null before */
+            defense: {
+                text: string;
+                /** Format: date-time */
+                sentAt: string;
+            } | null;
+            /** @description The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open */
+            decision: ("accepted" | "rejected" | "cancelled") | null;
+            closedAt: string | null;
+        };
+        DisputeDefenseBody: {
+            /** @description Why the claim is not right, sent to the PSP (1 to 1000 characters) */
+            text: string;
+        };
+        DisputeWebhook: components["schemas"]["DisputeOpenedWebhook"] | components["schemas"]["DisputeClosedWebhook"] | components["schemas"]["DisputeReminderWebhook"];
+        DisputeOpenedWebhook: {
+            /** @constant */
+            event: "payment.dispute_opened";
+            /** Format: uuid */
+            paymentId: string;
+            storeId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description The payer's claim, as their PSP reported it */
+            reason: string;
+            /** @description What the payer claims happened, in the PSP's words (golpe, outro, …) */
+            kind: string;
+            /** @description BRL blocked by the PSP until it decides */
+            amountAtRisk: number;
+            /** Format: date-time */
+            openedAt: string;
+            /**
+             * Format: date-time
+             * @description The last moment to send a defence (POST …/dispute/defense)
+             */
+            deadlineAt: string;
+            /** @description The merchant's defence, once sent; null before */
+            defense: {
+                text: string;
+                /** Format: date-time */
+                sentAt: string;
+            } | null;
+            /** @description The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open */
+            decision: ("accepted" | "rejected" | "cancelled") | null;
+            closedAt: string | null;
+        };
+        DisputeClosedWebhook: {
+            /** @constant */
+            event: "payment.dispute_closed";
+            /** Format: uuid */
+            paymentId: string;
+            storeId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description The payer's claim, as their PSP reported it */
+            reason: string;
+            /** @description What the payer claims happened, in the PSP's words (golpe, outro, …) */
+            kind: string;
+            /** @description BRL blocked by the PSP until it decides */
+            amountAtRisk: number;
+            /** Format: date-time */
+            openedAt: string;
+            /**
+             * Format: date-time
+             * @description The last moment to send a defence (POST …/dispute/defense)
+             */
+            deadlineAt: string;
+            /** @description The merchant's defence, once sent; null before */
+            defense: {
+                text: string;
+                /** Format: date-time */
+                sentAt: string;
+            } | null;
+            /** @description The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open */
+            decision: ("accepted" | "rejected" | "cancelled") | null;
+            closedAt: string | null;
+        };
+        DisputeReminderWebhook: {
+            /** @constant */
+            event: "payment.dispute_reminder";
+            /** Format: uuid */
+            paymentId: string;
+            storeId: string;
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description The payer's claim, as their PSP reported it */
+            reason: string;
+            /** @description What the payer claims happened, in the PSP's words (golpe, outro, …) */
+            kind: string;
+            /** @description BRL blocked by the PSP until it decides */
+            amountAtRisk: number;
+            /** Format: date-time */
+            openedAt: string;
+            /**
+             * Format: date-time
+             * @description The last moment to send a defence (POST …/dispute/defense)
+             */
+            deadlineAt: string;
+            /** @description The merchant's defence, once sent; null before */
+            defense: {
+                text: string;
+                /** Format: date-time */
+                sentAt: string;
+            } | null;
+            /** @description The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open */
+            decision: ("accepted" | "rejected" | "cancelled") | null;
+            closedAt: string | null;
+            /** @description Hours left to the deadline when it was scheduled: 48, 24 or 6 */
+            hoursLeft: 48 | 24 | 6;
+        };
         Event: {
             /** @description The event id (evt_…), the webhook-id every delivery of it carries */
             id: string;
             /** @enum {string} */
-            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
+            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed" | "payment.dispute_opened" | "payment.dispute_closed" | "payment.dispute_reminder";
             paymentId: string;
             /**
              * @description true for live data (real money, a live token), false for test data (a test token)
@@ -970,7 +1204,7 @@ export interface components {
             /** @description The event id (evt_…), the webhook-id every delivery of it carries */
             id: string;
             /** @enum {string} */
-            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
+            type: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed" | "payment.dispute_opened" | "payment.dispute_closed" | "payment.dispute_reminder";
             paymentId: string;
             /**
              * @description true for live data (real money, a live token), false for test data (a test token)
@@ -1515,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
+            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.`, `Este pagamento tem uma contestação (MED) aberta: o valor está bloqueado pelo PSP e não pode ser reembolsado até a decisão.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1605,6 +1839,115 @@ export interface operations {
             };
             /** @description `Pagamento não encontrado.` (unknown id, or another store's payment), or `Reembolso não encontrado.` (an unknown refund of the payment) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    defendDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeDefenseBody"];
+            };
+        };
+        responses: {
+            /** @description The payment, its dispute with the defence */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description `A defesa deve ser um texto de 1 a 1000 caracteres.`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Este pagamento não tem uma contestação aberta.`, `O prazo para responder a esta contestação terminou.` or `A defesa desta contestação já foi enviada; o PSP aceita uma só.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2130,7 +2473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
+            /** @description `Só é possível reembolsar um pagamento aprovado.`, `O prazo de 90 dias para reembolsar este pagamento terminou.`, `Este pagamento já tem 100 reembolsos, o máximo permitido.`, `Este pagamento tem uma contestação (MED) aberta: o valor está bloqueado pelo PSP e não pode ser reembolsado até a decisão.` or `Idempotency-Key já utilizada com outro corpo de requisição.` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2220,6 +2563,115 @@ export interface operations {
             };
             /** @description `Pagamento não encontrado.` (unknown id, or another store's payment), or `Reembolso não encontrado.` (an unknown refund of the payment) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    defendDisputeV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeDefenseBody"];
+            };
+        };
+        responses: {
+            /** @description The payment, its dispute with the defence */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description `A defesa deve ser um texto de 1 a 1000 caracteres.`, a body that is not a JSON object, or a content type other than application/json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Pagamento não encontrado.` (unknown id, or another store's payment) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Este pagamento não tem uma contestação aberta.`, `O prazo para responder a esta contestação terminou.` or `A defesa desta contestação já foi enviada; o PSP aceita uma só.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3359,7 +3811,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
+                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed" | "payment.dispute_opened" | "payment.dispute_closed" | "payment.dispute_reminder";
                 /** @description Only the events of this payment */
                 paymentId?: string;
             };
@@ -3608,7 +4060,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed";
+                type?: "payment.created" | "payment.status_changed" | "refund.created" | "refund.succeeded" | "refund.failed" | "payment.dispute_opened" | "payment.dispute_closed" | "payment.dispute_reminder";
                 /** @description Only the events of this payment */
                 paymentId?: string;
             };
@@ -4016,6 +4468,84 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges the refund.failed event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeOpenedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the payment.dispute_opened event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeReminderWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeReminderWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the payment.dispute_reminder event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeClosedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeClosedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the payment.dispute_closed event */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -26,7 +26,12 @@ export type RefundList = Schemas['RefundList'];
 /** The refund body: `amount` in BRL (absent: all that is left) and a `reason` (the payer reads it). */
 export type CreateRefundBody = Schemas['CreateRefundBody'];
 
-/** Any webhook body, told apart by `event`: a payment's or a refund's. */
+/** A payment's dispute (a MED claim): present on a payment only while it has one. */
+export type Dispute = Schemas['Dispute'];
+/** The defence body: `text`, 1 to 1000 characters, forwarded to the PSP once. */
+export type DisputeDefenseBody = Schemas['DisputeDefenseBody'];
+
+/** Any webhook body, told apart by `event`: a payment's, a refund's or a dispute's. */
 export type Webhook = Schemas['Webhook'];
 /** A payment webhook body: payment.created or payment.status_changed. */
 export type PaymentWebhook = Schemas['PaymentWebhook'];
@@ -37,6 +42,11 @@ export type RefundWebhook = Schemas['RefundWebhook'];
 export type RefundCreatedWebhook = Schemas['RefundCreatedWebhook'];
 export type RefundSucceededWebhook = Schemas['RefundSucceededWebhook'];
 export type RefundFailedWebhook = Schemas['RefundFailedWebhook'];
+/** A dispute webhook body: payment.dispute_opened, payment.dispute_reminder or payment.dispute_closed. */
+export type DisputeWebhook = Schemas['DisputeWebhook'];
+export type DisputeOpenedWebhook = Schemas['DisputeOpenedWebhook'];
+export type DisputeReminderWebhook = Schemas['DisputeReminderWebhook'];
+export type DisputeClosedWebhook = Schemas['DisputeClosedWebhook'];
 
 export type SandboxPayment = Schemas['SandboxPayment'];
 export type SandboxAnalysis = Schemas['SandboxAnalysis'];

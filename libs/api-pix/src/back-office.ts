@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INFRACAO_DECIDED, INFRACAO_SITUACOES } from './infractions';
 import { ANALYSIS_STATES, DEVOLUCAO_NATUREZAS, DevolucaoSchema, Valor } from './wire';
 
 /**
@@ -16,6 +17,11 @@ export const BackOfficePaths = {
   med: (endToEndId: string) => `pix/${encodeURIComponent(endToEndId)}/med`,
   /** The same, of the Pix that paid a charge: how the sandbox asks it by payment. */
   medOfCharge: (txid: string) => `cob/${encodeURIComponent(txid)}/med`,
+  /** The payer's PSP files an infraction (a MED claim) against a received Pix. */
+  infraction: (endToEndId: string) => `pix/${encodeURIComponent(endToEndId)}/infracao`,
+  /** An infraction as the PSP holds it (its defence included), and the PSP's decision of it. */
+  infractionOf: (idInfracao: string) => `infracoes/${encodeURIComponent(idInfracao)}`,
+  decideInfraction: (idInfracao: string) => `infracoes/${encodeURIComponent(idInfracao)}/decide`,
 } as const;
 
 export const BackOfficePayBodySchema = z
@@ -61,6 +67,26 @@ export const BackOfficeMedBodySchema = z
 /** The devolução the PSP made, and the Pix it returns. */
 export const BackOfficeMedSchema = z.object({ txid: z.string(), endToEndId: z.string(), devolucao: DevolucaoSchema });
 export type BackOfficeMed = z.infer<typeof BackOfficeMedSchema>;
+
+/**
+ * POST /pix/{e2eid}/infracao: the payer's PSP files an infraction (a MED claim) against a received
+ * Pix, as Efí then lists it (GET /v2/gn/infracoes). Its prazo may be in the past, to play a claim
+ * the receiver heard of too late.
+ */
+export const BackOfficeInfractionBodySchema = z
+  .object({
+    /** How much the claim blocks (the whole Pix when absent); at most the Pix's amount. */
+    valor: Valor.optional(),
+    /** The claim as the payer's PSP reports it. */
+    motivo: z.string().min(1).max(2000).optional(),
+    tipoSituacao: z.enum(INFRACAO_SITUACOES).optional(),
+    /** The receiver's deadline to answer (RFC 3339); seven days ahead when absent. */
+    prazo: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+/** POST /infracoes/{id}/decide: the PSP decides the infraction (ACEITA: upheld; REJEITADA; CANCELADA_EFI). */
+export const BackOfficeDecideBodySchema = z.object({ status: z.enum(INFRACAO_DECIDED) }).strict();
 
 /** A refusal: the platform's domain error code (charge_not_found, charge_paid_otherwise, …) or a malformed request's. */
 export const BackOfficeRefusalSchema = z.object({ error: z.string() });

@@ -6,3 +6,4 @@ export * from './wire';
 export * from './problems';
 export { valorFrom } from './valor';
 export * from './back-office';
+export * from './infractions';

@@ -15,6 +15,9 @@ export const PROBLEM_TITLES = [
   'ConsultaInvalida',
   'WebhookOperacaoInvalida',
   'WebhookNaoEncontrado',
+  /** Efí's infractions (MED), beside API Pix: no such infraction, or one that cannot be answered now. */
+  'InfracaoNaoEncontrada',
+  'InfracaoOperacaoInvalida',
 ] as const;
 export type ProblemTitle = (typeof PROBLEM_TITLES)[number];
 

@@ -6,7 +6,7 @@ import type { PaymentStatus } from './statuses';
  */
 export const DashboardTexts = {
   product: 'Painel Pix',
-  nav: { payments: 'Pagamentos', webhooks: 'Webhooks', logout: 'Sair' },
+  nav: { payments: 'Pagamentos', disputes: 'Contestações', webhooks: 'Webhooks', logout: 'Sair' },
   /** The mode the session shows: that of the token it was opened with (docs/decisions/livemode.md). */
   mode: {
     test: 'Dados de teste',
@@ -38,6 +38,25 @@ export const DashboardTexts = {
     previous: 'Anterior',
     next: 'Próxima',
     page: (page: number, pages: number) => `Página ${page} de ${pages}`,
+  },
+  /** The open disputes (MED claims) of the store, each with its deadline and a defence form. */
+  disputes: {
+    title: 'Contestações',
+    intro:
+      'Pagadores que contestaram um Pix junto ao banco (MED). O PSP bloqueou o valor em risco até decidir; envie a sua defesa antes do prazo. O PSP aceita uma só defesa por contestação.',
+    empty: 'Nenhuma contestação aberta.',
+    columns: {
+      payment: 'Pagamento',
+      amount: 'Valor pago',
+      amountAtRisk: 'Valor em risco',
+      reason: 'Motivo do pagador',
+      deadline: 'Prazo para responder',
+    },
+    defenseLabel: 'Defesa (até 1000 caracteres)',
+    submit: 'Enviar defesa',
+    sent: 'Defesa enviada ao PSP.',
+    defended: 'Defesa enviada em',
+    deadlinePassed: 'O prazo terminou.',
   },
   live: { on: 'Atualização ao vivo', off: 'Reconectando…' },
   webhookStates: {
@@ -75,6 +94,16 @@ export const DashboardTexts = {
       'refund.failed': (amount: string) => `Reembolso de ${amount} não realizado`,
       /** refund.created of a devolução the PSP made on its own (a MED return): nobody asked for it. */
       pspCreated: (amount: string) => `Devolução de ${amount} feita pelo PSP`,
+    },
+    disputeEvents: {
+      'payment.dispute_opened': (amount: string) => `Contestação (MED) aberta: ${amount} bloqueados pelo PSP`,
+      'payment.dispute_reminder': (hours: number) => `Lembrete: ${hours} h para responder à contestação`,
+      'payment.dispute_closed': (decision: string) => `Contestação encerrada: ${decision}`,
+    },
+    disputeDecisions: {
+      accepted: 'aceita (o valor volta ao pagador)',
+      rejected: 'rejeitada (o valor fica com a loja)',
+      cancelled: 'cancelada',
     },
     noEvents: 'Sem eventos de webhook: este pagamento foi criado sem webhookUrl.',
     attempt: 'Tentativa',

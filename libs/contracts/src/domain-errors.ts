@@ -41,6 +41,13 @@ export const DOMAIN_ERROR_CODES = [
   'refund_not_found',
   /** Only a pending payment can be cancelled (params: status). */
   'cancel_not_pending',
+  /** A refund of a payment whose dispute is open: the PSP blocked its money. */
+  'refund_dispute_open',
+  /** A defence of a payment without an open dispute. */
+  'dispute_not_open',
+  'dispute_deadline_passed',
+  /** The dispute's defence was sent already (with another text). */
+  'dispute_defended',
   'analysis_decided',
   /** The sandbox PSP has received no Pix for the payment's charge: nothing it could return. */
   'nothing_paid',

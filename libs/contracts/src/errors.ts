@@ -1,5 +1,6 @@
 import type { DomainErrorCode } from './domain-errors';
 import { formatBrl } from './payment-page';
+import { MAX_DISPUTE_DEFENSE_CHARS } from './dispute';
 import { EXPIRES_IN_BOUNDS } from './payment';
 import { MAX_MERCHANT_REFUNDS, MAX_REFUND_REASON_CHARS } from './refund';
 import { INTERNAL_STATUSES } from './statuses';
@@ -43,6 +44,12 @@ export const ErrorMessages = {
   refundNotFound: 'Reembolso não encontrado.',
   refundIdInvalid: 'refundId must be a UUID',
   cancelNotPending: 'Só é possível cancelar um pagamento pendente.',
+  refundDisputeOpen:
+    'Este pagamento tem uma contestação (MED) aberta: o valor está bloqueado pelo PSP e não pode ser reembolsado até a decisão.',
+  disputeDefenseInvalid: `A defesa deve ser um texto de 1 a ${MAX_DISPUTE_DEFENSE_CHARS} caracteres.`,
+  disputeNotOpen: 'Este pagamento não tem uma contestação aberta.',
+  disputeDeadlinePassed: 'O prazo para responder a esta contestação terminou.',
+  disputeDefended: 'A defesa desta contestação já foi enviada; o PSP aceita uma só.',
   idempotencyKeyInvalid: 'Idempotency-Key deve ter entre 1 e 255 caracteres.',
   rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
   /** Too many refused tokens from one client address: it waits Retry-After seconds. */
@@ -150,6 +157,10 @@ export const DomainErrorAnswers: Record<
   refund_limit_reached: () => ({ status: 409, message: ErrorMessages.refundLimitReached }),
   refund_not_found: () => ({ status: 404, message: ErrorMessages.refundNotFound }),
   cancel_not_pending: () => ({ status: 409, message: ErrorMessages.cancelNotPending }),
+  refund_dispute_open: () => ({ status: 409, message: ErrorMessages.refundDisputeOpen }),
+  dispute_not_open: () => ({ status: 409, message: ErrorMessages.disputeNotOpen }),
+  dispute_deadline_passed: () => ({ status: 409, message: ErrorMessages.disputeDeadlinePassed }),
+  dispute_defended: () => ({ status: 409, message: ErrorMessages.disputeDefended }),
   analysis_decided: () => ({ status: 409, message: SandboxMessages.analysisDecided }),
   nothing_paid: () => ({ status: 409, message: SandboxMessages.nothingPaid }),
   return_above_pix: () => ({ status: 409, message: SandboxMessages.returnAbovePix }),

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  DISPUTE_DECISIONS,
+  DisputeClosedWebhookSchema,
+  DisputeOpenedWebhookSchema,
+  DisputeReminderWebhookSchema,
+} from './dispute';
 import { LivemodeSchema, RequestLivemodeSchema } from './modes';
 import { REFUND_NATURES, RefundSchema } from './refund';
 import { PAYMENT_STATUSES } from './statuses';
@@ -62,6 +68,9 @@ export const WebhookBodySchema = z.discriminatedUnion('event', [
   RefundCreatedWebhookSchema,
   RefundSucceededWebhookSchema,
   RefundFailedWebhookSchema,
+  DisputeOpenedWebhookSchema,
+  DisputeClosedWebhookSchema,
+  DisputeReminderWebhookSchema,
 ]);
 export type WebhookBody = z.infer<typeof WebhookBodySchema>;
 
@@ -72,6 +81,9 @@ export const EVENT_TYPES = [
   'refund.created',
   'refund.succeeded',
   'refund.failed',
+  'payment.dispute_opened',
+  'payment.dispute_closed',
+  'payment.dispute_reminder',
 ] as const satisfies readonly WebhookBody['event'][];
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -155,3 +167,25 @@ export const PixRefundSettledEventSchema = z.object({
   livemode: FactModeSchema,
 });
 export type PixRefundSettledEvent = z.infer<typeof PixRefundSettledEventSchema>;
+
+/**
+ * An infraction (a MED claim) against a received Pix, as a PSP that reports them tells it
+ * (docs/decisions/disputes.md): pix.events.dispute_opened, and pix.events.dispute_closed with the
+ * PSP's `decision` once it decided. `pspDisputeId` is the infraction's id at the PSP; `amountCents`
+ * what the claim blocks; `deadlineAt` the last moment the receiver may answer. Idempotent by the
+ * infraction and its state.
+ */
+export const PixDisputeEventSchema = z.object({
+  txid: z.string(),
+  endToEndId: z.string(),
+  pspDisputeId: z.string(),
+  reason: z.string(),
+  kind: z.string(),
+  amountCents: z.number().int().positive(),
+  deadlineAt: z.string(),
+  openedAt: z.string(),
+  decision: z.enum(DISPUTE_DECISIONS).optional(),
+  decidedAt: z.string().optional(),
+  livemode: FactModeSchema,
+});
+export type PixDisputeEvent = z.infer<typeof PixDisputeEventSchema>;

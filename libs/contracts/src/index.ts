@@ -48,6 +48,24 @@ export {
   type WebhookBody,
 } from './events';
 export {
+  DISPUTE_STATUSES,
+  DISPUTE_DECISIONS,
+  DISPUTE_REMINDER_HOURS,
+  MAX_DISPUTE_DEFENSE_CHARS,
+  OPEN_DISPUTES_LIST_MAX,
+  OpenDisputeListSchema,
+  type OpenDisputeList,
+  DisputeSchema,
+  DisputeOpenedWebhookSchema,
+  DisputeClosedWebhookSchema,
+  DisputeReminderWebhookSchema,
+  DisputeWebhookSchema,
+  type Dispute,
+  type DisputeStatus,
+  type DisputeDecision,
+  type DisputeReminderHours,
+} from './dispute';
+export {
   REFUND_STATUSES,
   REFUND_ORIGINS,
   REFUND_NATURES,
@@ -70,6 +88,8 @@ export {
   CreatePaymentInputSchema,
   CreateRefundBodySchema,
   CreateRefundInputSchema,
+  DisputeDefenseBodySchema,
+  DisputeDefenseInputSchema,
   EventListQueryParamsSchema,
   ListQueryParamsSchema,
   SandboxPayBodySchema,
@@ -78,6 +98,7 @@ export {
   isPaymentId,
   type CreatePaymentInput,
   type CreateRefundInput,
+  type DisputeDefenseInput,
   type EventListQuery,
   type ListQuery,
   type RequestCheck,
@@ -171,12 +192,21 @@ export {
   PixPaidEventSchema,
   PixAnalysisEventSchema,
   PixRefundSettledEventSchema,
+  PixDisputeEventSchema,
   type PaymentEvent,
   type PixPaidEvent,
   type PixAnalysisEvent,
   type PixRefundSettledEvent,
+  type PixDisputeEvent,
 } from './events';
-export { RefundCommandSchema, CancelCommandSchema, type RefundCommand, type CancelCommand } from './pix-commands';
+export {
+  RefundCommandSchema,
+  CancelCommandSchema,
+  DefenseCommandSchema,
+  type RefundCommand,
+  type CancelCommand,
+  type DefenseCommand,
+} from './pix-commands';
 export {
   WebhookAttemptMessageSchema,
   WebhookDeadLetterSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DisputeSchema } from './dispute';
 import { PaymentEventDataSchema } from './events';
 
 /** A payment as the public API returns it (spec 2.1): the same shape from create, get and list. */
@@ -13,6 +14,10 @@ export const PaymentSchema = PaymentEventDataSchema.extend({
   expiresAt: z.iso
     .datetime({ precision: 3 })
     .meta({ description: 'When the charge expires: a payment still pending then becomes not_approved' }),
+  dispute: DisputeSchema.optional().meta({
+    description:
+      "The payer's fraud claim (MED) against the Pix, as the PSP reports it: present only on a payment that has one",
+  }),
 });
 export type Payment = z.infer<typeof PaymentSchema>;
 

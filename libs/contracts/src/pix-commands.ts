@@ -35,3 +35,15 @@ export type RefundCommand = z.infer<typeof RefundCommandSchema>;
 /** Remove a cancelled payment's charge (API Pix `PATCH /cob/{txid}`, status REMOVIDA_PELO_USUARIO_RECEBEDOR). */
 export const CancelCommandSchema = CommandBase.extend({ paymentId: z.string() });
 export type CancelCommand = z.infer<typeof CancelCommandSchema>;
+
+/**
+ * Forward a merchant's defence of a dispute to the PSP (Efí's `POST /v2/gn/infracoes/{id}/defesa`),
+ * once: its message id is the infraction's, and the PSP takes one defence per infraction.
+ */
+export const DefenseCommandSchema = CommandBase.extend({
+  paymentId: z.string(),
+  /** The infraction's id at the PSP. */
+  pspDisputeId: z.string(),
+  text: z.string(),
+});
+export type DefenseCommand = z.infer<typeof DefenseCommandSchema>;

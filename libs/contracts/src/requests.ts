@@ -9,6 +9,7 @@ import {
   MAX_OBSERVATION_CHARS,
   MAX_WEBHOOK_URL_CHARS,
 } from './payment';
+import { MAX_DISPUTE_DEFENSE_CHARS } from './dispute';
 import { MAX_REFUND_REASON_CHARS, MED_NATURES, type MedNature } from './refund';
 import { PUBLIC_STATUSES } from './statuses';
 
@@ -330,6 +331,33 @@ export const EventListQueryParamsSchema = z.object({
   type: eventTypeField.optional(),
   paymentId: paymentIdField.optional(),
 });
+
+// ---- A dispute's defence ----
+
+/** The defence, as payments takes it: the text, trimmed. */
+export const DisputeDefenseInputSchema = z.object({
+  text: z
+    .string()
+    .min(1)
+    .max(MAX_DISPUTE_DEFENSE_CHARS * 2),
+});
+export type DisputeDefenseInput = z.infer<typeof DisputeDefenseInputSchema>;
+
+/** The defence body: `text`, 1 to MAX_DISPUTE_DEFENSE_CHARS characters once trimmed. */
+export const DisputeDefenseBodySchema = z.object(
+  {
+    text: z
+      .string(says(ErrorMessages.disputeDefenseInvalid))
+      .trim()
+      .min(1, says(ErrorMessages.disputeDefenseInvalid))
+      .refine(atMostChars(MAX_DISPUTE_DEFENSE_CHARS), says(ErrorMessages.disputeDefenseInvalid))
+      .meta({
+        maxLength: MAX_DISPUTE_DEFENSE_CHARS,
+        description: `Why the claim is not right, sent to the PSP (1 to ${MAX_DISPUTE_DEFENSE_CHARS} characters)`,
+      }),
+  },
+  says(ErrorMessages.bodyNotObject),
+);
 
 /** What a request schema made of a request: its value, or the message of its first refusal. */
 export type RequestCheck<T> = { ok: true; value: T } | { ok: false; message: string };

@@ -8,7 +8,7 @@ import type { PaymentStatus } from './statuses';
 export const Subjects = {
   /** Every payment event (the PAYMENTS stream). */
   paymentEventsAll: 'payments.events.>',
-  /** `payments.events.created`, `…status_changed`, `…refund_created`, `…refund_succeeded`, `…refund_failed`. */
+  /** `payments.events.created`, `…status_changed`, `…refund_created`, `…refund_succeeded`, `…refund_failed`, `…dispute_opened`, …. */
   paymentEvent: (type: EventType) => `payments.events.${type.replace(/^payment\./, '').replace('.', '_')}`,
   /**
    * The PAYMENTS stream's feed: each event it stores, republished by the stream onto
@@ -40,6 +40,12 @@ export const Subjects = {
   /** The PSP settled a refund (devolução): the money is back with the payer, or it was not done. */
   pixRefunded: 'pix.events.refunded',
   pixRefundFailed: 'pix.events.refund_failed',
+  /**
+   * An infraction (a MED claim) against a received Pix, as a PSP that reports them tells it: filed
+   * (the money blocked until the PSP decides), and decided.
+   */
+  pixDisputeOpened: 'pix.events.dispute_opened',
+  pixDisputeClosed: 'pix.events.dispute_closed',
   /**
    * What payments asks of the PSP without waiting for it (the PIX_COMMANDS stream, the adapter's
    * work queue): send a refund, remove a charge. A command is published with the payment write that
@@ -77,10 +83,10 @@ export const Subjects = {
 export type PaymentCountKey = PaymentStatus | 'all';
 
 /** What a payment's scheduled message is for. */
-export type PaymentDueKind = 'expiry' | 'refund' | 'charge';
+export type PaymentDueKind = 'expiry' | 'refund' | 'charge' | 'dispute_reminder';
 
-/** What payments asks of the PSP through the adapter's work queue: a refund, or the removal of a charge. */
-export type PixCommandKind = 'refund' | 'cancel';
+/** What payments asks of the PSP through the adapter's work queue: a refund, the removal of a charge, a dispute's defence. */
+export type PixCommandKind = 'refund' | 'cancel' | 'defense';
 
 /** NATS subject matching: `*` is one token, `>` the rest (one token or more). */
 export function subjectMatches(pattern: string, subject: string): boolean {

@@ -28,6 +28,12 @@ import {
   SandboxPayReplySchema,
   WebhookBodySchema,
   CreateRefundBodySchema,
+  DisputeClosedWebhookSchema,
+  DisputeDefenseBodySchema,
+  DisputeOpenedWebhookSchema,
+  DisputeReminderWebhookSchema,
+  DisputeSchema,
+  DisputeWebhookSchema,
 } from '@pix/contracts';
 import { methodNotAllowed } from './http-errors';
 import {
@@ -36,6 +42,7 @@ import {
   PATH_FORMS,
   PUBLIC_API,
   REFUNDS_TAG,
+  DISPUTES_TAG,
   type Operation,
   type OperationGroup,
 } from './public-api';
@@ -61,7 +68,10 @@ const COMPONENTS: [z.ZodType, { id: string; description?: string; request?: true
   [SandboxFailNextRefundReplySchema, { id: 'SandboxRefundFailure' }],
   [SandboxMedBodySchema, { id: 'SandboxMedBody', request: true }],
   [SandboxMedReplySchema, { id: 'SandboxMedReturn' }],
-  [WebhookBodySchema, { id: 'Webhook', description: 'A webhook body, as delivered: a payment or a refund event' }],
+  [
+    WebhookBodySchema,
+    { id: 'Webhook', description: 'A webhook body, as delivered: a payment, a refund or a dispute event' },
+  ],
   [PaymentWebhookSchema, { id: 'PaymentWebhook', description: 'A payment webhook body, as delivered' }],
   [PaymentCreatedWebhookSchema, { id: 'PaymentCreatedWebhook' }],
   [PaymentStatusChangedWebhookSchema, { id: 'PaymentStatusChangedWebhook' }],
@@ -69,6 +79,12 @@ const COMPONENTS: [z.ZodType, { id: string; description?: string; request?: true
   [RefundCreatedWebhookSchema, { id: 'RefundCreatedWebhook' }],
   [RefundSucceededWebhookSchema, { id: 'RefundSucceededWebhook' }],
   [RefundFailedWebhookSchema, { id: 'RefundFailedWebhook' }],
+  [DisputeSchema, { id: 'Dispute' }],
+  [DisputeDefenseBodySchema, { id: 'DisputeDefenseBody', request: true }],
+  [DisputeWebhookSchema, { id: 'DisputeWebhook', description: 'A dispute webhook body, as delivered' }],
+  [DisputeOpenedWebhookSchema, { id: 'DisputeOpenedWebhook' }],
+  [DisputeClosedWebhookSchema, { id: 'DisputeClosedWebhook' }],
+  [DisputeReminderWebhookSchema, { id: 'DisputeReminderWebhook' }],
   [EventSchema, { id: 'Event' }],
   [EventDetailSchema, { id: 'EventDetail' }],
   [EventListSchema, { id: 'EventList' }],
@@ -187,6 +203,17 @@ function webhookOperations(): Record<string, Json> {
     'refund.created': hook('refund.created', 'RefundCreatedWebhook', 'A refund of the payment was asked of the PSP'),
     'refund.succeeded': hook('refund.succeeded', 'RefundSucceededWebhook', 'A refund is back with the payer'),
     'refund.failed': hook('refund.failed', 'RefundFailedWebhook', 'The PSP did not do a refund'),
+    'payment.dispute_opened': hook(
+      'payment.dispute_opened',
+      'DisputeOpenedWebhook',
+      "A payer's fraud claim (MED) against the payment's Pix: the PSP blocked the amount at risk",
+    ),
+    'payment.dispute_reminder': hook(
+      'payment.dispute_reminder',
+      'DisputeReminderWebhook',
+      'The deadline to answer an open dispute is 48, 24 or 6 hours away (no defence sent yet)',
+    ),
+    'payment.dispute_closed': hook('payment.dispute_closed', 'DisputeClosedWebhook', 'The PSP decided a dispute'),
   };
 }
 
@@ -230,6 +257,7 @@ export function openApiDocument(): Json {
     tags: [
       ...PATH_FORMS.map((form) => form.tag),
       REFUNDS_TAG,
+      DISPUTES_TAG,
       ...PUBLIC_API.flatMap((group) => (group.tag ? [group.tag] : [])),
       { name: 'payment page', description: 'The page a customer pays on' },
     ],

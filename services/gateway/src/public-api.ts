@@ -8,6 +8,7 @@ import {
   CreatePaymentBodySchema,
   CreateRefundBodySchema,
   DispatcherRpc,
+  DisputeDefenseBodySchema,
   DomainError,
   ErrorMessages,
   EventListQueryParamsSchema,
@@ -358,7 +359,8 @@ const refundOperations: Operation[] = [
       404: PAYMENT_NOT_FOUND,
       409:
         `\`${ErrorMessages.refundNotApproved}\`, \`${ErrorMessages.refundWindowClosed}\`, ` +
-        `\`${ErrorMessages.refundLimitReached}\` or \`${ErrorMessages.idempotencyKeyReused}\``,
+        `\`${ErrorMessages.refundLimitReached}\`, \`${ErrorMessages.refundDisputeOpen}\` or ` +
+        `\`${ErrorMessages.idempotencyKeyReused}\``,
       413: 'Body over 64 KB',
     },
     answer: createRefund,
@@ -392,6 +394,50 @@ const refundOperations: Operation[] = [
       const { id, refundId } = req.params;
       if (!isPaymentId(id)) return paymentNotFound;
       return isPaymentId(refundId) ? call({ ...scope, paymentId: id, refundId }) : refundNotFound;
+    },
+  }),
+];
+
+/** A payment's dispute (MED): the merchant's defence, forwarded to the PSP. */
+export const DISPUTES_TAG = {
+  name: 'disputes',
+  description:
+    "A payer's fraud claim (MED) against the Pix that paid a payment, as the PSP reports it: the payment shows " +
+    '`dispute` (only when it has one), `payment.dispute_opened`, `payment.dispute_reminder` (48, 24 and 6 hours ' +
+    'before the deadline) and `payment.dispute_closed` go to its webhookUrl, and the merchant may answer once ' +
+    'before the deadline. A refund is refused while a dispute is open. Both path forms.',
+};
+
+const disputeOperations: Operation[] = [
+  operation({
+    method: 'post',
+    path: '/:id/dispute/defense',
+    operationId: 'defendDispute',
+    tag: DISPUTES_TAG,
+    summary: "Answer the payment's open dispute with a defence, forwarded to the PSP",
+    description:
+      'The defence is recorded on the payment (`dispute.defense`) and sent to the PSP once. The same text again ' +
+      'answers the payment as it is (nothing is sent twice); another text after a defence is refused. The PSP ' +
+      'then decides: `payment.dispute_closed` tells its decision.',
+    parameters: [PAYMENT_ID],
+    body: { required: true, schema: DisputeDefenseBodySchema },
+    rpc: PaymentsRpc.disputeDefense,
+    ok: 'The payment, its dispute with the defence',
+    errors: {
+      400:
+        `\`${ErrorMessages.disputeDefenseInvalid}\`, a body that is not a JSON object, or a content type other ` +
+        'than application/json',
+      404: PAYMENT_NOT_FOUND,
+      409:
+        `\`${ErrorMessages.disputeNotOpen}\`, \`${ErrorMessages.disputeDeadlinePassed}\` or ` +
+        `\`${ErrorMessages.disputeDefended}\``,
+      413: 'Body over 64 KB',
+    },
+    answer: ({ req, scope, call, body }) => {
+      const { id } = req.params;
+      if (!isPaymentId(id)) return paymentNotFound;
+      const input = body();
+      return input instanceof Refusal ? input : call({ ...scope, paymentId: id, input });
     },
   }),
 ];
@@ -608,7 +654,7 @@ const events: OperationGroup = {
 };
 
 export const PUBLIC_API: readonly OperationGroup[] = [
-  { ...payments, operations: [...payments.operations, ...refundOperations] },
+  { ...payments, operations: [...payments.operations, ...refundOperations, ...disputeOperations] },
   sandbox,
   events,
 ];

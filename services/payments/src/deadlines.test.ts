@@ -1,10 +1,10 @@
-import { PlatformRefundReasons, refundPspId } from '@pix/contracts';
+import { PlatformRefundReasons, refundPspId, type PaymentDueKind } from '@pix/contracts';
 import { onDue } from './deadlines';
 import type { PaymentDoc } from './model';
 import { commandsIn, dueIn, eventsIn, flowDeps, given, refundRecord } from './testing/flows';
 
 const E2E = 'E12345678202501011200abcdefghijk';
-const due = (doc: PaymentDoc, kind: 'expiry' | 'refund' | 'charge', at: Date | null, attempt = 1) => ({
+const due = (doc: PaymentDoc, kind: PaymentDueKind, at: Date | null, attempt = 1) => ({
   paymentId: doc._id,
   kind,
   at: at?.toISOString() ?? new Date(0).toISOString(),

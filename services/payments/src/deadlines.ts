@@ -4,6 +4,7 @@ import { callRpc, retryDelay, type HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { z } from 'zod';
 import type { Config } from './config';
+import { onDisputeReminder } from './dispute-flows';
 import { refundsCreated } from './metrics';
 import { qrCodeUrlFor, requestCharge } from './create-payment';
 import type { OutboxMessage, PaymentDoc } from './model';
@@ -27,7 +28,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 
 const DueMessageSchema = z.object({
   paymentId: z.string(),
-  kind: z.enum(['expiry', 'refund', 'charge'] satisfies PaymentDueKind[]),
+  kind: z.enum(['expiry', 'refund', 'charge', 'dispute_reminder'] satisfies PaymentDueKind[]),
   at: z.string(),
   attempt: z.number().int().min(1),
 });
@@ -51,7 +52,8 @@ async function retryLater(deps: DueDeps, due: DueMessage): Promise<void> {
 /**
  * A payment's scheduled work, delivered by JetStream when it falls due (message schedules): the
  * charge's expiry, the automatic refund of a payment in review, a retry of a charge the PSP did not
- * take. Each message names the deadline it was scheduled for; a payment that moved on since (paid,
+ * take, a reminder of a dispute's deadline (disputes.ts). Each message names the deadline it was
+ * scheduled for; a payment that moved on since (paid,
  * refunded, a newer deadline) ignores it, so a stale or repeated message changes nothing. Any number
  * of replicas share the durable consumer, and every step is idempotent (conditional writes; a
  * refund's command, recorded with it, names its devolução the same on every try), so a message
@@ -73,6 +75,8 @@ export async function onDue(deps: DueDeps, raw: unknown): Promise<HandlerOutcome
       return refund(deps, due, doc);
     case 'charge':
       return completeCharge(deps, due, doc);
+    case 'dispute_reminder':
+      return onDisputeReminder(deps, doc, new Date(due.at));
   }
 }
 

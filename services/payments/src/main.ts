@@ -8,6 +8,7 @@ import { cancelPayment } from './cancel';
 import { config } from './config';
 import { createPayment } from './create-payment';
 import { onDue } from './deadlines';
+import { defendDispute, openDisputes } from './dispute-flows';
 import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay, publisher } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.cancel, (req) => cancelPayment(deps, req, req.id), rpc),
     serveRpc(nc, PaymentsRpc.refundsCreate, (req) => createRefund(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.refundsList, (req) => listRefunds(store, req, req.paymentId), rpc),
+    serveRpc(nc, PaymentsRpc.disputeDefense, (req) => defendDispute(deps, req), rpc),
+    serveRpc(nc, PaymentsRpc.disputesOpen, (req) => openDisputes(store, req), rpc),
     serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req, req.paymentId, req.refundId), rpc),
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),

@@ -85,7 +85,20 @@ export const refundSettlementsUnknownCharge = new Counter({
   registers: [],
 });
 
+/**
+ * Dispute facts of the PSP (infractions, MED claims) as payments applied them: opened, closed,
+ * past_deadline (opened with its deadline already past: recorded, no defence possible),
+ * another_open (a second infraction while one is open: left to an operator), unknown_charge.
+ */
+export const disputeFacts = new Counter({
+  name: 'payments_dispute_facts_total',
+  help: 'Dispute facts (PSP infractions) applied, by outcome: opened, closed, past_deadline, another_open (not applied), unknown_charge (not applied)',
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
 export function registerPaymentMetrics(registry: Registry): void {
+  registry.registerMetric(disputeFacts);
   registry.registerMetric(paymentsCreated);
   registry.registerMetric(statusChanges);
   registry.registerMetric(pspChargeFailures);

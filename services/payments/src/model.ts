@@ -1,5 +1,6 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
 import type { PaymentStatus, RefundNature, RefundOrigin, RefundStatus } from '@pix/contracts';
+import type { DisputeRecord } from './disputes';
 
 /** Why a payment in review is refunded: it stayed in review too long, or the PSP's analysis rejected its Pix. */
 export type ReviewRefundCause = 'review_timeout' | 'analysis_rejected';
@@ -84,6 +85,8 @@ export interface PaymentDoc {
   refunds: RefundRecord[];
   /** When the merchant cancelled it (pending to not_approved); null otherwise. */
   cancelledAt: Date | null;
+  /** The payer's fraud claim (MED) against its Pix, as the PSP told it (disputes.ts); absent when none. */
+  dispute?: DisputeRecord;
   /** How many events this payment has emitted; the next one gets eventSeq + 1. */
   eventSeq: number;
   /** How many times the document was written: every change is conditional on the revision it read. */
@@ -156,6 +159,7 @@ const PaymentSchema = new Schema<StoredPayment>(
     refunds: { type: Schema.Types.Mixed, default: [] },
     cancelledAt: { type: Date, default: null },
     refund: { type: Schema.Types.Mixed, default: undefined },
+    dispute: { type: Schema.Types.Mixed, default: undefined },
     eventSeq: { type: Number, required: true },
     rev: { type: Number, required: true },
     outbox: { type: Schema.Types.Mixed, default: [] },
@@ -170,6 +174,8 @@ PaymentSchema.index({ statusKey: 1 });
 PaymentSchema.index({ txid: 1 }, { unique: true });
 // The outbox relay: messages stored a while ago and still unpublished (an array: one key per entry).
 PaymentSchema.index({ 'outbox.at': 1 });
+// A store's open disputes (the dashboard's Contestações): few, so the store and the status suffice.
+PaymentSchema.index({ storeId: 1, 'dispute.status': 1 });
 
 export const PaymentModel = mongoose.model<StoredPayment>('Payment', PaymentSchema);
 

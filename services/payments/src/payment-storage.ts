@@ -39,6 +39,8 @@ export interface PaymentStorage {
   /** A page of a store's payments in the mode, newest first (createdAt, then id), and how many match. */
   list(scope: StoreScope, query: ListQuery): Promise<{ docs: PaymentDoc[]; total: number }>;
   insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'>;
+  /** A store's payments in the mode whose dispute is open, at most `limit` (any order). */
+  openDisputes(scope: StoreScope, limit: number): Promise<PaymentDoc[]>;
   /**
    * Changes one payment as `decide` says, given the payment as it is; `seen` saves the first read
    * when the caller has just read the payment. Throws PaymentWriteContended when it lost too often.

@@ -117,6 +117,14 @@ export class PaymentStore implements PaymentStorage {
     return { docs: await findPage(this.pages, this.windows, named, query, total), total };
   }
 
+  /** A store's payments in the mode whose dispute is open: one query on its index, the mode checked on the payments read. */
+  async openDisputes(scope: StoreScope, limit: number): Promise<PaymentDoc[]> {
+    const docs = await PaymentModel.find({ storeId: { $eq: scope.storeId }, 'dispute.status': 'open' })
+      .limit(limit)
+      .lean<StoredPayment[]>();
+    return docs.map((doc) => shaped(doc) as PaymentDoc).filter((doc) => isLive(doc) === scope.livemode);
+  }
+
   /**
    * Stores a new payment with the messages it owes, in one insert, then publishes them. 'exists'
    * when a payment with this id is there already (a repeated create): nothing was written.

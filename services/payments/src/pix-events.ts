@@ -9,6 +9,7 @@ import type { HandlerOutcome } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
 import type { Config } from './config';
+import { onDisputeFact } from './dispute-flows';
 import { ofPaymentsMode } from './fact-mode';
 import type { PaymentDoc } from './model';
 import { dueMessage } from './outbox';
@@ -145,6 +146,9 @@ export async function onPixEvent(deps: PixEventDeps, subject: string, raw: unkno
       return onRefundSettled(deps, raw, 'succeeded');
     case Subjects.pixRefundFailed:
       return onRefundSettled(deps, raw, 'failed');
+    case Subjects.pixDisputeOpened:
+    case Subjects.pixDisputeClosed:
+      return onDisputeFact(deps, raw);
     default:
       return ACK;
   }

@@ -1,4 +1,5 @@
 import { centsToBrl, type Payment, type PaymentEvent, type Refund } from '@pix/contracts';
+import { toDispute } from './disputes';
 import type { PaymentState, RefundRecord } from './model';
 import { isLive } from './payment-storage';
 import { refundedCents } from './refund-records';
@@ -24,12 +25,20 @@ export function toPayment(doc: PaymentState): Payment {
     isPublic: doc.isPublic,
     refundedAmount: centsToBrl(refundedCents(doc)),
     expiresAt: doc.expiresAt.toISOString(),
+    // Only on a payment that has one: every other payment's JSON is as it was.
+    ...(doc.dispute && { dispute: toDispute(doc.dispute) }),
   };
 }
 
 /** What a payment webhook tells of the payment (spec 6): the spec's fields, nothing more. */
 export function paymentEventData(doc: PaymentState): PaymentEventData {
-  const { isPublic: _isPublic, refundedAmount: _refunded, expiresAt: _expiresAt, ...data } = toPayment(doc);
+  const {
+    isPublic: _isPublic,
+    refundedAmount: _refunded,
+    expiresAt: _expiresAt,
+    dispute: _dispute,
+    ...data
+  } = toPayment(doc);
   return data;
 }
 

@@ -79,7 +79,12 @@ export function newRefund(
 }
 
 type MerchantRefusal =
-  'refund_not_approved' | 'refund_window_closed' | 'refund_limit_reached' | 'refund_above_left' | 'exists';
+  | 'refund_not_approved'
+  | 'refund_window_closed'
+  | 'refund_limit_reached'
+  | 'refund_above_left'
+  | 'refund_dispute_open'
+  | 'exists';
 
 /** Why a merchant's refund of `doc` is refused now, if it is (the order of the checks is the answer's). */
 function merchantRefusal(doc: PaymentDoc, amountCents: number | null, now: Date): MerchantRefusal | null {
@@ -87,6 +92,8 @@ function merchantRefusal(doc: PaymentDoc, amountCents: number | null, now: Date)
   // Payments approved before paidAt was kept count from their creation: a little earlier, never later.
   const paidAt = doc.paidAt ?? doc.createdAt;
   if (now.getTime() - paidAt.getTime() > REFUND_WINDOW_MS) return 'refund_window_closed';
+  // The PSP holds the money until it decides the payer's claim (disputes.ts).
+  if (doc.dispute?.status === 'open') return 'refund_dispute_open';
   if (doc.refunds.filter((refund) => refund.origin === 'merchant').length >= MAX_MERCHANT_REFUNDS) {
     return 'refund_limit_reached';
   }

@@ -60,6 +60,24 @@ export function adapterMetrics(registry: Registry) {
       labelNames: ['connection'] as const,
       registers,
     }),
+    infractionsTold: new Counter({
+      name: 'pix_infractions_told_total',
+      help: "Dispute facts reading a PSP's infractions added, by connection and kind (opened, closed)",
+      labelNames: ['connection', 'kind'] as const,
+      registers,
+    }),
+    infractionRuns: new Counter({
+      name: 'pix_infractions_runs_total',
+      help: "Readings of a PSP's infractions, by connection and outcome: completed, failed (read again next time), skipped (another replica just did it), unsupported (the PSP answered 404; not read again)",
+      labelNames: ['connection', 'outcome'] as const,
+      registers,
+    }),
+    infractionsUnknownPix: new Counter({
+      name: 'pix_infractions_unknown_pix_total',
+      help: 'Infractions against a Pix the PSP holds for no charge (not found, or paid to no charge), by connection: for an operator',
+      labelNames: ['connection'] as const,
+      registers,
+    }),
   };
   // Every refusal reason from zero, so an alert sees the first one as an increase.
   for (const connection of MODE_NAMES) {

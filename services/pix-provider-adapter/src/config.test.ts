@@ -82,6 +82,16 @@ describe("the adapter's PSP connections", () => {
     });
   });
 
+  it("reads the test PSP's infractions by default, the live one's only when told its PSP reports them", () => {
+    const [test, second] = connectionSettings(adapterEnv.parse({ ...testConnection, ...live }));
+    expect([test?.infractions, second?.infractions]).toEqual([true, false]);
+    const told = connectionSettings(
+      adapterEnv.parse({ ...testConnection, ...live, PIX_INFRACTIONS: 'none', LIVE_PSP_INFRACTIONS: 'efi' }),
+    );
+    expect(told.map((c) => c.infractions)).toEqual([false, true]);
+    expect(issues({ ...testConnection, PIX_INFRACTIONS: 'payzu' })[0]).toMatch(/^PIX_INFRACTIONS: /);
+  });
+
   it('a live connection is whole or refused, naming each missing part; its callbacks on a port of their own', () => {
     const partial: Record<string, string> = { ...testConnection, ...live };
     delete partial.LIVE_PSP_CLIENT_SECRET;

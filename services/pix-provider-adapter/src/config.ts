@@ -110,6 +110,16 @@ export const adapterEnv = z
      */
     RECONCILE_INTERVAL: duration('60s'),
     RECONCILE_OVERLAP: duration('2m'),
+    /**
+     * Whether a connection's PSP reports infractions (MED claims) as Efí does (`efi`: GET
+     * /v2/gn/infracoes, answered with POST …/defesa), or not (`none`: its disputes are not read; its
+     * MED returns still are refunds). A PSP that answers the listing 404 is taken as `none`. The
+     * simulator reports them; a live PSP must be said to.
+     */
+    PIX_INFRACTIONS: z.enum(['efi', 'none']).default('efi'),
+    LIVE_PSP_INFRACTIONS: z.enum(['efi', 'none']).default('none'),
+    /** How often a connection's infractions are read (each window from its own cursor, less RECONCILE_OVERLAP). */
+    INFRACTIONS_INTERVAL: duration('60s'),
     /** The key the adapter signs the PSP's facts with (pix.events.*): payments applies no other. */
     FACT_SIGNING_KEY: factSigningKey(),
   })

@@ -16,6 +16,7 @@ import { readCharge } from './charge-reads';
 import { config } from './config';
 import { connectionSettings, PspConnections } from './psp-connection';
 import { PspCommands } from './psp-commands';
+import { DefenseCommands } from './defense-commands';
 import { ToldFacts } from './told-facts';
 import { SandboxCommands } from './sandbox-commands';
 import { serveConnection } from './serve-connection';
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   }
 
   const pspCommands = new PspCommands((livemode) => connections.provider(livemode), js, logger, metrics.commands);
+  const defenses = new DefenseCommands((livemode) => connections.provider(livemode), js, logger, metrics.commands);
   const awaiting = new SubjectCount(nc, Streams.pixCommands);
   new Gauge({
     name: 'pix_refunds_awaiting_psp',
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       maxInFlight: COMMANDS_IN_FLIGHT,
       traceOf: (msg) => PspCommands.traceOf(msg),
     },
-    (msg) => pspCommands.handle(msg),
+    (msg) => (DefenseCommands.handles(msg) ? defenses.handle(msg) : pspCommands.handle(msg)),
   );
   service.addReadinessCheck('psp commands consumer', commandsConsumer.isBound);
   service.onShutdown('psp commands consumer', () => commandsConsumer.stop());

@@ -29,6 +29,8 @@ export interface ConnectionSettings {
   callbackTls: { certFile: string; keyFile: string; clientCaFile: string };
   /** Which certificates of that CA are the PSP's own. */
   callbackPins: readonly CallbackPin[];
+  /** Whether its PSP reports infractions (MED claims) as Efí does: read, and answered. */
+  infractions: boolean;
 }
 
 /** The connections the settings describe: the test one always, the live one when LIVE_PSP_API_URL is set. */
@@ -50,6 +52,7 @@ export function connectionSettings(config: Config): ConnectionSettings[] {
       clientCaFile: config.CALLBACK_CLIENT_CA_FILE,
     },
     callbackPins: config.PSP_CALLBACK_PINS,
+    infractions: config.PIX_INFRACTIONS === 'efi',
   };
   const apiUrl = config.LIVE_PSP_API_URL;
   if (apiUrl === undefined) return [test];
@@ -79,6 +82,7 @@ export function connectionSettings(config: Config): ConnectionSettings[] {
       clientCaFile: required(config.LIVE_PSP_CALLBACK_CLIENT_CA_FILE),
     },
     callbackPins: config.LIVE_PSP_CALLBACK_PINS,
+    infractions: config.LIVE_PSP_INFRACTIONS === 'efi',
   };
   return [test, live];
 }

@@ -27,19 +27,28 @@ const StateModel = mongoose.model<ReconciliationState>(
  * One document per PSP connection: the reconciliation of the Pix it received. The test
  * connection's keeps the id it had when there was one connection, so its cursor carries on.
  */
-function cursorId(connection: ModeName): string {
+function cursorId(connection: ModeName, reading: CursorReading): string {
+  if (reading === 'infractions') return `infractions:${connection}`;
   return connection === 'test' ? 'received-pix' : `received-pix:${connection}`;
 }
+
+/** What a cursor follows: the Pix a connection's PSP received, or the infractions it reports against them. */
+export type CursorReading = 'received-pix' | 'infractions';
 
 /**
  * The adapter's own state in MongoDB: how far the reconciliation of a connection's received Pix
  * has read, so a restarted or another replica goes on from there (one document per connection,
- * read and moved by _id). The only module of the adapter's that touches it.
+ * read and moved by _id; the reading of its infractions has one of its own). The only module of the
+ * adapter's that touches it.
  */
 export class ReconciliationCursor {
-  static async open(connection: ModeName, logger?: Logger): Promise<ReconciliationCursor> {
+  static async open(
+    connection: ModeName,
+    logger?: Logger,
+    reading: CursorReading = 'received-pix',
+  ): Promise<ReconciliationCursor> {
     await syncIndexes([StateModel], logger);
-    return new ReconciliationCursor(cursorId(connection));
+    return new ReconciliationCursor(cursorId(connection, reading));
   }
 
   private constructor(private readonly id: string) {}

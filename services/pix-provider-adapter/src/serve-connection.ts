@@ -9,6 +9,7 @@ import { config } from './config';
 import { ConnectionHealth } from './connection-health';
 import { openConnection, type ConnectionSettings, type PspConnections } from './psp-connection';
 import { Reconciliation } from './reconciliation';
+import { InfractionReading } from './infractions';
 import { ReconciliationCursor } from './reconciliation-cursor';
 import type { ToldFacts } from './told-facts';
 
@@ -23,7 +24,8 @@ export interface ConnectionDeps {
 /**
  * Everything one PSP connection runs in the adapter: its client, its callback server (mutual TLS,
  * its own port and pins), the registration of its callback URL at its PSP, its reconciliation
- * (its own cursor) and its health. A connection that cannot be opened (a certificate file missing
+ * (its own cursor), the reading of its infractions when its PSP reports them (a cursor of its own)
+ * and its health. A connection that cannot be opened (a certificate file missing
  * or unreadable) is reported unready and left out; the adapter serves the other mode.
  */
 export async function serveConnection(
@@ -86,6 +88,20 @@ export async function serveConnection(
   );
   reconciliation.start();
   service.onShutdown(`${connection} reconciliation`, () => reconciliation.stop());
+
+  if (settings.infractions) {
+    const infractions = new InfractionReading(
+      { name: connection, livemode: settings.livemode, provider },
+      js,
+      told,
+      await ReconciliationCursor.open(connection, logger, 'infractions'),
+      { intervalMs: config.INFRACTIONS_INTERVAL, overlapMs: config.RECONCILE_OVERLAP },
+      { told: metrics.infractionsTold, runs: metrics.infractionRuns, unknownPix: metrics.infractionsUnknownPix },
+      logger,
+    );
+    infractions.start();
+    service.onShutdown(`${connection} infractions`, () => infractions.stop());
+  }
 
   const health = new ConnectionHealth(connection, () => provider.checkAccess(), metrics.ready, logger);
   health.start();

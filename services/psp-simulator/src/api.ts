@@ -2,13 +2,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import {
   CobRemovalSchema,
   CobRequestSchema,
+  DefesaRequestSchema,
   DevolucaoRequestSchema,
   problem,
   WebhookRequestSchema,
   type ProblemTitle,
 } from '@pix/api-pix';
 import { sameSecret } from '@pix/runtime';
-import type { SandboxPsp } from './books';
+import type { SandboxInfractions, SandboxPsp } from './books';
 import type { ApiOperation, Faults } from './faults';
 import type { Journal, JournalLine } from './journal';
 import type { AccessTokens } from './tokens';
@@ -29,6 +30,7 @@ function refuse(res: Response, status: number, title: ProblemTitle, detail: stri
 
 export interface ApiPixDeps {
   psp: SandboxPsp;
+  infractions: SandboxInfractions;
   registrations: WebhookRegistrations;
   tokens: AccessTokens;
   faults: Faults;
@@ -41,7 +43,8 @@ export interface ApiPixDeps {
 /**
  * BACEN's API Pix v2 as a PSP serves it to its receiver (the platform's adapter): OAuth2 client
  * credentials (/oauth/token), charges (cob), the Pix received (listed by window, or one by
- * endToEndId), devoluções and the callback registration (webhook). Served over mutual TLS by
+ * endToEndId), devoluções and the callback registration (webhook), and Efí's infractions (MED claims,
+ * `gn/infracoes`). Served over mutual TLS by
  * main.ts, so a client without a certificate of the simulator's CA never reaches it.
  *
  * Every request is written to the journal and meets the faults the back office set on its
@@ -103,7 +106,8 @@ export function apiPixApp(deps: ApiPixDeps): express.Express {
         access_token: token,
         token_type: 'Bearer',
         expires_in: expiresInSeconds,
-        scope: 'cob.write cob.read pix.write pix.read webhook.write webhook.read',
+        scope:
+          'cob.write cob.read pix.write pix.read webhook.write webhook.read gn.infractions.read gn.infractions.write',
       });
     }),
   );
@@ -203,6 +207,45 @@ export function apiPixApp(deps: ApiPixDeps): express.Express {
       const devolucao = await psp.getDevolucao(req.params.e2eid, req.params.id);
       if (!devolucao) return refuse(res, 404, 'DevolucaoNaoEncontrada', 'no refund with this id');
       res.json(devolucao);
+    }),
+  );
+
+  // Efí's infractions (MED claims against the Pix received), beside API Pix: listed by when they
+  // last changed, a page at a time; answered once, while open and before their prazo.
+  api.get(
+    '/gn/infracoes',
+    operation('infracoes.list', async (req, res) => {
+      const from = new Date(String(req.query.inicio));
+      const to = new Date(String(req.query.fim));
+      const page = Number(req.query['paginacao.paginaAtual'] ?? 0);
+      const perPage = Number(req.query['paginacao.itensPorPagina'] ?? DEFAULT_PAGE_SIZE);
+      const valid = (n: number, min: number) => Number.isInteger(n) && n >= min && n <= 1000;
+      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || !valid(page, 0) || !valid(perPage, 1)) {
+        return refuse(
+          res,
+          400,
+          'ConsultaInvalida',
+          'inicio and fim (RFC 3339) are required; paging must be whole numbers',
+        );
+      }
+      res.json(await deps.infractions.list({ from, to }, page, perPage));
+    }),
+  );
+
+  api.post(
+    '/gn/infracoes/:id/defesa',
+    operation<{ id: string }>('infracoes.defesa', async (req, res) => {
+      const parsed = DefesaRequestSchema.safeParse(req.body);
+      if (!parsed.success) {
+        return refuse(res, 400, 'RequisicaoInvalida', 'analise (aceito or rejeitado) and justificativa are required');
+      }
+      const answer = await deps.infractions.defend(req.params.id, parsed.data);
+      if (!('refused' in answer)) return void res.status(200).json(answer);
+      if (answer.refused === 'not-found')
+        return refuse(res, 404, 'InfracaoNaoEncontrada', 'no infraction with this id');
+      const detail =
+        answer.refused === 'not-open' ? 'the infraction was answered or decided already' : 'its prazo has passed';
+      refuse(res, 400, 'InfracaoOperacaoInvalida', detail);
     }),
   );
 

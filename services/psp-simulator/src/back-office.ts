@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
   BackOfficeFailNextRefundBodySchema,
+  BackOfficeDecideBodySchema,
+  BackOfficeInfractionBodySchema,
   BackOfficeMedBodySchema,
   BackOfficePayBodySchema,
   valorFrom,
@@ -12,6 +14,7 @@ import {
   SANDBOX_REFUND_FAILURE,
   type OwnReturnRefusal,
   type SandboxBooks,
+  type SandboxInfractions,
   type SandboxPayer,
   type SandboxPix,
   type SandboxPsp,
@@ -46,6 +49,11 @@ function pixAnswer(txid: string, pix: SandboxPix): BackOfficePix {
   };
 }
 
+/** The claim of an infraction filed without one. */
+const SANDBOX_INFRACTION_CLAIM = 'Contestação simulada pelo PSP sandbox: o pagador não reconhece este Pix.';
+/** How long the receiver has to answer an infraction filed without a prazo: the PSPs' seven days of analysis. */
+const INFRACTION_ANSWER_MS = 7 * 24 * 60 * 60 * 1000;
+
 function amountOf(valor: string | undefined): number | undefined {
   return valor === undefined ? undefined : (brlToCents(Number(valor)) ?? undefined);
 }
@@ -59,6 +67,8 @@ function amountOf(valor: string | undefined): number | undefined {
  *   POST /cob/{txid}/fail-next-refund  {motivo?}                        the next devolução of its Pix settles NAO_REALIZADO
  *   POST /pix/{e2eid}/med              {valor?, natureza?, dropCallback?} the PSP returns the Pix on its own (MED)
  *   POST /cob/{txid}/med               {valor?, natureza?, dropCallback?} the same, of the Pix that paid the charge
+ *   POST /pix/{e2eid}/infracao         {valor?, motivo?, tipoSituacao?, prazo?} the payer's PSP files an infraction
+ *   GET /infracoes/{id}, POST /infracoes/{id}/decide {status}          an infraction, and the PSP's decision of it
  *   PUT /faults/{target} {kind, ...}, DELETE /faults[/{target}]        the PSP misbehaves (faults.ts)
  *   GET /journal[?operation=…]                                          the API Pix requests it served
  * Each action is idempotent the way the PSP's payer side is (books/payer.ts), a late Pix and a
@@ -69,6 +79,7 @@ export function backOfficeApp(deps: {
   payer: SandboxPayer;
   books: SandboxBooks;
   psp: SandboxPsp;
+  infractions: SandboxInfractions;
   faults: Faults;
   journal: Journal;
 }): express.Express {
@@ -144,6 +155,37 @@ export function backOfficeApp(deps: {
     if ('refused' in made) throw new DomainError(OWN_RETURN_DOMAIN_ERROR[made.refused]);
     const answer: BackOfficeMed = { txid: made.txid, endToEndId: charge.pix.endToEndId, devolucao: made.devolucao };
     res.status(201).json(answer);
+  });
+
+  app.post('/pix/:e2eid/infracao', async (req: Request<{ e2eid: string }>, res: Response) => {
+    const body = BackOfficeInfractionBodySchema.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
+    const { valor, motivo, tipoSituacao, prazo } = body.data;
+    const filed = await deps.infractions.file(req.params.e2eid, {
+      amountCents: amountOf(valor),
+      motivo: motivo ?? SANDBOX_INFRACTION_CLAIM,
+      tipoSituacao: tipoSituacao ?? 'golpe',
+      prazo: prazo ? new Date(prazo) : new Date(Date.now() + INFRACTION_ANSWER_MS),
+    });
+    if ('refused' in filed) {
+      const { status, error } = OWN_RETURN_REFUSAL[filed.refused];
+      return void res.status(status).json({ error });
+    }
+    res.status(201).json(filed);
+  });
+
+  app.get('/infracoes/:id', async (req: Request<{ id: string }>, res: Response) => {
+    const infracao = await deps.infractions.find(req.params.id);
+    if (!infracao) return void res.status(404).json({ error: 'infraction_not_found' });
+    res.json(infracao);
+  });
+
+  app.post('/infracoes/:id/decide', async (req: Request<{ id: string }>, res: Response) => {
+    const body = BackOfficeDecideBodySchema.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ error: 'invalid_body', detail: body.error.message });
+    const infracao = await deps.infractions.decide(req.params.id, body.data.status);
+    if (!infracao) return void res.status(404).json({ error: 'infraction_not_found' });
+    res.json(infracao);
   });
 
   app.put('/faults/:target', (req: Request<{ target: string }>, res: Response) => {

@@ -13,6 +13,8 @@ export const API_OPERATIONS = [
   'webhook.put',
   'webhook.get',
   'webhook.delete',
+  'infracoes.list',
+  'infracoes.defesa',
 ] as const;
 export type ApiOperation = (typeof API_OPERATIONS)[number];
 

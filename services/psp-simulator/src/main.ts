@@ -1,7 +1,7 @@
 import './tracing';
 import { Counter, writeStartFailure } from '@pix/observability';
 import { closeHttpServer, connectDatabase, listen, readPem, Service } from '@pix/runtime';
-import { OwedCallbacks, SandboxBooks, SandboxPayer, SandboxPsp, SandboxSettlements } from './books';
+import { OwedCallbacks, SandboxBooks, SandboxInfractions, SandboxPayer, SandboxPsp, SandboxSettlements } from './books';
 import { apiPixApp } from './api';
 import { backOfficeApp } from './back-office';
 import { callbackSender } from './callback-sender';
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const { logger } = service;
   await connectDatabase(service, config);
   const [books, registrations] = await Promise.all([SandboxBooks.open(logger), WebhookRegistrations.open(logger)]);
+  const infractions = await SandboxInfractions.open(books, logger);
   service.mark('books');
 
   const faults = new Faults();
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   });
   const api = apiPixApp({
     psp,
+    infractions,
     registrations,
     tokens: new AccessTokens(config.TOKEN_TTL),
     faults,
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
   });
   service.onShutdown('api pix server', () => closeHttpServer(apiServer));
   const backOffice = await listen(
-    backOfficeApp({ payer, books, psp, faults, journal }),
+    backOfficeApp({ payer, books, psp, infractions, faults, journal }),
     config.BACKOFFICE_PORT,
     config.BACKOFFICE_HOST,
     null,

@@ -26,7 +26,7 @@ describe('the attempt lifecycle', () => {
     const at = new Date('2026-11-25T10:05:00.000Z');
     const steps: AttemptStep[] = ['first-later', 'no-secrets', 'held', 'retry'];
     for (const step of steps) await advance(js, step, base, { at, missingSince: '2026-11-25T10:00:01.000Z' });
-    expect(published.every((p) => p.subject === `webhooks.attempts.scheduled.${event.body.id}.2`)).toBe(true);
+    expect(published.every((p) => p.subject === `webhooks.attempts.scheduled.${event.paymentId}.2`)).toBe(true);
     expect(published.every((p) => p.target === 'webhooks.attempts.due' && p.at === at && p.id === undefined)).toBe(
       true,
     );

@@ -7,72 +7,6 @@ from typing import Annotated, Any, Dict, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
-class Payment(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-        populate_by_name=True,
-    )
-    id: Annotated[
-        str,
-        Field(
-            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
-        ),
-    ]
-    status: Literal[
-        "pending", "approved", "review", "not_approved", "paid", "withdrawal_processing", "receipt_sent", "rejected"
-    ]
-    amount: float
-    """
-    BRL, at most two decimal places
-    """
-    store_id: Annotated[str, Field(alias="storeId")]
-    livemode: bool
-    """
-    true for live data (real money, a live token), false for test data (a test token)
-    """
-    created_at: Annotated[
-        str,
-        Field(
-            alias="createdAt",
-            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
-        ),
-    ]
-    """
-    ISO 8601, UTC, with milliseconds
-    """
-    webhook_url: Annotated[str | None, Field(alias="webhookUrl")]
-    observation: str | None
-    email: str | None
-    qr_code_url: Annotated[str | None, Field(alias="qrCodeUrl")]
-    qr_copy_paste: Annotated[str | None, Field(alias="qrCopyPaste")]
-    is_public: Annotated[bool, Field(alias="isPublic")]
-    refunded_amount: Annotated[float, Field(alias="refundedAmount")]
-    """
-    BRL returned to the payer of the Pix that paid it: the sum of its succeeded refunds (0 before any)
-    """
-    expires_at: Annotated[
-        str,
-        Field(
-            alias="expiresAt",
-            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
-        ),
-    ]
-    """
-    When the charge expires: a payment still pending then becomes not_approved
-    """
-
-
-class PaymentList(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-        populate_by_name=True,
-    )
-    items: list[Payment]
-    page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    limit: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
 class Error(BaseModel):
     model_config = ConfigDict(
         extra="ignore",
@@ -590,6 +524,272 @@ class RefundFailedWebhook(BaseModel):
     store_id: Annotated[str, Field(alias="storeId")]
 
 
+class Defense(BaseModel):
+    """
+    The merchant's defence, once sent; null before
+    """
+
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    text: str
+    sent_at: Annotated[
+        str,
+        Field(
+            alias="sentAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+
+
+class ClosedAt(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$"
+        ),
+    ]
+
+
+class Dispute(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    status: Literal["open", "closed"]
+    reason: str
+    """
+    The payer's claim, as their PSP reported it
+    """
+    kind: str
+    """
+    What the payer claims happened, in the PSP's words (golpe, outro, …)
+    """
+    amount_at_risk: Annotated[float, Field(alias="amountAtRisk")]
+    """
+    BRL blocked by the PSP until it decides
+    """
+    opened_at: Annotated[
+        str,
+        Field(
+            alias="openedAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    deadline_at: Annotated[
+        str,
+        Field(
+            alias="deadlineAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    The last moment to send a defence (POST …/dispute/defense)
+    """
+    defense: Defense | None
+    """
+    The merchant's defence, once sent; null before
+    """
+    decision: Literal["accepted", "rejected", "cancelled"] | None
+    """
+    The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open
+    """
+    closed_at: Annotated[ClosedAt | None, Field(alias="closedAt")]
+
+
+class DisputeDefenseBody(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    text: Annotated[str, Field(max_length=1000, min_length=1)]
+    """
+    Why the claim is not right, sent to the PSP (1 to 1000 characters)
+    """
+
+
+class DisputeOpenedWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    event: Literal["payment.dispute_opened"]
+    payment_id: Annotated[
+        str,
+        Field(
+            alias="paymentId",
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
+        ),
+    ]
+    store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    status: Literal["open", "closed"]
+    reason: str
+    """
+    The payer's claim, as their PSP reported it
+    """
+    kind: str
+    """
+    What the payer claims happened, in the PSP's words (golpe, outro, …)
+    """
+    amount_at_risk: Annotated[float, Field(alias="amountAtRisk")]
+    """
+    BRL blocked by the PSP until it decides
+    """
+    opened_at: Annotated[
+        str,
+        Field(
+            alias="openedAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    deadline_at: Annotated[
+        str,
+        Field(
+            alias="deadlineAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    The last moment to send a defence (POST …/dispute/defense)
+    """
+    defense: Defense | None
+    """
+    The merchant's defence, once sent; null before
+    """
+    decision: Literal["accepted", "rejected", "cancelled"] | None
+    """
+    The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open
+    """
+    closed_at: Annotated[ClosedAt | None, Field(alias="closedAt")]
+
+
+class DisputeClosedWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    event: Literal["payment.dispute_closed"]
+    payment_id: Annotated[
+        str,
+        Field(
+            alias="paymentId",
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
+        ),
+    ]
+    store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    status: Literal["open", "closed"]
+    reason: str
+    """
+    The payer's claim, as their PSP reported it
+    """
+    kind: str
+    """
+    What the payer claims happened, in the PSP's words (golpe, outro, …)
+    """
+    amount_at_risk: Annotated[float, Field(alias="amountAtRisk")]
+    """
+    BRL blocked by the PSP until it decides
+    """
+    opened_at: Annotated[
+        str,
+        Field(
+            alias="openedAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    deadline_at: Annotated[
+        str,
+        Field(
+            alias="deadlineAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    The last moment to send a defence (POST …/dispute/defense)
+    """
+    defense: Defense | None
+    """
+    The merchant's defence, once sent; null before
+    """
+    decision: Literal["accepted", "rejected", "cancelled"] | None
+    """
+    The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open
+    """
+    closed_at: Annotated[ClosedAt | None, Field(alias="closedAt")]
+
+
+class DisputeReminderWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    event: Literal["payment.dispute_reminder"]
+    payment_id: Annotated[
+        str,
+        Field(
+            alias="paymentId",
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
+        ),
+    ]
+    store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    status: Literal["open", "closed"]
+    reason: str
+    """
+    The payer's claim, as their PSP reported it
+    """
+    kind: str
+    """
+    What the payer claims happened, in the PSP's words (golpe, outro, …)
+    """
+    amount_at_risk: Annotated[float, Field(alias="amountAtRisk")]
+    """
+    BRL blocked by the PSP until it decides
+    """
+    opened_at: Annotated[
+        str,
+        Field(
+            alias="openedAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    deadline_at: Annotated[
+        str,
+        Field(
+            alias="deadlineAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    The last moment to send a defence (POST …/dispute/defense)
+    """
+    defense: Defense | None
+    """
+    The merchant's defence, once sent; null before
+    """
+    decision: Literal["accepted", "rejected", "cancelled"] | None
+    """
+    The PSP's decision, once closed: accepted (the claim was upheld; the money goes back to the payer as a refund of origin psp), rejected (the merchant keeps it), cancelled (the claim was withdrawn); null while open
+    """
+    closed_at: Annotated[ClosedAt | None, Field(alias="closedAt")]
+    hours_left: Annotated[Literal[48, 24, 6], Field(alias="hoursLeft")]
+    """
+    Hours left to the deadline when it was scheduled: 48, 24 or 6
+    """
+
+
 class NextAttemptAt(RootModel[str]):
     root: Annotated[
         str,
@@ -650,12 +850,86 @@ class EventRedelivery(BaseModel):
     run: Annotated[int, Field(ge=2, le=9007199254740991)]
 
 
+class Payment(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    id: Annotated[
+        str,
+        Field(
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
+        ),
+    ]
+    status: Literal[
+        "pending", "approved", "review", "not_approved", "paid", "withdrawal_processing", "receipt_sent", "rejected"
+    ]
+    amount: float
+    """
+    BRL, at most two decimal places
+    """
+    store_id: Annotated[str, Field(alias="storeId")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    created_at: Annotated[
+        str,
+        Field(
+            alias="createdAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    ISO 8601, UTC, with milliseconds
+    """
+    webhook_url: Annotated[str | None, Field(alias="webhookUrl")]
+    observation: str | None
+    email: str | None
+    qr_code_url: Annotated[str | None, Field(alias="qrCodeUrl")]
+    qr_copy_paste: Annotated[str | None, Field(alias="qrCopyPaste")]
+    is_public: Annotated[bool, Field(alias="isPublic")]
+    refunded_amount: Annotated[float, Field(alias="refundedAmount")]
+    """
+    BRL returned to the payer of the Pix that paid it: the sum of its succeeded refunds (0 before any)
+    """
+    expires_at: Annotated[
+        str,
+        Field(
+            alias="expiresAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    When the charge expires: a payment still pending then becomes not_approved
+    """
+    dispute: Dispute | None = None
+    """
+    The payer's fraud claim (MED) against the Pix, as the PSP reports it: present only on a payment that has one
+    """
+
+
+class PaymentList(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    items: list[Payment]
+    page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    limit: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
 class PaymentWebhook(RootModel[PaymentCreatedWebhook | PaymentStatusChangedWebhook]):
     root: PaymentCreatedWebhook | PaymentStatusChangedWebhook
 
 
 class RefundWebhook(RootModel[RefundCreatedWebhook | RefundSucceededWebhook | RefundFailedWebhook]):
     root: RefundCreatedWebhook | RefundSucceededWebhook | RefundFailedWebhook
+
+
+class DisputeWebhook(RootModel[DisputeOpenedWebhook | DisputeClosedWebhook | DisputeReminderWebhook]):
+    root: DisputeOpenedWebhook | DisputeClosedWebhook | DisputeReminderWebhook
 
 
 class Event(BaseModel):
@@ -667,7 +941,16 @@ class Event(BaseModel):
     """
     The event id (evt_…), the webhook-id every delivery of it carries
     """
-    type: Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
+    type: Literal[
+        "payment.created",
+        "payment.status_changed",
+        "refund.created",
+        "refund.succeeded",
+        "refund.failed",
+        "payment.dispute_opened",
+        "payment.dispute_closed",
+        "payment.dispute_reminder",
+    ]
     payment_id: Annotated[str, Field(alias="paymentId")]
     livemode: bool
     """
@@ -689,6 +972,9 @@ class Event(BaseModel):
         | RefundCreatedWebhook
         | RefundSucceededWebhook
         | RefundFailedWebhook
+        | DisputeOpenedWebhook
+        | DisputeClosedWebhook
+        | DisputeReminderWebhook
     )
     status: Literal["pending", "delivered", "dead"]
     """
@@ -713,7 +999,16 @@ class EventDetail(BaseModel):
     """
     The event id (evt_…), the webhook-id every delivery of it carries
     """
-    type: Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
+    type: Literal[
+        "payment.created",
+        "payment.status_changed",
+        "refund.created",
+        "refund.succeeded",
+        "refund.failed",
+        "payment.dispute_opened",
+        "payment.dispute_closed",
+        "payment.dispute_reminder",
+    ]
     payment_id: Annotated[str, Field(alias="paymentId")]
     livemode: bool
     """
@@ -735,6 +1030,9 @@ class EventDetail(BaseModel):
         | RefundCreatedWebhook
         | RefundSucceededWebhook
         | RefundFailedWebhook
+        | DisputeOpenedWebhook
+        | DisputeClosedWebhook
+        | DisputeReminderWebhook
     )
     status: Literal["pending", "delivered", "dead"]
     """

@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { PaymentListSchema, PaymentSchema } from '../payment';
+import { OpenDisputeListSchema } from '../dispute';
 import { PaymentPublicViewSchema } from '../payment-page';
 import { RefundListSchema, RefundSchema } from '../refund';
-import { CreatePaymentInputSchema, CreateRefundInputSchema, ListQuerySchema } from '../requests';
+import {
+  CreatePaymentInputSchema,
+  CreateRefundInputSchema,
+  DisputeDefenseInputSchema,
+  ListQuerySchema,
+} from '../requests';
 import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { PAYMENT_STATUSES } from '../statuses';
 import { RequestLivemodeSchema } from '../modes';
@@ -75,6 +81,15 @@ export const PaymentsRpc = {
     RefundSchema,
     forGateway,
   ),
+  /** The merchant's defence of the payment's open dispute, forwarded to the PSP: the payment as it is after. */
+  disputeDefense: defineRpc(
+    'payments.disputes.defense',
+    z.object({ ...scope, paymentId: z.string(), input: DisputeDefenseInputSchema }),
+    PaymentSchema,
+    forGateway,
+  ),
+  /** A store's open disputes, the nearest deadline first (the dashboard's Contestações). */
+  disputesOpen: defineRpc('payments.disputes.open', z.object(scope), OpenDisputeListSchema, forGateway),
   /** Admin: drives a payment through the state machine (internal statuses). */
   transition: defineRpc(
     'payments.admin.transition',

@@ -102,6 +102,13 @@ tr.fresh { background: #fff8d6; }
 .refund-form { max-width: 30rem; }
 .refund-form input { width: 10rem; }
 .refund-form textarea { width: 100%; resize: vertical; }
+.disputes { list-style: none; padding: 0; display: grid; gap: 1rem; }
+.dispute dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0 0 0.75rem; }
+.dispute dt { font-weight: 600; }
+.dispute dd { margin: 0; }
+.deadline.bad, .at-risk { color: #8a1515; font-weight: 600; }
+.defense-form { max-width: 40rem; display: grid; gap: 0.5rem; }
+.defense-form textarea { width: 100%; resize: vertical; }
 .field-hint { margin: -0.375rem 0 0.25rem; }
 .refund-pending { background: #e8effc; color: #123a85; }
 .refund-succeeded { background: #e3f4e8; color: #0b5c28; }

@@ -5,6 +5,7 @@ import {
   checkRequest,
   CreateRefundBodySchema,
   DashboardTexts as T,
+  DisputeDefenseBodySchema,
   DispatcherRpc,
   DomainError,
   ErrorMessages,
@@ -41,6 +42,7 @@ import { storeStream } from './stream';
 import { messagePage, statusBadge } from './html/layout';
 import { loginPage } from './html/login';
 import { livePaymentParts, paymentPage, refundRow, timeline } from './html/payment';
+import { disputesPage } from './html/disputes';
 import { paymentsPage, type PaymentRow } from './html/payments';
 import { webhooksPage } from './html/webhooks';
 import type { Session, SessionSigner } from './session';
@@ -112,6 +114,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   const json = express.json({ limit: '4kb' });
+  // A defence of 1000 characters, each up to 4 UTF-8 bytes and 3 characters each when form-encoded.
+  const defenseForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
 
   // Store names never change once created; a page view should not cost a database read for one.
   const names = new Map<string, string>();
@@ -223,7 +227,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     next();
   };
 
-  const navOf = (res: Response, active: 'payments' | 'webhooks' | null) => {
+  const navOf = (res: Response, active: 'payments' | 'disputes' | 'webhooks' | null) => {
     const { storeName: name, csrf, livemode } = res.locals as SessionLocals;
     return { name, csrf, active, livemode };
   };
@@ -462,6 +466,40 @@ export function dashboardRouter(options: DashboardOptions): Router {
       return { ...started, message: T.payment.redelivered(started.run) };
     }),
   );
+
+  /** Contestações: the store's open disputes, with what the last defence sent answered. */
+  async function showDisputes(res: Response, status: number, notice?: { ok: boolean; text: string }): Promise<void> {
+    const disputes = await callRpc(nc, PaymentsRpc.disputesOpen, scopeOf(res), rpcTimeoutMs);
+    sendHtml(res, status, disputesPage({ script, store: navOf(res, 'disputes'), disputes, notice }));
+  }
+
+  router.get('/contestacoes', (req, res) =>
+    showDisputes(res, 200, req.query.enviada === '1' ? { ok: true, text: T.disputes.sent } : undefined),
+  );
+
+  // A defence from the list's form (no script needed): sent, the list again (303); refused, the
+  // list with the API's message and its status.
+  router.post('/contestacoes/:id/defesa', defenseForm, async (req, res) => {
+    if (!csrfAccepted(req, origin, (res.locals as SessionLocals).csrf)) {
+      return sendHtml(res, 403, messagePage(T.errors.forbidden, T.errors.forbidden, script, navOf(res, 'disputes')));
+    }
+    const { id } = req.params;
+    const validated = checkRequest(DisputeDefenseBodySchema, { text: (req.body as { text?: unknown }).text });
+    try {
+      if (!isPaymentId(id)) throw new DomainError('payment_not_found');
+      if (!validated.ok) throw new RpcFailure(400, validated.message);
+      await callRpc(
+        nc,
+        PaymentsRpc.disputeDefense,
+        { ...scopeOf(res), paymentId: id, input: validated.value },
+        rpcTimeoutMs,
+      );
+    } catch (err) {
+      const { status, message } = errorAnswer(err, logger);
+      return showDisputes(res, status, { ok: false, text: message });
+    }
+    res.redirect(303, '/dashboard/contestacoes?enviada=1');
+  });
 
   async function showWebhooks(res: Response, secrets: string[] | null): Promise<void> {
     const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();

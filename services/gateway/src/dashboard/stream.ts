@@ -40,13 +40,15 @@ function livePayment(
 
 /**
  * One event as the page's script takes it, as JSON: a payment's change (`payment`), or a refund's
- * (`refund`: the payment page refreshes its refunds and timeline).
+ * (`refund`: the payment page refreshes its refunds and timeline); nothing for a dispute's.
  */
 function streamMessage(event: PaymentEvent): string {
   const { body } = event;
   if (body.event === 'payment.created' || body.event === 'payment.status_changed') {
     return `event: payment\ndata: ${JSON.stringify(livePayment({ ...event, body }))}\n\n`;
   }
+  // A dispute's events show on the payment's page and the Contestações list at their next load.
+  if (body.event !== 'refund.created' && body.event !== 'refund.succeeded' && body.event !== 'refund.failed') return '';
   const refund: LiveRefund = {
     id: event.paymentId,
     event: body.event,

@@ -40,6 +40,13 @@ export class InMemoryPayments implements PaymentStorage {
     return doc && doc.storeId === scope.storeId && isLive(doc) === scope.livemode ? structuredClone(doc) : null;
   }
 
+  async openDisputes(scope: StoreScope, limit: number): Promise<PaymentDoc[]> {
+    return [...this.docs.values()]
+      .filter((d) => d.storeId === scope.storeId && isLive(d) === scope.livemode && d.dispute?.status === 'open')
+      .slice(0, limit)
+      .map((d) => structuredClone(d));
+  }
+
   async byId(id: string): Promise<PaymentDoc | null> {
     const doc = this.docs.get(id);
     return doc ? structuredClone(doc) : null;

@@ -173,4 +173,30 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     expect({ ids: testList.docs.map((d) => d._id), total: testList.total }).toEqual({ ids: [test._id], total: 1 });
     expect({ ids: liveList.docs.map((d) => d._id), total: liveList.total }).toEqual({ ids: [live._id], total: 1 });
   });
+  it("finds a store's payments whose dispute is open, in the mode, and no others", async () => {
+    const disputed = `${storeId}-disputes`;
+    const dispute = (status: 'open' | 'closed') => ({
+      pspDisputeId: `INF-${status}`,
+      status,
+      reason: 'Não reconheço.',
+      kind: 'golpe',
+      amountCents: 1000,
+      openedAt: new Date(),
+      deadlineAt: new Date(Date.now() + 86_400_000),
+      defense: null,
+      decision: status === 'open' ? null : ('rejected' as const),
+      closedAt: status === 'open' ? null : new Date(),
+      reminded: [],
+    });
+    const open = paymentDoc({ storeId: disputed, status: 'approved', dispute: dispute('open') });
+    const closed = paymentDoc({ storeId: disputed, status: 'approved', dispute: dispute('closed') });
+    const live = paymentDoc({ storeId: disputed, status: 'approved', livemode: true, dispute: dispute('open') });
+    const none = paymentDoc({ storeId: disputed, status: 'approved' });
+    for (const doc of [open, closed, live, none]) await store.insert(doc, []);
+    await store.flush();
+    const found = await store.openDisputes({ storeId: disputed, livemode: false }, 10);
+    expect(found.map((d) => [d._id, d.dispute?.status])).toEqual([[open._id, 'open']]);
+    // Read back as a date (the reminders and the defence's check compare it), not as text.
+    expect(found[0]?.dispute?.deadlineAt.getTime()).toBe(open.dispute?.deadlineAt.getTime());
+  });
 }

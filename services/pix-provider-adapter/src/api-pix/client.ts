@@ -11,6 +11,8 @@ import {
   type ChargeAtPsp,
   type ChargeRemoval,
   type CreateChargeInput,
+  type InfractionPage,
+  type InfractionProvider,
   type OnPspRequest,
   type PixProvider,
   type PspOperation,
@@ -22,12 +24,16 @@ import {
   chargeAtPspFrom,
   chargeFromCob,
   cobRequestFrom,
+  defesaRequestFrom,
   devolucaoRequestFrom,
+  infractionFrom,
   refundFromDevolucao,
 } from './transformers';
 import {
   CobSchema,
   DevolucaoSchema,
+  InfracaoListSchema,
+  InfractionPaths,
   PixListSchema,
   ProblemSchema,
   ReceivedPixSchema,
@@ -84,7 +90,7 @@ interface Call<S extends z.ZodType> {
  * caller reads the refund back before it sends it again. A 4xx is the PSP refusing the request
  * (PspRefusal, with its problem's detail); a 404 on a read is "none".
  */
-export class ApiPixClient implements PixProvider {
+export class ApiPixClient implements PixProvider, InfractionProvider {
   private token: { value: string; expiresAt: number } | null = null;
   private readonly http: typeof got;
 
@@ -217,6 +223,39 @@ export class ApiPixClient implements PixProvider {
       retry: true,
     });
     return { pix: list.pix, pages: list.parametros.paginacao.quantidadeDePaginas };
+  }
+
+  /** GET /v2/gn/infracoes (Efí): one page of the infractions that changed in the window; 404: none served. */
+  async listInfractions(window: { from: Date; to: Date }, page: number): Promise<InfractionPage | 'unsupported'> {
+    const query = new URLSearchParams({
+      inicio: window.from.toISOString(),
+      fim: window.to.toISOString(),
+      'paginacao.paginaAtual': String(page),
+      'paginacao.itensPorPagina': String(PIX_PAGE_SIZE),
+    });
+    try {
+      const list = await this.answer('list_infractions', {
+        method: 'GET',
+        path: `${InfractionPaths.list}?${query.toString()}`,
+        schema: InfracaoListSchema,
+        retry: true,
+      });
+      return { infractions: list.infracoes.map(infractionFrom), pages: list.parametros.paginacao.quantidadeDePaginas };
+    } catch (err) {
+      if (err instanceof PspRefusal && err.status === 404) return 'unsupported';
+      throw err;
+    }
+  }
+
+  /** POST /v2/gn/infracoes/{id}/defesa (Efí), once per call: a POST is not safe to send blindly again. */
+  async sendDefense(pspDisputeId: string, text: string): Promise<void> {
+    await this.call('send_defense', {
+      method: 'POST',
+      path: InfractionPaths.defense(pspDisputeId),
+      json: defesaRequestFrom(text),
+      schema: null,
+      retry: false,
+    });
   }
 
   /** A call whose 2xx has a body, parsed by its schema. */

@@ -2,20 +2,25 @@ import {
   brlToCents,
   Subjects,
   type CreateChargeReply,
+  type DisputeDecision,
   type MedNature,
+  type PixDisputeEvent,
   type PixRefundSettledEvent,
   type RefundNature,
 } from '@pix/contracts';
 import {
+  MAX_JUSTIFICATIVA_CHARS,
   valorFrom,
   type AnalysisState,
   type Cob,
   type CobRequest,
+  type DefesaRequest,
   type Devolucao,
   type DevolucaoNatureza,
+  type Infracao,
   type PixEntry,
 } from '@pix/api-pix';
-import type { ChargeAtPsp, CreateChargeInput, RefundAtPsp, RefundInput } from '../providers/provider';
+import type { ChargeAtPsp, CreateChargeInput, InfractionAtPsp, RefundAtPsp, RefundInput } from '../providers/provider';
 
 /**
  * API Pix's words to and from the platform's own: the only place a PSP status or field name is
@@ -156,4 +161,62 @@ export function factsFromPix(pix: PixEntry, amountCents: number, livemode: boole
 
 function paidFact(pix: PixEntry, amountCents: number) {
   return { endToEndId: pix.endToEndId, txid: pix.txid, amountCents, paidAt: new Date(pix.horario).toISOString() };
+}
+
+const DECISION: Partial<Record<string, DisputeDecision>> = {
+  ACEITA: 'accepted',
+  REJEITADA: 'rejected',
+  CANCELADA_EFI: 'cancelled',
+};
+
+/** An infraction as the platform knows it; a status it does not know is read as still open (the money stays blocked). */
+export function infractionFrom(infracao: Infracao): InfractionAtPsp {
+  return {
+    pspDisputeId: infracao.idInfracao,
+    endToEndId: infracao.endToEndId,
+    amountCents: brlToCents(Number(infracao.valor)),
+    reason: infracao.motivo,
+    kind: infracao.tipoSituacao,
+    decision: DECISION[infracao.status] ?? null,
+    deadlineAt: infracao.prazo,
+    openedAt: infracao.horario.criacao,
+    changedAt: infracao.horario.atualizacao,
+  };
+}
+
+/**
+ * The facts an infraction is (pix.events.dispute_opened, and dispute_closed once decided), each
+ * with a message id of the infraction and its state: told by every listing that shows it, stored
+ * once. A decided one is told opened first: the receiver may never have seen it open.
+ */
+export function factsFromInfraction(infraction: InfractionAtPsp, txid: string, livemode: boolean): PixFact[] {
+  if (infraction.amountCents === null || infraction.amountCents <= 0) return [];
+  const opened: PixDisputeEvent = {
+    txid,
+    endToEndId: infraction.endToEndId,
+    pspDisputeId: infraction.pspDisputeId,
+    reason: infraction.reason,
+    kind: infraction.kind,
+    amountCents: infraction.amountCents,
+    deadlineAt: infraction.deadlineAt,
+    openedAt: infraction.openedAt,
+    livemode,
+  };
+  const facts: PixFact[] = [
+    { subject: Subjects.pixDisputeOpened, msgId: `dispute:${infraction.pspDisputeId}:opened`, payload: opened },
+  ];
+  if (infraction.decision) {
+    const closed: PixDisputeEvent = { ...opened, decision: infraction.decision, decidedAt: infraction.changedAt };
+    facts.push({
+      subject: Subjects.pixDisputeClosed,
+      msgId: `dispute:${infraction.pspDisputeId}:closed`,
+      payload: closed,
+    });
+  }
+  return facts;
+}
+
+/** The body of POST …/infracoes/{id}/defesa: the merchant contests the claim (rejeitado) with its text. */
+export function defesaRequestFrom(text: string): DefesaRequest {
+  return { analise: 'rejeitado', justificativa: [...text].slice(0, MAX_JUSTIFICATIVA_CHARS).join('') };
 }

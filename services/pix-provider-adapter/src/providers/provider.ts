@@ -1,4 +1,4 @@
-import type { CreateChargeReply, RefundNature } from '@pix/contracts';
+import type { CreateChargeReply, DisputeDecision, RefundNature } from '@pix/contracts';
 import type { PixEntry, ReceivedPix } from '@pix/api-pix';
 
 export interface CreateChargeInput {
@@ -122,6 +122,38 @@ export interface PixProvider {
   listReceivedPix(window: { from: Date; to: Date }, page: number): Promise<ReceivedPixPage>;
 }
 
+/** An infraction (a MED claim) against a Pix the PSP received, in the platform's words. */
+export interface InfractionAtPsp {
+  pspDisputeId: string;
+  endToEndId: string;
+  /** How much the claim blocks (null: an amount the platform cannot read). */
+  amountCents: number | null;
+  reason: string;
+  kind: string;
+  /** The PSP's decision once it decided; null while open (answered or not). */
+  decision: DisputeDecision | null;
+  deadlineAt: string;
+  openedAt: string;
+  /** Its last change at the PSP: when a decision was made. */
+  changedAt: string;
+}
+
+/** One page of the infractions that changed in a window. */
+export interface InfractionPage {
+  infractions: InfractionAtPsp[];
+  pages: number;
+}
+
+/**
+ * A PSP that reports infractions to its receivers (Efí's `GET /v2/gn/infracoes`, not API Pix):
+ * listed by when they last changed, answered once. `unsupported`: the PSP serves none (404).
+ */
+export interface InfractionProvider {
+  listInfractions(window: { from: Date; to: Date }, page: number): Promise<InfractionPage | 'unsupported'>;
+  /** Sends the receiver's defence of an infraction, once; a PspRefusal when the PSP refuses it. */
+  sendDefense(pspDisputeId: string, text: string): Promise<void>;
+}
+
 /** A PSP operation, as psp_requests_total counts them. */
 export type PspOperation =
   | 'token'
@@ -132,7 +164,9 @@ export type PspOperation =
   | 'read_charge'
   | 'read_pix'
   | 'list_pix'
-  | 'register_webhook';
+  | 'register_webhook'
+  | 'list_infractions'
+  | 'send_defense';
 
 /** Reports each PSP operation's outcome (after its retries): psp_requests_total. */
 export type OnPspRequest = (operation: PspOperation, outcome: 'success' | 'failure') => void;

@@ -25,3 +25,8 @@ export function newEndToEndId(prefix: 'E' | 'D' = 'E', at = new Date()): string 
 export function newPspDevolucaoId(): string {
   return `PSP${randomBytes(16).toString('hex').toUpperCase()}`;
 }
+
+/** The id of an infraction (a MED claim) the PSP files against a received Pix: its own form. */
+export function newInfractionId(): string {
+  return `INF${randomBytes(12).toString('hex').toUpperCase()}`;
+}

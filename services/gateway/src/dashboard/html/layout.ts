@@ -69,7 +69,7 @@ export interface LayoutOptions {
    * The signed-in store, when there is one: the navigation, the logout form, and the mode shown
    * (`livemode`: the session's token's), which a banner names on every page.
    */
-  store?: { name: string; csrf: string; active: 'payments' | 'webhooks' | null; livemode: boolean };
+  store?: { name: string; csrf: string; active: 'payments' | 'disputes' | 'webhooks' | null; livemode: boolean };
   /** The page follows the store's events live: it shows whether the stream is connected. */
   live?: boolean;
   /** Attributes of <body> the script reads (page kind, ids). */
@@ -77,12 +77,13 @@ export interface LayoutOptions {
 }
 
 function nav(store: NonNullable<LayoutOptions['store']>, live: boolean): SafeHtml {
-  const link = (href: string, text: string, key: 'payments' | 'webhooks') =>
+  const link = (href: string, text: string, key: 'payments' | 'disputes' | 'webhooks') =>
     html`<a href="${href}"${store.active === key && html` aria-current="page"`}>${text}</a>`;
   return html`<header class="top">
 <div class="brand"><span class="product">${T.product}</span> <span class="store" id="store-name">${store.name}</span></div>
 <nav aria-label="Painel">
 ${link('/dashboard/pagamentos', T.nav.payments, 'payments')}
+${link('/dashboard/contestacoes', T.nav.disputes, 'disputes')}
 ${link('/dashboard/webhooks', T.nav.webhooks, 'webhooks')}
 <form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${store.csrf}"><button type="submit" id="logout">${T.nav.logout}</button></form>
 </nav>

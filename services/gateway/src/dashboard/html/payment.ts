@@ -69,6 +69,12 @@ function eventTitle(event: PublicEventDetail): string {
     case 'refund.succeeded':
     case 'refund.failed':
       return P.refundEvents[body.event](formatBrl(body.amount));
+    case 'payment.dispute_opened':
+      return P.disputeEvents[body.event](formatBrl(body.amountAtRisk));
+    case 'payment.dispute_reminder':
+      return P.disputeEvents[body.event](body.hoursLeft);
+    case 'payment.dispute_closed':
+      return P.disputeEvents[body.event](body.decision ? P.disputeDecisions[body.decision] : '');
   }
 }
 
@@ -79,7 +85,10 @@ function eventItem(event: PublicEventDetail): SafeHtml {
     event.nextAttemptAt &&
     html`<p class="next">${P.nextRetry}: ${timeTag(event.nextAttemptAt)}</p>`;
   const disabled = event.status === 'pending' && html` disabled`;
-  const refund = event.body.event.startsWith('refund.') && html` data-refund-id="${event.body.id}"`;
+  const { body } = event;
+  const refund =
+    (body.event === 'refund.created' || body.event === 'refund.succeeded' || body.event === 'refund.failed') &&
+    html` data-refund-id="${body.id}"`;
   return html`<li class="event" id="${event.id}" data-event-id="${event.id}" data-type="${event.type}" data-delivery="${event.status}"${refund}>
 <div class="event-head">
 <h3>${eventTitle(event)}</h3>
