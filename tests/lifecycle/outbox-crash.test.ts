@@ -1,3 +1,4 @@
+import { Subjects } from '@pix/contracts';
 import { admin } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { withDb } from '../support/db';
@@ -36,7 +37,7 @@ describe('outbox surviving a crash of payments', () => {
       withDb(stack.mongoAdminUrl!, (db) => db.collection('payments').findOne({ _id: payment.id as never }));
     expect(await stored()).toMatchObject({ status: 'approved' });
     expect((await stored())?.outbox.map((m: { subject: string }) => m.subject)).toContain(
-      'payments.events.status_changed',
+      Subjects.paymentEvent('payment.status_changed', false),
     );
     expect(await statusChangedEvents(stack, payment.id)).toHaveLength(when === 'crash-before-publish' ? 0 : 1);
 

@@ -1,5 +1,6 @@
 import { MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
+import { Subjects } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import { PaymentModel, type OutboxMessage } from '../../services/payments/src/model';
 import { OutboxRelay } from '../../services/payments/src/outbox';
@@ -117,7 +118,7 @@ describe('the outbox of a payment', () => {
     expect(approved.changed).toBe(true);
     const owed = await outboxOf(doc._id);
     expect(owed.map((m) => m.subject)).toEqual([
-      'payments.events.status_changed',
+      Subjects.paymentEvent('payment.status_changed', false),
       'payments.counts.outbox-store.pending',
       'payments.counts.outbox-store.approved',
     ]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
-import { DomainError, Subjects } from '@pix/contracts';
+import { DomainError, Subjects, subjectMatches } from '@pix/contracts';
 import type { PaymentStore } from '../../services/payments/src/payment-store';
 import { createRefund } from '../../services/payments/src/refunds';
 import { pendingPaymentDoc } from './payment-fixture';
@@ -71,8 +71,9 @@ describe('refunds racing for one payment', () => {
     );
     expect(stored).toMatchObject({ eventSeq: 2 + fits, rev: 1 + fits });
     // A later writer publishes what the outbox still holds as well (JetStream keeps one per id): count by id.
-    const owed = (subject: string) => new Map(published.filter((m) => m.subject === subject).map((m) => [m.msgId, m]));
-    const created = [...owed(Subjects.paymentEvent('refund.created')).values()];
+    const owed = (pattern: string) =>
+      new Map(published.filter((m) => subjectMatches(pattern, m.subject)).map((m) => [m.msgId, m]));
+    const created = [...owed(Subjects.paymentEventsOfType('refund.created')).values()];
     expect(created.map((m) => (m.body as { sequence: number }).sequence).sort()).toEqual(
       [...Array(fits).keys()].map((i) => 3 + i),
     );

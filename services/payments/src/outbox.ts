@@ -62,7 +62,8 @@ export function owedEvent(
     body,
   };
   return {
-    subject: Subjects.paymentEvent(body.event),
+    // The dispatcher takes only the events of payments with a webhookUrl (a payment's never changes).
+    subject: Subjects.paymentEvent(body.event, Boolean(doc.webhookUrl)),
     msgId: eventId,
     body: event,
     // Published after the request that caused it returns: the stored context keeps it in its trace.
