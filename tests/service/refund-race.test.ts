@@ -30,8 +30,8 @@ describe('refunds racing for one payment', () => {
       eventSeq: 2,
     });
     expect(await first.insert(doc, [])).toBe('created');
-    // Every store's batched outbox clearing done, the earlier race's included: nothing of theirs
-    // may land in a later case's count of commands.
+    // Every store's publishing done, the earlier race's included: nothing of theirs may land in a
+    // later case's count of commands.
     await Promise.all(stores.map((store) => store.flush()));
     published.length = 0;
     return doc;
@@ -101,8 +101,8 @@ describe('refunds racing for one payment', () => {
     } finally {
       client.off('commandStarted', count);
     }
-    // The read of the payment (the store's, or 404), then one conditional update; the outbox's
-    // clearing is batched with other writes a moment later (counted by the command budget test).
+    // The read of the payment (the store's, or 404), then one conditional update: that its messages
+    // were published is written nowhere.
     expect(commands).toEqual({ find: 1, update: 1 });
   });
 });
