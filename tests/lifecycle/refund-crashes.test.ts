@@ -77,7 +77,7 @@ describe('refunds through crashes', () => {
     const created = await streamMessages<{ paymentId: string }>(
       stack,
       Streams.payments.name,
-      Subjects.paymentEvent('refund.created'),
+      Subjects.paymentEventsOfType('refund.created'),
     );
     expect(created.filter((m) => m.data.paymentId === payment.id)).toHaveLength(1);
     expect(await client.get(payment.id)).toMatchObject({ status: 'approved', refundedAmount: 0 });

@@ -242,12 +242,12 @@ describe('payment events (payments.events.*), as the dispatcher sends them', () 
       (hooks) => hooks.length === 1,
     );
     const genuineId = String(created[0]?.headers['webhook-id']);
-    const genuine = await storedFact(Streams.payments.name, Subjects.paymentEvent('payment.created'), genuineId);
+    const genuine = await storedFact(Streams.payments.name, Subjects.paymentEvent('payment.created', true), genuineId);
     expect(genuine.headers?.get(FactHeaders.keyId)).toBe(paymentsKeyId);
 
     // What a forger would say: the payment approved, with its real envelope (store, webhookUrl).
     const envelope = genuine.json<PaymentEvent>();
-    const subject = Subjects.paymentEvent('payment.status_changed');
+    const subject = Subjects.paymentEvent('payment.status_changed', true);
     const before = await Promise.all(
       ['unsigned', 'unknown_key', 'bad_signature'].map((reason) =>
         refusedCount('webhook-dispatcher', Streams.payments.name, reason),
@@ -319,7 +319,11 @@ describe('payment events on the live payment page (the gateway)', () => {
     const [created] = await eventually(
       async () =>
         (
-          await streamMessages<PaymentEvent>(stack, Streams.payments.name, Subjects.paymentEvent('payment.created'))
+          await streamMessages<PaymentEvent>(
+            stack,
+            Streams.payments.name,
+            Subjects.paymentEventsOfType('payment.created'),
+          )
         ).filter((m) => m.data.paymentId === paymentId),
       (found) => found.length === 1,
     );
@@ -332,7 +336,7 @@ describe('payment events on the live payment page (the gateway)', () => {
       const before = await refusedCount('gateway', Streams.payments.name, 'unsigned');
       const msgId = `evt_forged_page${Date.now()}`;
       const envelope = created!.data;
-      await publishFact(await as('payments'), Subjects.paymentEvent('payment.status_changed'), msgId, {
+      await publishFact(await as('payments'), Subjects.paymentEvent('payment.status_changed', false), msgId, {
         ...envelope,
         eventId: msgId,
         sequence: 2,

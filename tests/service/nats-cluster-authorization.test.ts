@@ -40,7 +40,7 @@ describe('a NATS cluster with authorization', () => {
           () => 0,
         );
       expect(await eventually(copies, (n) => n === 3, 30_000)).toBe(3);
-      await jetstream(payments).publish(Subjects.paymentEvent('payment.created'), '{}', { msgID: 'cluster-1' });
+      await jetstream(payments).publish(Subjects.paymentEvent('payment.created', true), '{}', { msgID: 'cluster-1' });
 
       const { leader } = (await jsm.streams.info(Streams.payments.name)).cluster!;
       const index = stack.ports.natsCluster!.findIndex((_, i) => natsMemberName(i) === leader);

@@ -81,9 +81,9 @@ describe('what each identity may do, it does', () => {
     const gateway = await as('gateway');
     const feed = gateway.subscribe(Subjects.paymentEventsFeedAll, { max: 1 });
     await gateway.flush();
-    await jetstream(await as('payments')).publish(Subjects.paymentEvent('payment.created'), '{"probe":"feed"}');
+    await jetstream(await as('payments')).publish(Subjects.paymentEvent('payment.created', true), '{"probe":"feed"}');
     for await (const msg of feed) {
-      expect([msg.subject, msg.string()]).toEqual(['feeds.payments.events.created', '{"probe":"feed"}']);
+      expect([msg.subject, msg.string()]).toEqual(['feeds.payments.events.hook.created', '{"probe":"feed"}']);
       expect(msg.headers?.get('Nats-Stream')).toBe(Streams.payments.name);
     }
     const kv = await new Kvm(gateway).open(AuthBucket.name);

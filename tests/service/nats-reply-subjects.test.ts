@@ -69,8 +69,8 @@ const everyTarget = [
     ...streams.flatMap((stream) => stream.subjects.map(concrete)),
     Subjects.pixPaid,
     Subjects.pixRefunded,
-    Subjects.paymentEvent('payment.created'),
-    Subjects.paymentEvent('payment.status_changed'),
+    Subjects.paymentEvent('payment.created', true),
+    Subjects.paymentEvent('payment.status_changed', false),
     Subjects.paymentDue('expiry'),
     Subjects.paymentSchedule('expiry', 'matrix', 'k'),
     Subjects.paymentCount('matrix-store', 'all'),
@@ -127,7 +127,7 @@ describe('no reply-subject injection', () => {
     for (const consumer of consumers) {
       const writer = streams.find((s) => s.name === consumer.stream)!.writers[0]!;
       const js = jetstream(await as(writer));
-      for (let i = 0; i < perConsumer * 4; i++) await js.publish(concrete(consumer.filterSubject), REQUEST);
+      for (let i = 0; i < perConsumer * 4; i++) await js.publish(concrete(consumer.filterSubjects[0]), REQUEST);
     }
     const kv = await new Kvm(await as('gateway')).open(AuthBucket.name);
     await kv.put('matrix.probe', JSON.stringify(forgedFact('matrix')));
@@ -162,7 +162,7 @@ describe('no reply-subject injection', () => {
       : stream === AuthBucketStream.name
         ? `$KV.${AuthBucket.name}.matrix.probe`
         : concrete(
-            consumers.find((c) => c.stream === stream)?.filterSubject ??
+            consumers.find((c) => c.stream === stream)?.filterSubjects[0] ??
               streams.find((s) => s.name === stream)!.subjects[0]!,
           );
   }

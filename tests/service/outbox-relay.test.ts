@@ -1,16 +1,22 @@
 import { MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
+import { Subjects } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
-import { PaymentModel, type OutboxMessage } from '../../services/payments/src/model';
-import { OutboxRelay } from '../../services/payments/src/outbox';
+import {
+  OutboxWriterModel,
+  PaymentModel,
+  paymentsCollection,
+  type OutboxMessage,
+} from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
+import type { Publish } from '../../services/payments/src/payment-storage';
 import { transition } from '../../services/payments/src/transitions';
 import { pendingPaymentDoc } from './payment-fixture';
 import { eventually } from '../support/api';
 import { sharedStack } from '../support/stack';
 
 const created = (id: string): OutboxMessage => ({
-  subject: 'payments.events.created',
+  subject: Subjects.paymentEvent('payment.created', false),
   msgId: `evt_${id}`,
   body: { id },
 });
@@ -19,24 +25,42 @@ const ids = (messages: OutboxMessage[]) => messages.map((m) => m.msgId);
 /**
  * The outbox inside each payment, against the real engine: a write stores what it owes in the same
  * command, so whatever happens after the write (its answer lost, JetStream away, the writer dead),
- * the messages are in the payment until they are published, and the relay publishes them.
+ * the messages are in the payment, and are published by their writer or, when it cannot, by the
+ * relay. That a message was published is written nowhere: each names its writer, whose record says
+ * how far it has published, and the payment's next write leaves out what is known published.
  */
 describe('the outbox of a payment', () => {
   const published: OutboxMessage[] = [];
   let failing = false;
-  const publish = async (messages: OutboxMessage[]) => {
+  const publish: Publish = async (messages) => {
     if (failing) throw new Error('JetStream unreachable');
     published.push(...messages);
   };
   const logger = createLogger('test', 'silent');
   const store = new PaymentStore(publish, async () => 0, logger);
   const outboxOf = async (id: string) => (await PaymentModel.findById(id).lean())?.outbox ?? [];
+  const sent: CommandStartedEvent[] = [];
+  const record = (event: CommandStartedEvent) => sent.push(event);
+  /** The commands `operation` sends, as `command collection` → count. */
+  async function commandsOf(operation: () => Promise<unknown>): Promise<Record<string, number>> {
+    sent.length = 0;
+    await operation();
+    const counts: Record<string, number> = {};
+    for (const event of sent) {
+      const key = `${event.commandName} ${String(event.command[event.commandName])}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    return counts;
+  }
 
   beforeAll(async () => {
     await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'), {
       monitorCommands: true,
     });
     await syncPaymentIndexes();
+    mongoose.connection.getClient().on('commandStarted', record);
+    // This writer's record, as the service makes it before its first write.
+    await store.relay(60_000);
   });
   beforeEach(() => {
     published.length = 0;
@@ -44,43 +68,40 @@ describe('the outbox of a payment', () => {
   });
   afterEach(() => jest.restoreAllMocks());
   afterAll(async () => {
+    mongoose.connection.getClient().off('commandStarted', record);
     await mongoose.connection.dropDatabase();
     await mongoose.disconnect();
   });
 
-  it('is emptied once the writer has published it', async () => {
+  it('costs a create one insert and a change one read and one update: a publish is recorded nowhere', async () => {
     const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
-    expect(await store.insert(doc, [created(doc._id)])).toBe('created');
+    expect(await commandsOf(() => store.insert(doc, [created(doc._id)]))).toEqual({ 'insert payments': 1 });
     expect(ids(published)).toEqual([`evt_${doc._id}`, `count:${doc._id}:1:all`, `count:${doc._id}:1:pending`]);
-    await store.flush();
-    expect(await outboxOf(doc._id)).toEqual([]);
+    // The messages stay in the payment, naming their writer, until its next write.
+    expect(ids(await outboxOf(doc._id))).toEqual(ids(published));
+
+    published.length = 0;
+    expect(await commandsOf(() => transition(store, doc._id, 'pending', 'approved'))).toEqual({
+      'find payments': 1,
+      'update payments': 1,
+    });
+    // The next write left out what was published, and holds its own messages only.
+    expect(ids(await outboxOf(doc._id))).toEqual(ids(published));
+    expect(ids(published)).toEqual([
+      expect.stringMatching(/^evt_/),
+      `count:${doc._id}:2:pending`,
+      `count:${doc._id}:2:approved`,
+    ]);
+    // A pass of the relay with nothing left: its own record, the writers, two index ranges.
+    expect(await commandsOf(() => store.relay(60_000))).toEqual({
+      'update outbox_writers': 1,
+      'find outbox_writers': 1,
+      'find payments': 1,
+    });
+    expect(published).toHaveLength(3);
   });
 
-  it("empties many payments' outboxes with one command, each payment found by its id", async () => {
-    // DocumentDB runs an update filtered by `_id: {$in: [...]}` as a scan of the whole collection,
-    // so the removal is one update command with a statement per payment, each by `_id` alone.
-    const docs = [1, 2, 3].map(() => pendingPaymentDoc({ storeId: 'outbox-store' }));
-    const sent: CommandStartedEvent[] = [];
-    const client = mongoose.connection.getClient();
-    const count = (event: CommandStartedEvent) => {
-      if (event.commandName === 'update' && event.command.update === 'payments') sent.push(event);
-    };
-    client.on('commandStarted', count);
-    try {
-      await Promise.all(docs.map((doc) => store.insert(doc, [created(doc._id)])));
-      await store.flush();
-    } finally {
-      client.off('commandStarted', count);
-    }
-    expect(sent).toHaveLength(1);
-    const statements = (sent[0]?.command.updates ?? []) as { q: Record<string, unknown> }[];
-    expect(statements.map((u) => u.q).sort((a, b) => String(a._id).localeCompare(String(b._id)))).toEqual(
-      docs.map((doc) => ({ _id: doc._id })).sort((a, b) => a._id.localeCompare(b._id)),
-    );
-    for (const doc of docs) expect(await outboxOf(doc._id)).toEqual([]);
-  });
-
-  it('keeps what an insert owes when its answer is lost, and the relay publishes it', async () => {
+  it('publishes what an insert owes when its answer is lost, at the next pass', async () => {
     const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
     const collection = PaymentModel.collection;
     const insertOne = collection.insertOne.bind(collection);
@@ -94,30 +115,52 @@ describe('the outbox of a payment', () => {
     expect(published).toEqual([]);
     expect(ids(await outboxOf(doc._id))).toContain(`evt_${doc._id}`);
 
-    const relay = new OutboxRelay(store, logger, 500);
-    // Messages are left to their writer for a few seconds before the relay takes them.
-    relay.start();
-    await eventually(
-      async () => published.length,
-      (n) => n > 0,
-      15_000,
-    );
-    await relay.stop();
-    await store.flush();
+    expect(await store.relay(60_000)).toBe(1);
     expect(ids(published)).toContain(`evt_${doc._id}`);
-    expect(await outboxOf(doc._id)).toEqual([]);
+    published.length = 0;
+    expect(await store.relay(60_000)).toBe(0);
+    expect(published).toEqual([]);
+  });
+
+  it("publishes a silent writer's messages from where it said it had published, once", async () => {
+    // Another process: its writes reach the database, never JetStream, and then it dies.
+    const dying = new PaymentStore(
+      async () => {
+        throw new Error('JetStream unreachable');
+      },
+      async () => 0,
+      logger,
+    );
+    const early = pendingPaymentDoc({ storeId: 'outbox-store' });
+    const late = pendingPaymentDoc({ storeId: 'outbox-store' });
+    await dying.relay(60_000);
+    await store.insert(early, [created(early._id)]);
+    await dying.insert(late, [created(late._id)]);
+    published.length = 0;
+
+    // Still speaking: nothing of it is taken.
+    expect(await store.relay(60_000)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await store.relay(10)).toBe(1);
+    expect(ids(published)).toEqual([`evt_${late._id}`, `count:${late._id}:1:all`, `count:${late._id}:1:pending`]);
+    const [record] = await OutboxWriterModel.find({ gone: true }).lean();
+    expect(record).toBeDefined();
+    published.length = 0;
+    expect(await store.relay(10)).toBe(0);
+    // Its messages are now known published: the payment's next write leaves them out.
+    await transition(store, late._id, 'pending', 'approved');
+    expect((await outboxOf(late._id)).map((m) => m.msgId)).not.toContain(`evt_${late._id}`);
   });
 
   it('keeps what a change owes while JetStream is away, and the next write publishes it first', async () => {
     const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
     await store.insert(doc, [created(doc._id)]);
-    await store.flush();
     failing = true;
     const approved = await transition(store, doc._id, 'pending', 'approved');
     expect(approved.changed).toBe(true);
     const owed = await outboxOf(doc._id);
     expect(owed.map((m) => m.subject)).toEqual([
-      'payments.events.status_changed',
+      Subjects.paymentEvent('payment.status_changed', false),
       'payments.counts.outbox-store.pending',
       'payments.counts.outbox-store.approved',
     ]);
@@ -130,7 +173,6 @@ describe('the outbox of a payment', () => {
     const events = [...new Map(published.filter((m) => m.increment === undefined).map((m) => [m.msgId, m])).values()];
     expect(events.map((m) => (m.body as { body: { status: string } }).body.status)).toEqual(['approved', 'paid']);
     await store.flush();
-    expect(await outboxOf(doc._id)).toEqual([]);
   });
 
   it('publishes what a write owes as soon as JetStream is back, without waiting for the relay', async () => {
@@ -150,7 +192,19 @@ describe('the outbox of a payment', () => {
     );
     // Within the writer's next try (2 s at most), well before the relay's first look (5 s).
     expect(Date.now() - back).toBeLessThan(2_500);
-    await store.flush();
+  });
+
+  it('publishes messages stored before they named their writer, and removes them as then', async () => {
+    const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
+    const stored = { ...created(doc._id), at: new Date(Date.now() - 10_000) };
+    await paymentsCollection().insertOne({
+      ...doc,
+      listKey: `legacy-${doc._id}`,
+      statusKey: `legacy-${doc._id}`,
+      outbox: [stored],
+    });
+    expect(await store.relay(60_000)).toBe(1);
+    expect(ids(published)).toEqual([`evt_${doc._id}`]);
     expect(await outboxOf(doc._id)).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ function mustBeFunction(value, what) {
 /**
  * payments: the process exits just before (or just after) publishing the messages of the first
  * write that owes an event of type `arg`, leaving the stored change unpublished (or published with
- * its outbox not yet emptied). Every publish of the process goes through what publisher() returns.
+ * its writer's record not yet saying so). Every publish of the process goes through what publisher() returns.
  */
 function aroundPublish(when) {
   afterLoad('services/payments/dist/outbox.js', (outbox) => {

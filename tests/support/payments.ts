@@ -37,10 +37,11 @@ export async function paymentsClient(stack: StackNats & { gatewayUrl: string }) 
  * The payment.status_changed events of one payment on the PAYMENTS stream, once at least `atLeast`
  * of them are there (the outbox relay publishes shortly after the change is visible).
  */
-export async function statusChangedEvents(stack: StackNats, paymentId: string, atLeast = 0) {
+export async function statusChangedEvents(stack: StackNats, paymentId: string, atLeast = 0, timeoutMs?: number) {
   return eventually(
     () => paymentStatusChanges(stack, paymentId),
     (events) => events.length >= atLeast,
+    timeoutMs,
   );
 }
 
@@ -48,7 +49,7 @@ async function paymentStatusChanges(stack: StackNats, paymentId: string) {
   const all = await streamMessages<{ eventId: string; body: { id: string; status: string; previousStatus: string } }>(
     stack,
     Streams.payments.name,
-    Subjects.paymentEvent('payment.status_changed'),
+    Subjects.paymentEventsOfType('payment.status_changed'),
   );
   return all.filter((m) => m.data.body.id === paymentId);
 }

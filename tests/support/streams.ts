@@ -10,7 +10,7 @@ export function jetStreamAdmin(stack: StackNats, options: { reconnect?: boolean 
   return connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, options);
 }
 
-/** Every message stored on `subject` in a JetStream stream, oldest first, with its Nats-Msg-Id. */
+/** Every message stored on `subject` (wildcards allowed) in a JetStream stream, oldest first, with its Nats-Msg-Id. */
 export async function streamMessages<T = Record<string, unknown>>(
   stack: StackNats,
   stream: string,
@@ -20,7 +20,7 @@ export async function streamMessages<T = Record<string, unknown>>(
   try {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(stream, { subjects_filter: subject });
-    const stored = info.state.subjects?.[subject] ?? 0;
+    const stored = Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
     if (stored === 0) return [];
     // An ordered consumer: ephemeral, reads the stream without touching any durable consumer.
     const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: [subject] });

@@ -68,6 +68,13 @@ describe('who may do what', () => {
     expect(table['webhook-dispatcher'].publish.allow.filter((s) => s.startsWith('pix.'))).toEqual([]);
   });
 
+  it('payments alone publishes payment events, of payments with a webhookUrl or without', () => {
+    for (const webhook of [true, false]) {
+      const subject = Subjects.paymentEvent('payment.status_changed', webhook);
+      expect(everyone.filter((identity) => mayPublish(identity, subject))).toEqual(['payments']);
+    }
+  });
+
   it('the dispatcher calls no payments operation and no operator operation', () => {
     const allowed = table['webhook-dispatcher'].publish.allow;
     expect(
@@ -92,7 +99,7 @@ describe('who may do what', () => {
     for (const consumer of Object.values(contracts.Consumers)) {
       const next = `$JS.API.CONSUMER.MSG.NEXT.${consumer.stream}.${consumer.durable}`;
       const ack = `$JS.ACK.${consumer.stream}.${consumer.durable}.1.2.3.4.5`;
-      const create = `$JS.API.CONSUMER.CREATE.${consumer.stream}.${consumer.durable}.${consumer.filterSubject}`;
+      const create = `$JS.API.CONSUMER.CREATE.${consumer.stream}.${consumer.durable}.${consumer.filterSubjects[0]}`;
       for (const identity of others(consumer.reader, 'provisioner')) {
         expect([identity, mayPublish(identity, next), mayPublish(identity, ack), mayPublish(identity, create)]).toEqual(
           [identity, false, false, false],

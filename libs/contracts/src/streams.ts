@@ -82,14 +82,14 @@ export const Streams = {
 } as const satisfies Record<string, StreamDefinition>;
 
 /**
- * A durable consumer: its stream, its name, the subjects it takes, and the one identity that reads
- * it (NATS lets no other bind it). `maxAckPending`: messages handed out and not acked yet, over
- * every replica (the server's default, 1000, unless set).
+ * A durable consumer: its stream, its name, the subjects it takes (one filter or several that do
+ * not overlap), and the one identity that reads it (NATS lets no other bind it). `maxAckPending`:
+ * messages handed out and not acked yet, over every replica (the server's default, 1000, unless set).
  */
 export interface ConsumerDefinition {
   stream: string;
   durable: string;
-  filterSubject: string;
+  filterSubjects: readonly [string, ...string[]];
   reader: NatsIdentity;
   maxAckPending?: number;
 }
@@ -99,28 +99,32 @@ export const Consumers = {
   paymentsDue: {
     stream: Streams.paymentSchedules.name,
     durable: 'payments-due',
-    filterSubject: Subjects.paymentDueAll,
+    filterSubjects: [Subjects.paymentDueAll],
     reader: 'payments',
   },
   /** payments consumes the PSP's facts. */
   paymentsPix: {
     stream: Streams.pix.name,
     durable: 'payments-pix',
-    filterSubject: Subjects.pixEventsAll,
+    filterSubjects: [Subjects.pixEventsAll],
     reader: 'payments',
   },
   /** The adapter takes payments' commands to the PSP (refunds, charge removals) when they are due. */
   adapterCommands: {
     stream: Streams.pixCommands.name,
     durable: 'pix-provider-adapter-commands',
-    filterSubject: Subjects.pixCommandsRunAll,
+    filterSubjects: [Subjects.pixCommandsRunAll],
     reader: 'pix-provider-adapter',
   },
-  /** webhook-dispatcher consumes payment events. */
+  /**
+   * webhook-dispatcher consumes the events of payments with a webhookUrl, and those published before
+   * subjects said so (they stay on the stream for its max age, and an outbox written before may
+   * still hold some): an event of a payment without one costs it nothing.
+   */
   dispatcherPayments: {
     stream: Streams.payments.name,
     durable: 'webhook-dispatcher',
-    filterSubject: Subjects.paymentEventsAll,
+    filterSubjects: [Subjects.paymentEventsWithWebhook, Subjects.paymentEventsUntagged],
     reader: 'webhook-dispatcher',
   },
   /**
@@ -130,7 +134,7 @@ export const Consumers = {
   dispatcherAttempts: {
     stream: Streams.webhookAttempts.name,
     durable: 'webhook-dispatcher-attempts',
-    filterSubject: Subjects.webhookAttemptDue,
+    filterSubjects: [Subjects.webhookAttemptDue],
     reader: 'webhook-dispatcher',
     maxAckPending: 20_000,
   },

@@ -8,8 +8,25 @@ import type { PaymentStatus } from './statuses';
 export const Subjects = {
   /** Every payment event (the PAYMENTS stream). */
   paymentEventsAll: 'payments.events.>',
-  /** `payments.events.created`, `…status_changed`, `…refund_created`, `…refund_succeeded`, `…refund_failed`, `…dispute_opened`, …. */
-  paymentEvent: (type: EventType) => `payments.events.${type.replace(/^payment\./, '').replace('.', '_')}`,
+  /**
+   * An event of a payment, on `payments.events.<audience>.<type>`: `hook` when the payment has a
+   * webhookUrl (the dispatcher takes these only), `nohook` when it has none (nobody is notified, the
+   * gateway's pages and dashboard still follow it); the type is `created`, `status_changed`,
+   * `refund_created`, `refund_succeeded`, `refund_failed`, `dispute_opened`, ….
+   */
+  paymentEvent: (type: EventType, webhook: boolean) =>
+    `payments.events.${webhook ? 'hook' : 'nohook'}.${eventToken(type)}`,
+  /** The events of payments with a webhookUrl: the dispatcher's. */
+  paymentEventsWithWebhook: 'payments.events.hook.>',
+  /** The events of one type, whether their payment has a webhookUrl or not. */
+  paymentEventsOfType: (type: EventType) => `payments.events.*.${eventToken(type)}`,
+  /**
+   * An event as payments published it before the audience token (`payments.events.<type>`): an
+   * outbox written then may still hold some, and its relay publishes them as they were stored
+   * (their signature covers the subject), so the dispatcher's consumer keeps taking these
+   * (docs/decisions/webhook-subjects.md).
+   */
+  paymentEventsUntagged: 'payments.events.*',
   /**
    * The PAYMENTS stream's feed: each event it stores, republished by the stream onto
    * `feeds.payments.events.<type>` for the gateway's live payment pages (streams.ts, `feed`).
@@ -78,6 +95,11 @@ export const Subjects = {
   /** The AUTH bucket's feed: each change of `$KV.AUTH.<key>` republished onto `feeds.auth.<key>` for the gateway's replicas. */
   authFeedAll: 'feeds.auth.>',
 } as const;
+
+/** An event type as a subject token: `payment.created` → `created`, `refund.created` → `refund_created`. */
+function eventToken(type: EventType): string {
+  return type.replace(/^payment\./, '').replace('.', '_');
+}
 
 /** What a store's payment counter counts: the payments in one status, or all of them. */
 export type PaymentCountKey = PaymentStatus | 'all';

@@ -96,8 +96,13 @@ async function putFeed(jsm: JetStreamManager, stream: StreamDefinition): Promise
   if (differs(existing, wanted)) await jsm.streams.update(stream.name, { ...existing, ...wanted });
 }
 
-/** A definition's durable, explicitly acked pull consumer. */
+/**
+ * A definition's durable, explicitly acked pull consumer. A changed filter is an update of the
+ * consumer in place (nats-server 2.10 and later): it keeps its position and its unacked messages,
+ * so what it would have delivered under the old filter and still matches the new one is delivered.
+ */
 async function putConsumer(jsm: JetStreamManager, consumer: ConsumerDefinition): Promise<void> {
+  const [first, ...more] = consumer.filterSubjects;
   const full: Partial<ConsumerConfig> = {
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
@@ -105,7 +110,10 @@ async function putConsumer(jsm: JetStreamManager, consumer: ConsumerDefinition):
     max_deliver: -1,
     ...(consumer.maxAckPending !== undefined && { max_ack_pending: consumer.maxAckPending }),
     durable_name: consumer.durable,
-    filter_subject: consumer.filterSubject,
+    // One filter or a list, never both; the other one is named too, unset, since an update is
+    // merged into the consumer's configuration as the server holds it.
+    filter_subject: more.length === 0 ? first : undefined,
+    filter_subjects: more.length === 0 ? undefined : [first, ...more],
   };
   const existing = await jsm.consumers.info(consumer.stream, consumer.durable).then(
     (info) => info.config,

@@ -52,8 +52,10 @@ async function main(): Promise<void> {
   const deps = { nc, config, logger, store, publish };
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
+  await relay.pass();
   relay.start();
-  // Registered first, so it runs last: after every writer has stopped, what they published leaves the outboxes.
+  // Registered first, so it runs last: after every writer has stopped, what waits is published once
+  // more, and this writer says it owes nothing (or is left for another's relay).
   service.onShutdown('outbox', async () => {
     await relay.stop();
     await store.flush();

@@ -25,13 +25,14 @@ export const pspChargeFailures = new Counter({
 });
 
 /**
- * Set by the outbox relay: payments whose messages were still unpublished seconds after their write
- * (a crashed writer, JetStream unreachable), as its last pass found them (at most a pass's batch).
- * Read from the last pass, so a scrape costs nothing.
+ * Set by the outbox relay: payments whose messages were unpublished at its last pass, those this
+ * process waits to publish again (JetStream away) and those the pass published because their writer
+ * could not (a crashed writer, a write whose outcome was unknown, messages from before writers were
+ * named). Read from the last pass, so a scrape costs nothing.
  */
 export const outboxLeftovers = new Gauge({
   name: 'outbox_pending_events',
-  help: 'Payments whose messages (events, schedules, counts) were still unpublished at the last outbox relay pass',
+  help: 'Payments whose messages (events, schedules, counts) were unpublished at the last outbox relay pass',
   registers: [],
 });
 

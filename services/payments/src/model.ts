@@ -92,9 +92,10 @@ export interface PaymentDoc {
   /** How many times the document was written: every change is conditional on the revision it read. */
   rev: number;
   /**
-   * The messages its writes owe to JetStream and that are not known to be published yet: each write
-   * adds its own in the same atomic command that changes the payment, its writer publishes them right
-   * after and then removes them; the outbox relay publishes whatever is left a few seconds later.
+   * The messages its writes owed to JetStream: each write adds its own in the same atomic command
+   * that changes the payment, and its writer publishes them right after. They stay until the
+   * payment's next write, which leaves out those known to be published (outbox-writer.ts): recording
+   * a publish writes nothing. The relay publishes those of a writer that died.
    */
   outbox: OutboxEntry[];
 }
@@ -127,9 +128,26 @@ export type PaymentState = Omit<PaymentDoc, 'outbox' | 'listKey' | 'statusKey'>;
 export type StoredPayment = Omit<PaymentDoc, 'refunds' | 'paidAt' | 'cancelledAt'> &
   Partial<Pick<PaymentDoc, 'refunds' | 'paidAt' | 'cancelledAt'>> & { refund?: LegacyRefund | null };
 
-/** A message in a payment's outbox: `at` is when its write stored it (the relay's index). */
+/** A message in a payment's outbox: `at` is when its write stamped it, `by` the writer (the relay's index). */
 export interface OutboxEntry extends OutboxMessage {
   at: Date;
+  /** The process that wrote it (OutboxWriter); absent on messages stored before writers were named. */
+  by?: string;
+}
+
+/**
+ * A payments process as a writer of outboxes (outbox-writer.ts), as every replica reads it: it
+ * says every few seconds how far its messages are published; one silent for long is taken for dead,
+ * and another publishes what it left and marks it gone (kept, since its messages stay in payments).
+ */
+export interface OutboxWriterDoc {
+  _id: string;
+  /** Every message it stamped before this instant is published. */
+  publishedThrough: Date;
+  /** When it last said so. */
+  seenAt: Date;
+  /** Another replica published what it left (or it stopped with nothing owed): all its messages are published. */
+  gone: boolean;
 }
 
 const PaymentSchema = new Schema<StoredPayment>(
@@ -172,12 +190,26 @@ PaymentSchema.index({ listKey: 1 });
 PaymentSchema.index({ statusKey: 1 });
 // The PSP speaks of charges by txid.
 PaymentSchema.index({ txid: 1 }, { unique: true });
-// The outbox relay: messages stored a while ago and still unpublished (an array: one key per entry).
-PaymentSchema.index({ 'outbox.at': 1 });
+// The outbox relay: a writer's messages since an instant (an array: one key per entry).
+PaymentSchema.index({ 'outbox.by': 1, 'outbox.at': 1 });
 // A store's open disputes (the dashboard's Contestações): few, so the store and the status suffice.
 PaymentSchema.index({ storeId: 1, 'dispute.status': 1 });
 
 export const PaymentModel = mongoose.model<StoredPayment>('Payment', PaymentSchema);
+
+const OutboxWriterSchema = new Schema<OutboxWriterDoc>(
+  {
+    _id: { type: String, required: true },
+    publishedThrough: { type: Date, required: true },
+    seenAt: { type: Date, required: true },
+    gone: { type: Boolean, required: true },
+  },
+  { collection: 'outbox_writers', versionKey: false, strict: true },
+);
+// The relay's look at the writers still alive, or thought to be.
+OutboxWriterSchema.index({ gone: 1 });
+
+export const OutboxWriterModel = mongoose.model<OutboxWriterDoc>('OutboxWriter', OutboxWriterSchema);
 
 /** The driver's collection under the model, typed, for writes that need none of mongoose's casting. */
 export function paymentsCollection(): mongo.Collection<StoredPayment> {

@@ -62,7 +62,8 @@ export function owedEvent(
     body,
   };
   return {
-    subject: Subjects.paymentEvent(body.event),
+    // The dispatcher takes only the events of payments with a webhookUrl (a payment's never changes).
+    subject: Subjects.paymentEvent(body.event, Boolean(doc.webhookUrl)),
     msgId: eventId,
     body: event,
     // Published after the request that caused it returns: the stored context keeps it in its trace.
@@ -133,25 +134,29 @@ export function publisher(nc: NatsConnection, signer: FactSigner): (messages: Ou
   };
 }
 
-/** Messages younger than this may still be in their writer's hands. */
-const RELAY_MIN_AGE_MS = 5_000;
-/** Payments whose leftovers one pass publishes at most; the next pass takes the rest. */
-const RELAY_BATCH = 100;
+/** Passes a writer may miss before it is taken for dead (a pass says how far it has published). */
+const SILENT_PASSES = 3;
 
 /**
- * The outbox's safety net: every few seconds it reads the payments whose outbox holds messages
- * stored more than a few seconds ago (a range on the outbox's index, so it reads those payments
- * only) and publishes them. A write publishes its own messages at once, so this finds work only
- * after a crash, or while JetStream was unreachable. Any number of replicas may run it: a message
- * published twice carries the same Nats-Msg-Id and JetStream keeps one.
+ * The outbox's safety net, and each writer's word: every few seconds a pass records how far this
+ * process has published (its writer record), and publishes what no writer will: the messages of a
+ * writer silent for three passes (a process that died; then marked gone), of this process's writes
+ * whose outcome is unknown, and those stored before messages named their writer. Each is found by
+ * the outbox index, by writer and instant, so a pass reads only those payments. A writer publishes
+ * its own messages at once, so this finds work only after a crash or a failed database command.
+ * Any number of replicas may run it: a message published twice carries the same Nats-Msg-Id and
+ * JetStream keeps one.
  */
 export class OutboxRelay extends Periodic {
+  private readonly silentAfterMs: number;
+
   constructor(
-    private readonly store: Pick<PaymentStorage, 'leftovers' | 'publishOutbox'>,
+    private readonly store: Pick<PaymentStorage, 'relay'>,
     private readonly logger: Logger,
     intervalMs: number,
   ) {
     super(intervalMs, (err) => logger.error({ err, task: 'outbox relay' }, 'background pass failed'));
+    this.silentAfterMs = SILENT_PASSES * intervalMs;
   }
 
   /** Outside any trace: a pass is nobody's request. */
@@ -159,12 +164,10 @@ export class OutboxRelay extends Periodic {
     return withTraceCarrier(undefined, () => this.pass());
   }
 
-  private async pass(): Promise<void> {
-    const leftovers = await this.store.leftovers(new Date(Date.now() - RELAY_MIN_AGE_MS), RELAY_BATCH);
-    outboxLeftovers.set(leftovers.length);
-    for (const doc of leftovers) {
-      await this.store.publishOutbox(doc);
-      this.logger.info({ paymentId: doc._id, messages: doc.outbox.length }, 'outbox leftovers published');
-    }
+  /** One pass now: before the first write, so this writer's record is there should it die. */
+  async pass(): Promise<void> {
+    const relayed = await this.store.relay(this.silentAfterMs);
+    outboxLeftovers.set(relayed);
+    if (relayed > 0) this.logger.info({ payments: relayed }, 'outbox leftovers published');
   }
 }

@@ -29,7 +29,8 @@ export function scopeOf(doc: Pick<PaymentDoc, 'storeId' | 'livemode'>): string {
  *   between (conditional on its `rev`); a writer that lost reads the payment again and decides again.
  * - What a write owes (its messages, and the store's counter increments it causes) is stored with
  *   it, then published through the implementation's publish function; what could not be published
- *   stays in the payment's outbox, for `leftovers` and `relay`.
+ *   stays in the payment's outbox, and is published again (by the writer, or by `relay` for a
+ *   writer that cannot).
  */
 export interface PaymentStorage {
   /** A store's payment in the mode (another store's, or the other mode's, is the same as none). */
@@ -50,14 +51,12 @@ export interface PaymentStorage {
     decide: (doc: PaymentDoc) => Change | Skip<R>,
     seen?: PaymentDoc,
   ): Promise<WriteResult<R>>;
-  /** Payments with messages stored before `before` and still unpublished. */
-  leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]>;
   /**
-   * Publishes a payment's outbox and removes what was published, as a writer does after its write
-   * and the relay does with a leftover one. False when it failed: the messages stay.
+   * The outbox relay's pass: publishes the messages their writer will not, those of a writer silent
+   * for `staleAfterMs` (dead) among them; answers how many payments owed messages as it looked.
    */
-  publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean>;
-  /** Finishes what is under way (shutdown). */
+  relay(staleAfterMs: number): Promise<number>;
+  /** Finishes what is under way: publishes what waits to be published again, once (shutdown). */
   flush(): Promise<void>;
 }
 
@@ -97,10 +96,10 @@ export class PaymentWriteContended extends Error {
   }
 }
 
-/** A decided change as it is written: the fields to set, with the next revision, and what it owes. */
+/** A decided change as it is written: the fields to set, with the next revision, and what it owes (stamped as it is stored). */
 export interface PlannedWrite {
   set: Partial<PaymentDoc>;
-  owed: OutboxEntry[];
+  owed: OutboxMessage[];
 }
 
 /**
@@ -139,12 +138,13 @@ function planWrite(doc: PaymentDoc, change: Change): PlannedWrite {
       rev,
       ...(status !== doc.status && { statusKey: statusKey(scopeOf(doc), status, doc.createdAt, doc._id) }),
     },
-    owed: outboxEntries([...change.messages, ...countsOfChange(doc, rev, doc.status, status)], new Date()),
+    owed: [...change.messages, ...countsOfChange(doc, rev, doc.status, status)],
   };
 }
 
-export function outboxEntries(messages: OutboxMessage[], at: Date): OutboxEntry[] {
-  return messages.map((message) => ({ ...message, at }));
+/** Messages as a write stores them: stamped with the instant, and the writer when there is one. */
+export function outboxEntries(messages: OutboxMessage[], at: Date, by?: string): OutboxEntry[] {
+  return messages.map((message) => ({ ...message, at, ...(by !== undefined && { by }) }));
 }
 
 /** An increment of a store's counter in the payment's mode, counted once per revision of the payment that causes it. */

@@ -3,8 +3,16 @@ import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
 import { modeScope } from '@pix/contracts';
 import { findPage, listKey, PageWindows, statusKey, type PageFinder } from './list-page';
-import { PaymentModel, paymentsCollection, type OutboxMessage, type PaymentDoc, type StoredPayment } from './model';
-import { OutboxClearer } from './outbox-clearer';
+import {
+  OutboxWriterModel,
+  PaymentModel,
+  paymentsCollection,
+  type OutboxEntry,
+  type OutboxMessage,
+  type PaymentDoc,
+  type StoredPayment,
+} from './model';
+import { OutboxWriter, type Hold } from './outbox-writer';
 import {
   countsOfInsert,
   isLive,
@@ -37,10 +45,13 @@ export type ReadCount = (scope: string, key: PaymentCountKey) => Promise<number>
  * Every write is one atomic command: a create is one insert, a change one update conditional on the
  * revision it was decided on (`{_id, rev}`), and each carries the messages it owes to JetStream (its
  * event, its deadlines) into the payment's own outbox in that same command, so a change and what it
- * owes cannot part. The writer then publishes the outbox (the event id as Nats-Msg-Id, so a message
- * published twice is kept once) and removes what it published, in batches (OutboxClearer); a later
- * change by the same process leaves out what it published already. A writer that dies in between
- * leaves the messages in the outbox, where the relay finds them.
+ * owes cannot part. The writer then publishes them (the event id as Nats-Msg-Id, so a message
+ * published twice is kept once). That they were published is recorded nowhere per message: each
+ * message names its writer (OutboxWriter), which says every few seconds how far its messages are
+ * published, in a record of its own; the payment's next write leaves out what is known published.
+ * A writer that dies leaves its unpublished messages in the outboxes, where the relay of another
+ * finds them by the writer's name and the instant it had reached
+ * (docs/decisions/outbox-publication-by-writer.md).
  *
  * The store's payment counts (the list's total) are JetStream counters, and every write that makes
  * or moves a payment adds their increments to what it owes: counted once whatever is published
@@ -50,9 +61,23 @@ export type ReadCount = (scope: string, key: PaymentCountKey) => Promise<number>
  * validation would only cost time on the hottest path; reads are lean.
  */
 
+/** A write's outbox as it was stored, and its hold on this writer until it is published. */
+interface Owed {
+  _id: string;
+  outbox: OutboxEntry[];
+  hold: Hold;
+}
+
+/** Payments whose messages from before writers were named one pass publishes at most. */
+const UNNAMED_BATCH = 100;
+/** Messages younger than this may still be in their writer's hands. */
+const UNNAMED_MIN_AGE_MS = 5_000;
+
 export class PaymentStore implements PaymentStorage {
-  private readonly clearer: OutboxClearer;
-  private readonly retry: PublishRetry<Pick<PaymentDoc, '_id' | 'outbox'>>;
+  private readonly writer = new OutboxWriter();
+  /** Whether this writer's record exists (the first relay pass makes it). */
+  private registered = false;
+  private readonly retry: PublishRetry<Owed>;
   private readonly windows = new PageWindows();
 
   private readonly pages: PageFinder = {
@@ -72,20 +97,7 @@ export class PaymentStore implements PaymentStorage {
     private readonly readCount: ReadCount,
     private readonly logger: Logger,
   ) {
-    // One update command, one statement per payment, each found by its id: DocumentDB runs an
-    // update whose filter is `_id: {$in: [...]}` as a scan of the whole collection (8.7 ms for 4
-    // payments of 20,000, against 0.6 ms for these 4 statements), though it finds them by the index.
-    this.clearer = new OutboxClearer(
-      (published) =>
-        paymentsCollection().bulkWrite(
-          published.map(([_id, msgIds]) => ({
-            updateOne: { filter: { _id }, update: { $pull: { outbox: { msgId: { $in: msgIds } } } } },
-          })),
-          { ordered: false },
-        ),
-      (err) => logger.warn({ err }, 'removing published messages from outboxes failed; the relay retries'),
-    );
-    this.retry = new PublishRetry((doc) => this.publishOutbox(doc), logger);
+    this.retry = new PublishRetry((owed) => this.publishOwed(owed), logger);
   }
 
   /**
@@ -130,20 +142,24 @@ export class PaymentStore implements PaymentStorage {
    * when a payment with this id is there already (a repeated create): nothing was written.
    */
   async insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
-    const owed = [...messages, ...countsOfInsert(doc)];
+    const hold = this.writer.hold();
     const stored: PaymentDoc = {
       ...doc,
       listKey: listKey(scopeOf(doc), doc.createdAt, doc._id),
       statusKey: statusKey(scopeOf(doc), doc.status, doc.createdAt, doc._id),
-      outbox: outboxEntries(owed, new Date()),
+      outbox: outboxEntries([...messages, ...countsOfInsert(doc)], hold.at, this.writer.id),
     };
     try {
       await paymentsCollection().insertOne(stored);
     } catch (err) {
-      if (isDuplicateKey(err)) return 'exists';
+      if (isDuplicateKey(err)) {
+        hold.release();
+        return 'exists';
+      }
+      hold.unsettle();
       throw err;
     }
-    await this.publishOutbox(stored);
+    await this.publishOwed({ _id: stored._id, outbox: stored.outbox, hold });
     return 'created';
   }
 
@@ -159,60 +175,146 @@ export class PaymentStore implements PaymentStorage {
       decide,
       seen,
       async (doc, { set, owed }) => {
-        // The outbox as it will be: what it holds that is still owed, then this change's messages.
-        // Conditional on the revision read, so nothing another writer added can be lost by it.
+        // The outbox as it will be: what it holds that is not known to be published (in the order
+        // it was stored), then this change's messages. Conditional on the revision read, so nothing
+        // another writer added can be lost by it.
+        await this.learnWriters(doc.outbox);
+        const hold = this.writer.hold();
         const { _id } = doc;
-        const outbox = [...doc.outbox.filter((e) => !this.clearer.published(_id, e.msgId)), ...owed];
-        const updated = await paymentsCollection().updateOne({ _id, rev: doc.rev }, { $set: { ...set, outbox } });
-        if (updated.modifiedCount !== 1) return null;
-        const next: PaymentDoc = { ...doc, ...set, outbox };
-        await this.publishOutbox(next);
-        return next;
+        const outbox = [
+          ...doc.outbox.filter((entry) => !this.writer.published(entry)),
+          ...outboxEntries(owed, hold.at, this.writer.id),
+        ];
+        let updated;
+        try {
+          updated = await paymentsCollection().updateOne({ _id, rev: doc.rev }, { $set: { ...set, outbox } });
+        } catch (err) {
+          hold.unsettle();
+          throw err;
+        }
+        if (updated.modifiedCount !== 1) {
+          hold.release();
+          return null;
+        }
+        await this.publishOwed({ _id, outbox, hold });
+        return { ...doc, ...set, outbox };
       },
     );
   }
 
   /**
-   * Publishes everything in a payment's outbox as of a write (its own messages and any an earlier
-   * writer left), then has them removed. The write has happened, so a failure here is not the
-   * caller's: the messages stay, and are published again as soon as JetStream takes them
-   * (PublishRetry), or by the relay should this process die first. False when it failed. The relay
-   * publishes a leftover outbox with it too.
+   * Publishes a write's outbox (its own messages and any an earlier writer left unpublished), then
+   * lets go of its hold: nothing is written to say so. The write has happened, so a failure here is
+   * not the caller's: the messages are published again as soon as JetStream takes them
+   * (PublishRetry), and the hold stays until then. False when it failed.
    */
-  async publishOutbox(doc: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
-    if (doc.outbox.length === 0) return true;
-    try {
-      await this.publish(doc.outbox);
-    } catch (err) {
-      this.retry.later(doc, err);
-      return false;
+  private async publishOwed(owed: Owed): Promise<boolean> {
+    if (owed.outbox.length > 0) {
+      try {
+        await this.publish(owed.outbox);
+      } catch (err) {
+        this.retry.later(owed, err);
+        return false;
+      }
     }
-    this.clearer.clear(
-      doc._id,
-      doc.outbox.map((entry) => entry.msgId),
-    );
+    owed.hold.release();
     return true;
   }
 
-  /**
-   * Payments with messages stored before `before` and still unpublished: left by a writer that died
-   * between its write and its publish, or written while JetStream was unreachable. A range on the
-   * outbox index: it reads those payments only.
-   */
-  async leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]> {
-    return PaymentModel.find({ 'outbox.at': { $lte: before } })
-      .select({ outbox: 1 })
-      .limit(limit)
-      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+  /** Reads the records of writers an outbox names that this process has not heard of (after a restart). */
+  private async learnWriters(outbox: OutboxEntry[]): Promise<void> {
+    const strangers = this.writer.strangers(outbox);
+    if (strangers.length > 0) this.writer.learn(await OutboxWriterModel.find({ _id: { $in: strangers } }).lean());
   }
 
-  /** Removes what is still waiting to be removed (shutdown); what waits to be published again is the relay's. */
-  flush(): Promise<void> {
-    return this.clearer.flush();
+  /**
+   * The relay's pass: says how far this writer has published (its record, created on the first
+   * pass), reads the others', then publishes what no writer will: this writer's writes whose outcome
+   * is unknown (a failed command may have landed), each writer silent for `staleAfterMs` (it is then
+   * marked gone, unless it spoke meanwhile), and messages from before writers were named. Each is
+   * found by the outbox index, by writer and instant: the payments they left, not every payment.
+   * Answers how many payments owed messages as it looked: those it published, and those whose
+   * outbox this process waits to publish again (JetStream away).
+   */
+  async relay(staleAfterMs: number): Promise<number> {
+    const now = new Date();
+    const unsettled = this.writer.unsettled();
+    await OutboxWriterModel.updateOne(
+      { _id: this.writer.id },
+      { $set: { publishedThrough: this.writer.publishedThrough(), seenAt: now, gone: false } },
+      { upsert: true },
+    );
+    this.registered = true;
+    const writers = await OutboxWriterModel.find({ gone: false }).lean();
+    this.writer.learn(writers);
+    let relayed = 0;
+    if (unsettled) {
+      relayed += await this.publishLeft(this.writer.id, unsettled.from);
+      unsettled.release();
+    }
+    for (const dead of writers.filter(
+      (w) => w._id !== this.writer.id && now.getTime() - w.seenAt.getTime() > staleAfterMs,
+    )) {
+      relayed += await this.publishLeft(dead._id, dead.publishedThrough);
+      const marked = await OutboxWriterModel.updateOne(
+        { _id: dead._id, seenAt: dead.seenAt },
+        { $set: { gone: true } },
+      );
+      if (marked.modifiedCount === 1) this.writer.learn([{ ...dead, gone: true }]);
+      this.logger.warn({ writer: dead._id, seenAt: dead.seenAt }, 'outbox writer silent: published what it left');
+    }
+    relayed += await this.publishUnnamed(new Date(now.getTime() - UNNAMED_MIN_AGE_MS));
+    return relayed + this.retry.size;
+  }
+
+  /**
+   * Publishes the outboxes holding messages `writer` stamped at `from` or later (all that is not
+   * known published in each, in order). Throws when JetStream does not take them: the next pass
+   * tries again.
+   */
+  private async publishLeft(writer: string, from: Date): Promise<number> {
+    // Not $elemMatch, which DocumentDB answers with a scan: both bounds on the index instead, which
+    // may also find a payment where another message is that recent (published again: harmless).
+    const docs = await PaymentModel.find({ 'outbox.by': writer, 'outbox.at': { $gte: from } })
+      .select({ outbox: 1 })
+      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+    for (const doc of docs) {
+      await this.learnWriters(doc.outbox);
+      await this.publish(doc.outbox.filter((entry) => !this.writer.published(entry)));
+    }
+    return docs.length;
+  }
+
+  /**
+   * Messages stored before they named their writer (by a version that removed each message once
+   * published), left by a writer that died or could not publish: published, then removed as then.
+   */
+  private async publishUnnamed(before: Date): Promise<number> {
+    const docs = await PaymentModel.find({ 'outbox.by': null, 'outbox.at': { $lte: before } })
+      .select({ outbox: 1 })
+      .limit(UNNAMED_BATCH)
+      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
+    for (const doc of docs) {
+      await this.learnWriters(doc.outbox);
+      await this.publish(doc.outbox.filter((entry) => !this.writer.published(entry)));
+      const unnamed = doc.outbox.filter((entry) => entry.by === undefined).map((entry) => entry.msgId);
+      await paymentsCollection().updateOne({ _id: doc._id }, { $pull: { outbox: { msgId: { $in: unnamed } } } });
+    }
+    return docs.length;
+  }
+
+  /**
+   * Publishes once more what waits to be published again (shutdown); when nothing is owed any more,
+   * marks this writer gone, so no other waits for it to fall silent.
+   */
+  async flush(): Promise<void> {
+    await this.retry.flush();
+    if (!this.registered || this.writer.owes()) return;
+    await OutboxWriterModel.updateOne({ _id: this.writer.id }, { $set: { gone: true, seenAt: new Date() } });
   }
 }
 
-/** Creates the schema's indexes (every query above is served by one, on MongoDB and DocumentDB). */
+/** Creates the schemas' indexes (every query above is served by one, on MongoDB and DocumentDB). */
 export function syncPaymentIndexes(logger?: Logger): Promise<void> {
-  return syncIndexes([PaymentModel], logger);
+  return syncIndexes([PaymentModel, OutboxWriterModel], logger);
 }

@@ -12,8 +12,8 @@ const LAST_WAIT_MS = 2000;
  * the stream's return, not after the relay's next look at outboxes older than a few seconds; the
  * relay stays the net for a writer that died.
  */
-export class PublishRetry<T extends { _id: string }> {
-  private readonly waiting = new Map<string, T>();
+export class PublishRetry<T> {
+  private readonly waiting = new Set<T>();
   private timer: NodeJS.Timeout | undefined;
   private waitMs = FIRST_WAIT_MS;
 
@@ -23,13 +23,28 @@ export class PublishRetry<T extends { _id: string }> {
     private readonly logger: Logger,
   ) {}
 
-  /** An outbox to publish again; a later one of the same payment replaces it (it holds what is still owed). */
+  /**
+   * An outbox to publish again. A later write of the same payment holds its messages too (they are
+   * not known to be published), so they go again first; JetStream keeps one of each.
+   */
   later(doc: T, err: unknown): void {
     if (this.waiting.size === 0) {
       this.logger.warn({ err }, 'publishing after a write failed; publishing again while JetStream is away');
     }
-    this.waiting.set(doc._id, doc);
+    this.waiting.add(doc);
     this.schedule();
+  }
+
+  /** How many outboxes wait to be published again. */
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  /** Tries what waits once more, now (shutdown); what still fails stays for the relay. */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.size > 0) await this.drain();
   }
 
   private schedule(): void {
@@ -43,8 +58,8 @@ export class PublishRetry<T extends { _id: string }> {
   }
 
   private async drain(): Promise<void> {
-    for (const [id, doc] of this.waiting) {
-      this.waiting.delete(id);
+    for (const doc of this.waiting) {
+      this.waiting.delete(doc);
       if (!(await this.publish(doc))) {
         this.waitMs = Math.min(this.waitMs * 2, LAST_WAIT_MS);
         this.schedule();

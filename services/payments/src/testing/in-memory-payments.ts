@@ -20,7 +20,8 @@ import {
  * PaymentStorage in memory, for unit tests of the flows: the same protocol as PaymentStore (an
  * insert of an id already there answers 'exists'; a write lands only on the revision it was decided
  * on, and a writer that lost decides again on the payment as it is; what a write owes is published
- * through `publish`, and stays in the outbox when that throws) with nothing started. Each read
+ * through `publish`, and stays in the outbox when that throws, for `relay` or `flush`) with nothing
+ * started; what was published leaves the outbox at once (no writers to ask). Each read
  * answers a copy, as a database does, so a caller holding a payment does not see later writes.
  */
 export class InMemoryPayments implements PaymentStorage {
@@ -97,7 +98,11 @@ export class InMemoryPayments implements PaymentStorage {
         await interloper?.();
         const current = this.docs.get(id);
         if (!current || current.rev !== doc.rev) return null;
-        const next: PaymentDoc = { ...current, ...structuredClone(set), outbox: [...current.outbox, ...owed] };
+        const next: PaymentDoc = {
+          ...current,
+          ...structuredClone(set),
+          outbox: [...current.outbox, ...outboxEntries(owed, new Date())],
+        };
         this.docs.set(id, next);
         const written = structuredClone(next);
         await this.publishOutbox(next);
@@ -106,17 +111,19 @@ export class InMemoryPayments implements PaymentStorage {
     );
   }
 
-  async leftovers(before: Date, limit: number): Promise<Pick<PaymentDoc, '_id' | 'outbox'>[]> {
-    return [...this.docs.values()]
-      .filter((d) => d.outbox.some((entry) => entry.at <= before))
-      .slice(0, limit)
-      .map((d) => ({ _id: d._id, outbox: structuredClone(d.outbox) }));
+  /** Publishes every outbox still holding messages (one process: no writer to wait for). */
+  async relay(): Promise<number> {
+    const owing = [...this.docs.values()].filter((d) => d.outbox.length > 0);
+    for (const doc of owing) await this.publishOutbox(doc);
+    return owing.length;
   }
 
-  async flush(): Promise<void> {}
+  async flush(): Promise<void> {
+    await this.relay();
+  }
 
   /** Publishes what the payment's outbox holds and removes it; on a failure it stays, for the relay. */
-  async publishOutbox({ _id: id }: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
+  private async publishOutbox({ _id: id }: Pick<PaymentDoc, '_id' | 'outbox'>): Promise<boolean> {
     const owed = this.docs.get(id)?.outbox ?? [];
     if (owed.length === 0) return true;
     try {
