@@ -84,9 +84,10 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A real calendar day written AAAA-MM-DD (2026-02-30 is none). */
 export function isDay(value: unknown): boolean {
-  return (
-    typeof value === 'string' && DAY.test(value) && new Date(`${value}T00:00:00.000Z`).toISOString().startsWith(value)
-  );
+  if (typeof value !== 'string' || !DAY.test(value)) return false;
+  // A day past its month's end (2026-02-30, 2026-13-01) is no date, or another one.
+  const at = new Date(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(value);
 }
 
 /** A day a statement may be asked for: from the first day of Pix to today in São Paulo. */
