@@ -552,6 +552,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-public/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's balance transactions, newest first, by day range and type
+         * @description Days are America/Sao_Paulo and inclusive; without `to`, until today; without `from`, the 31 days up to `to`. Amounts are signed BRL: money in positive, money out negative.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's balance transactions, newest first, by day range and type
+         * @description Days are America/Sao_Paulo and inclusive; without `to`, until today; without `from`, the 31 days up to `to`. Amounts are signed BRL: money in positive, money out negative.
+         */
+        get: operations["listBalanceTransactionsV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-public/statements/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's statement of a day (America/Sao_Paulo)
+         * @description What came in (`received`: Pix paid and late Pix), went back (`refunded`: refunds that succeeded, `returnedByMed`: returns the PSP made under MED), is at risk in open disputes (`atRisk`), and `net` (received − refunded − returnedByMed), with counts. The sums equal those of the balance transactions of the day.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public-api/v1/statements/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's statement of a day (America/Sao_Paulo)
+         * @description What came in (`received`: Pix paid and late Pix), went back (`refunded`: refunds that succeeded, `returnedByMed`: returns the PSP made under MED), is at risk in open disputes (`atRisk`), and `net` (received − refunded − returnedByMed), with counts. The sums equal those of the balance transactions of the day.
+         */
+        get: operations["getStatementV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{id}": {
         parameters: {
             query?: never;
@@ -1252,6 +1332,80 @@ export interface components {
             /** @constant */
             status: "pending";
             run: number;
+        };
+        BalanceTransaction: {
+            /** @description Stable: the same movement always has the same id */
+            id: string;
+            /**
+             * @description pix_received (+): the Pix that paid a payment; refund (−): a refund of it that succeeded (asked by the merchant or the platform, or made by the PSP for a reason other than MED); med_return (−): a devolução the PSP made under MED; late_pix_received (+) and late_pix_returned (−): a Pix that arrived for a payment no longer pending, and its automatic return
+             * @enum {string}
+             */
+            type: "pix_received" | "refund" | "med_return" | "late_pix_received" | "late_pix_returned";
+            /** @description BRL, signed: positive in, negative out; at most two decimal places */
+            amount: number;
+            /** Format: uuid */
+            paymentId: string;
+            /** @description The refund that moved the money out; null for money in */
+            refundId: string | null;
+            /** @description The Pix moved (API Pix endToEndId) */
+            endToEndId: string;
+            /** @description The refund's origin (merchant, platform, psp); null for money in */
+            origin: ("merchant" | "platform" | "psp") | null;
+            /** @description Why the PSP returned it, for origin psp */
+            nature: ("med_fraud" | "med_operational" | "other") | null;
+            /**
+             * @description The PSP connection that moved it (test or live)
+             * @enum {string}
+             */
+            connection: "test" | "live";
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When the money moved: the Pix settled at the PSP, or the refund was settled
+             */
+            createdAt: string;
+        };
+        BalanceTransactionList: {
+            items: components["schemas"]["BalanceTransaction"][];
+            page: number;
+            limit: number;
+            /** @description Balance transactions matching the filter */
+            total: number;
+        };
+        Statement: {
+            /** @description The day (AAAA-MM-DD), in America/Sao_Paulo */
+            date: string;
+            /** @constant */
+            timeZone: "America/Sao_Paulo";
+            /**
+             * @description true for live data (real money, a live token), false for test data (a test token)
+             * @default false
+             */
+            livemode: boolean;
+            /** @description BRL: Pix received (pix_received and late_pix_received) */
+            received: number;
+            /** @description BRL: refunds that succeeded, MED returns apart (refund and late_pix_returned), as a positive sum */
+            refunded: number;
+            /** @description BRL: returned by the PSP under MED (med_return), as a positive sum */
+            returnedByMed: number;
+            /** @description BRL: at risk in open disputes (infrações) of the store */
+            atRisk: number;
+            /** @description BRL: received − refunded − returnedByMed */
+            net: number;
+            counts: {
+                /** @description Pix received */
+                received: number;
+                /** @description refunds */
+                refunded: number;
+                /** @description MED returns */
+                returnedByMed: number;
+                /** @description open disputes */
+                atRisk: number;
+            };
         };
     };
     responses: never;
@@ -4266,6 +4420,332 @@ export interface operations {
             };
             /** @description `A entrega deste evento ainda está em andamento; reenvie-o depois que ela for concluída ou descartada.` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description AAAA-MM-DD, a day in America/Sao_Paulo, from 2020-11-16 to today */
+                from?: string;
+                /** @description AAAA-MM-DD, a day in America/Sao_Paulo, from 2020-11-16 to today */
+                to?: string;
+                type?: "pix_received" | "refund" | "med_return" | "late_pix_received" | "late_pix_returned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions (createdAt descending, then id descending) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description A query parameter out of range or malformed (class-validator style message); `from deve ser uma data no formato AAAA-MM-DD.`, `from deve ser um dia entre 16/11/2020 e hoje (horário de Brasília).` (and the same for to) or `from deve ser anterior ou igual a to.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBalanceTransactionsV1: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description AAAA-MM-DD, a day in America/Sao_Paulo, from 2020-11-16 to today */
+                from?: string;
+                /** @description AAAA-MM-DD, a day in America/Sao_Paulo, from 2020-11-16 to today */
+                to?: string;
+                type?: "pix_received" | "refund" | "med_return" | "late_pix_received" | "late_pix_returned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions (createdAt descending, then id descending) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description A query parameter out of range or malformed (class-validator style message); `from deve ser uma data no formato AAAA-MM-DD.`, `from deve ser um dia entre 16/11/2020 e hoje (horário de Brasília).` (and the same for to) or `from deve ser anterior ou igual a to.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description AAAA-MM-DD, from 2020-11-16 (Pix opened) to today in America/Sao_Paulo */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day's statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description `date deve ser uma data no formato AAAA-MM-DD.` or `date deve ser um dia entre 16/11/2020 e hoje (horário de Brasília).` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this token */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backend did not answer in time; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatementV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description AAAA-MM-DD, from 2020-11-16 (Pix opened) to today in America/Sao_Paulo */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day's statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description `date deve ser uma data no formato AAAA-MM-DD.` or `date deve ser um dia entre 16/11/2020 e hoje (horário de Brasília).` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Bearer token ausente.` or `Token inválido ou expirado.` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Loja inativa.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,7 +6,7 @@ import type { PaymentStatus } from './statuses';
  */
 export const DashboardTexts = {
   product: 'Painel Pix',
-  nav: { payments: 'Pagamentos', disputes: 'Contestações', webhooks: 'Webhooks', logout: 'Sair' },
+  nav: { payments: 'Pagamentos', disputes: 'Contestações', statement: 'Extrato', webhooks: 'Webhooks', logout: 'Sair' },
   /** The mode the session shows: that of the token it was opened with (docs/decisions/livemode.md). */
   mode: {
     test: 'Dados de teste',
@@ -174,6 +174,31 @@ export const DashboardTexts = {
       keep: 'Não, manter',
       done: 'Pagamento cancelado.',
     },
+  },
+  /** The Extrato: a month of the store's statement by day, and its CSV. */
+  statement: {
+    title: 'Extrato',
+    intro:
+      'Cada dia do mês com movimento, no horário de Brasília: Pix recebidos, reembolsos, devoluções pelo MED e o líquido. O CSV abre como está no Excel e no LibreOffice.',
+    columns: {
+      day: 'Dia',
+      received: 'Recebido',
+      refunded: 'Reembolsado',
+      returnedByMed: 'Devolvido (MED)',
+      atRisk: 'Em contestação',
+      net: 'Líquido',
+      movements: 'Movimentos',
+      csv: 'CSV',
+    },
+    total: 'Total do mês',
+    empty: 'Nenhum movimento neste mês.',
+    csvDay: 'Baixar CSV',
+    csvMonth: 'Baixar o CSV do mês',
+    months: 'Meses',
+    previous: '← Mês anterior',
+    next: 'Próximo mês →',
+    periodInvalidTitle: 'Período inválido',
+    periodInvalid: 'Use um mês AAAA-MM ou um dia AAAA-MM-DD, de 16/11/2020 até hoje (horário de Brasília).',
   },
   webhooks: {
     title: 'Webhooks',

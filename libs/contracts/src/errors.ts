@@ -54,6 +54,9 @@ export const ErrorMessages = {
   rateLimited: 'Limite de requisições excedido. Tente novamente mais tarde.',
   /** Too many refused tokens from one client address: it waits Retry-After seconds. */
   authThrottled: 'Muitas tentativas com token inválido. Tente novamente mais tarde.',
+  dateInvalid: (name: string) => `${name} deve ser uma data no formato AAAA-MM-DD.`,
+  dateOutOfRange: (name: string) => `${name} deve ser um dia entre 16/11/2020 e hoje (horário de Brasília).`,
+  dateRangeReversed: 'from deve ser anterior ou igual a to.',
   internal: 'Erro interno. Tente novamente mais tarde.',
   unavailable: 'Serviço temporariamente indisponível. Tente novamente mais tarde.',
 } as const;

@@ -92,6 +92,7 @@ export {
   DisputeDefenseInputSchema,
   EventListQueryParamsSchema,
   ListQueryParamsSchema,
+  BalanceListQueryParamsSchema,
   SandboxPayBodySchema,
   SandboxMedBodySchema,
   checkRequest,
@@ -120,6 +121,19 @@ export {
 export { WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookDeliveryStatus } from './webhooks';
 export { PaymentPageTexts, pagePhase, formatBrl, type PagePhase, type PaymentPageUpdate } from './payment-page';
 export { DashboardTexts, StatusLabels, PAYMENT_WEBHOOK_STATES, type PaymentWebhookState } from './dashboard';
+export {
+  BALANCE_TRANSACTION_TYPES,
+  STATEMENT_TIME_ZONE,
+  STATEMENT_FIRST_DAY,
+  BalanceTransactionSchema,
+  BalanceTransactionListSchema,
+  StatementSchema,
+  StatementTexts,
+  type BalanceTransaction,
+  type BalanceTransactionList,
+  type BalanceTransactionType,
+  type Statement,
+} from './balance';
 export { TokenPrefixes, LivemodeSchema, tokenPrefix } from './modes';
 export { ErrorMessages, ParserErrorMessages, QueryMessages, SandboxMessages, DomainErrorAnswers } from './errors';
 
@@ -134,6 +148,25 @@ export {
   type RpcReply,
 } from './rpc/define-rpc';
 export { PaymentsRpc, type CreatePaymentRequest } from './rpc/payments';
+export {
+  BalanceListQuerySchema,
+  BalanceExportPageSchema,
+  ExportCursorSchema,
+  EXPORT_PAGE_LIMIT,
+  StatementMonthSchema,
+  dayStart,
+  isDay,
+  isMonth,
+  isStatementDay,
+  monthDays,
+  nextDay,
+  statementDay,
+  type BalanceExportPage,
+  type BalanceListQuery,
+  type ExportCursor,
+  type StatementMonth,
+  type StatementTotals,
+} from './balance';
 export { AdapterRpc, type CreateChargeReply, type ReadChargeReply } from './rpc/adapter';
 export {
   SandboxRpc,

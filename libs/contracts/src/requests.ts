@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorMessages, QueryMessages, SandboxMessages } from './errors';
+import { BALANCE_TRANSACTION_TYPES, isDay, isStatementDay, STATEMENT_FIRST_DAY } from './balance';
 import { EVENT_TYPES } from './events';
 import { AMOUNT_STEP_BRL, brlToCents, MAX_AMOUNT_CENTS, MIN_AMOUNT_CENTS, PIX_MAX_AMOUNT_CENTS } from './money';
 import {
@@ -366,3 +367,27 @@ export function checkRequest<S extends z.ZodType>(schema: S, input: unknown): Re
   const result = schema.safeParse(input);
   return result.success ? { ok: true, value: result.data } : { ok: false, message: result.error.issues[0]!.message };
 }
+
+/** A day of the statement as a query writes it: AAAA-MM-DD, from the first day of Pix to today (São Paulo). */
+const dayParam = (name: string) =>
+  z
+    .string(says(ErrorMessages.dateInvalid(name)))
+    .refine(isDay, says(ErrorMessages.dateInvalid(name)))
+    .refine((day) => isStatementDay(day), says(ErrorMessages.dateOutOfRange(name)))
+    .meta({
+      format: 'date',
+      description: `AAAA-MM-DD, a day in America/Sao_Paulo, from ${STATEMENT_FIRST_DAY} to today`,
+    });
+
+/**
+ * The balance transactions' query string: page and limit as the payments list, then the days
+ * `from` and `to` (inclusive; absent `to` is today, absent `from` 30 days before `to`) and `type`.
+ */
+export const BalanceListQueryParamsSchema = z
+  .object({
+    ...pagingParams,
+    from: dayParam('from').optional(),
+    to: dayParam('to').optional(),
+    type: z.enum(BALANCE_TRANSACTION_TYPES, says(QueryMessages.notOneOf('type', BALANCE_TRANSACTION_TYPES))).optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, says(ErrorMessages.dateRangeReversed));

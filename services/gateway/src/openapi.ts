@@ -2,6 +2,8 @@ import path from 'node:path';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import {
+  BalanceTransactionListSchema,
+  BalanceTransactionSchema,
   CreatePaymentBodySchema,
   ErrorBodySchema,
   ErrorMessages,
@@ -26,6 +28,7 @@ import {
   SandboxMedReplySchema,
   SandboxPayBodySchema,
   SandboxPayReplySchema,
+  StatementSchema,
   WebhookBodySchema,
   CreateRefundBodySchema,
   DisputeClosedWebhookSchema,
@@ -89,6 +92,9 @@ const COMPONENTS: [z.ZodType, { id: string; description?: string; request?: true
   [EventDetailSchema, { id: 'EventDetail' }],
   [EventListSchema, { id: 'EventList' }],
   [EventRedeliverySchema, { id: 'EventRedelivery' }],
+  [BalanceTransactionSchema, { id: 'BalanceTransaction' }],
+  [BalanceTransactionListSchema, { id: 'BalanceTransactionList' }],
+  [StatementSchema, { id: 'Statement' }],
 ];
 
 /** Every component, each in its direction, in COMPONENTS' order. */

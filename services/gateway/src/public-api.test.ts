@@ -53,6 +53,7 @@ describe('the routers built from the table', () => {
     id: '00000000-0000-4000-8000-000000000000',
     eventId: `evt_${'0'.repeat(32)}`,
     refundId: '00000000-0000-4000-8000-000000000001',
+    date: '2026-11-28',
   };
   const concrete = (route: string) => route.replace(/:(\w+)/g, (_, name: string) => SAMPLES[name]!);
 

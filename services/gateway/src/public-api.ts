@@ -4,6 +4,7 @@ import typeis from 'type-is';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import {
+  BalanceListQueryParamsSchema,
   checkRequest,
   CreatePaymentBodySchema,
   CreateRefundBodySchema,
@@ -12,7 +13,9 @@ import {
   DomainError,
   ErrorMessages,
   EventListQueryParamsSchema,
+  isDay,
   isEventId,
+  isStatementDay,
   isPaymentId,
   ListQueryParamsSchema,
   modeScope,
@@ -653,10 +656,85 @@ const events: OperationGroup = {
   ],
 };
 
+/** The store's money: its balance transactions and each day's statement. */
+export const STATEMENT_TAG = {
+  name: 'statement',
+  description:
+    "The store's money in the token's mode: every movement as a balance transaction (a Pix in, a refund, a MED " +
+    'return, a late Pix in and back out), written with the change that made it, and the statement of a day in ' +
+    'America/Sao_Paulo. Both path forms.',
+};
+
+const balanceTransactions: OperationGroup = {
+  path: 'balance-transactions',
+  tag: STATEMENT_TAG,
+  operations: [
+    operation({
+      method: 'get',
+      path: '',
+      operationId: 'listBalanceTransactions',
+      summary: "The store's balance transactions, newest first, by day range and type",
+      description:
+        'Days are America/Sao_Paulo and inclusive; without `to`, until today; without `from`, the 31 days up to ' +
+        '`to`. Amounts are signed BRL: money in positive, money out negative.',
+      query: BalanceListQueryParamsSchema,
+      rpc: PaymentsRpc.balanceList,
+      ok: 'A page of balance transactions (createdAt descending, then id descending)',
+      errors: {
+        400:
+          `${QUERY_INVALID}; \`${ErrorMessages.dateInvalid('from')}\`, \`${ErrorMessages.dateOutOfRange('from')}\` ` +
+          `(and the same for to) or \`${ErrorMessages.dateRangeReversed}\``,
+      },
+      answer: ({ scope, call, query }) => {
+        const checkedQuery = query();
+        return checkedQuery instanceof Refusal ? checkedQuery : call({ ...scope, query: checkedQuery });
+      },
+    }),
+  ],
+};
+
+const statements: OperationGroup = {
+  path: 'statements',
+  tag: STATEMENT_TAG,
+  operations: [
+    operation({
+      method: 'get',
+      path: '/:date',
+      operationId: 'getStatement',
+      summary: "The store's statement of a day (America/Sao_Paulo)",
+      description:
+        'What came in (`received`: Pix paid and late Pix), went back (`refunded`: refunds that succeeded, ' +
+        '`returnedByMed`: returns the PSP made under MED), is at risk in open disputes (`atRisk`), and `net` ' +
+        '(received − refunded − returnedByMed), with counts. The sums equal those of the balance transactions of ' +
+        'the day.',
+      parameters: [
+        {
+          name: 'date',
+          in: 'path',
+          required: true,
+          description: 'AAAA-MM-DD, from 2020-11-16 (Pix opened) to today in America/Sao_Paulo',
+          schema: { type: 'string', format: 'date' },
+        },
+      ],
+      rpc: PaymentsRpc.statement,
+      ok: "The day's statement",
+      errors: { 400: `\`${ErrorMessages.dateInvalid('date')}\` or \`${ErrorMessages.dateOutOfRange('date')}\`` },
+      answer: ({ req, scope, call }) => {
+        const date = String(req.params.date);
+        if (!isDay(date)) return new Refusal(400, ErrorMessages.dateInvalid('date'));
+        if (!isStatementDay(date)) return new Refusal(400, ErrorMessages.dateOutOfRange('date'));
+        return call({ ...scope, date });
+      },
+    }),
+  ],
+};
+
 export const PUBLIC_API: readonly OperationGroup[] = [
   { ...payments, operations: [...payments.operations, ...refundOperations, ...disputeOperations] },
   sandbox,
   events,
+  balanceTransactions,
+  statements,
 ];
 
 const json = express.json({ limit: '64kb', strict: false, type: () => true });

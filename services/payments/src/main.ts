@@ -4,6 +4,8 @@ import { CounterReader, FactSigner, FactVerifier, serveRpc, startConsumer, type 
 import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
+import { BalanceTransactions, syncBalanceIndexes } from './balance-store';
+import { withMovements } from './balance-transactions';
 import { cancelPayment } from './cancel';
 import { config } from './config';
 import { createPayment } from './create-payment';
@@ -16,6 +18,7 @@ import { onPixEvent } from './pix-events';
 import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 import { createRefund, getRefund, listRefunds } from './refunds';
+import { exportBalancePage, listBalanceTransactions, statementOfDay, statementOfMonth } from './statement';
 
 /** The key a message is about, to keep one charge's (or payment's) messages in order. */
 function fieldOf(field: string): (msg: JsMsg) => string | undefined {
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
 
   await connectDatabase(service, config);
   await syncPaymentIndexes(logger);
+  await syncBalanceIndexes(logger);
   // Where payments keeps aside the PSP facts it refused for their signature: its dead letter.
   const refused = await RefusedFacts.open({ collection: 'refused_pix_facts' }, logger);
   service.mark('indexes');
@@ -46,7 +50,11 @@ async function main(): Promise<void> {
   const nc = await connectMessaging(service, config);
 
   registerPaymentMetrics(service.registry);
-  const publish = publisher(nc, new FactSigner(config.FACT_SIGNING_KEY));
+  const balance = new BalanceTransactions(logger);
+  // A write's JetStream messages, and the movements of money it made into balance_transactions.
+  const publish = withMovements(publisher(nc, new FactSigner(config.FACT_SIGNING_KEY)), (movements) =>
+    balance.record(movements),
+  );
   const counts = new CounterReader(nc, Streams.paymentCounts);
   const store = new PaymentStore(publish, (scope, key) => counts.read(Subjects.paymentCount(scope, key)), logger);
   const deps = { nc, config, logger, store, publish };
@@ -73,6 +81,10 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.disputeDefense, (req) => defendDispute(deps, req), rpc),
     serveRpc(nc, PaymentsRpc.disputesOpen, (req) => openDisputes(store, req), rpc),
     serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req, req.paymentId, req.refundId), rpc),
+    serveRpc(nc, PaymentsRpc.balanceList, (req) => listBalanceTransactions(balance, req, req.query), rpc),
+    serveRpc(nc, PaymentsRpc.balanceExport, (req) => exportBalancePage(balance, req, req), rpc),
+    serveRpc(nc, PaymentsRpc.statement, (req) => statementOfDay(balance, req, req.date), rpc),
+    serveRpc(nc, PaymentsRpc.statementMonth, (req) => statementOfMonth(balance, req, req.month), rpc),
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),

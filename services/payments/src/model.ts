@@ -1,5 +1,12 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
-import type { PaymentStatus, RefundNature, RefundOrigin, RefundStatus } from '@pix/contracts';
+import type {
+  BalanceTransactionType,
+  ModeName,
+  PaymentStatus,
+  RefundNature,
+  RefundOrigin,
+  RefundStatus,
+} from '@pix/contracts';
 import type { DisputeRecord } from './disputes';
 
 /** Why a payment in review is refunded: it stayed in review too long, or the PSP's analysis rejected its Pix. */
@@ -116,6 +123,31 @@ export interface OutboxMessage {
   trace?: Record<string, string>;
   /** A scheduled message: delivered on `target` at `at` (JetStream message schedules). */
   schedule?: { at: Date; target: string };
+  /**
+   * A movement of the store's money the write made (balance-transactions.ts): recorded in
+   * `balance_transactions` (its `subject`), not published to JetStream.
+   */
+  movement?: BalanceMovement;
+}
+
+/** A movement of a store's money, as its write owes it: one balance transaction, amounts signed. */
+export interface BalanceMovement {
+  /** `<paymentId>:<type>:<refund id or endToEndId>`: the same movement always has the same id. */
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  type: BalanceTransactionType;
+  /** Centavos, positive in, negative out. */
+  amountCents: number;
+  paymentId: string;
+  refundId: string | null;
+  endToEndId: string;
+  origin: RefundOrigin | null;
+  nature: RefundNature | null;
+  /** The PSP connection that moved it (its payment's mode). */
+  connection: ModeName;
+  /** When the money moved: the Pix's settlement at the PSP, or the refund's. */
+  createdAt: Date;
 }
 
 /** A payment's own state: everything but what storage derives from it (the list's keys, the outbox). */

@@ -1,4 +1,5 @@
 import { modeScope, Subjects, type ListQuery, type PaymentCountKey, type PaymentStatus } from '@pix/contracts';
+import { movementMessage, movementsOfChange } from './balance-transactions';
 import { statusKey } from './list-page';
 import type { OutboxEntry, OutboxMessage, PaymentDoc, PaymentState } from './model';
 
@@ -128,17 +129,22 @@ export async function writeDecided<R extends string>(
   throw new PaymentWriteContended(id);
 }
 
-/** What a change writes: the next revision, the list key when the status moves, its messages and counter moves. */
+/**
+ * What a change writes: the next revision, the list key when the status moves, its messages,
+ * counter moves and the movements of the store's money it makes (balance-transactions.ts).
+ */
 function planWrite(doc: PaymentDoc, change: Change): PlannedWrite {
   const rev = doc.rev + 1;
   const status = change.set.status ?? doc.status;
+  const now = new Date();
+  const moved = movementsOfChange(doc, { ...doc, ...change.set }, now).map(movementMessage);
   return {
     set: {
       ...change.set,
       rev,
       ...(status !== doc.status && { statusKey: statusKey(scopeOf(doc), status, doc.createdAt, doc._id) }),
     },
-    owed: [...change.messages, ...countsOfChange(doc, rev, doc.status, status)],
+    owed: [...change.messages, ...countsOfChange(doc, rev, doc.status, status), ...moved],
   };
 }
 

@@ -850,6 +850,152 @@ class EventRedelivery(BaseModel):
     run: Annotated[int, Field(ge=2, le=9007199254740991)]
 
 
+class RefundId(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
+        ),
+    ]
+    """
+    The refund that moved the money out; null for money in
+    """
+
+
+class BalanceTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    id: str
+    """
+    Stable: the same movement always has the same id
+    """
+    type: Literal["pix_received", "refund", "med_return", "late_pix_received", "late_pix_returned"]
+    """
+    pix_received (+): the Pix that paid a payment; refund (−): a refund of it that succeeded (asked by the merchant or the platform, or made by the PSP for a reason other than MED); med_return (−): a devolução the PSP made under MED; late_pix_received (+) and late_pix_returned (−): a Pix that arrived for a payment no longer pending, and its automatic return
+    """
+    amount: float
+    """
+    BRL, signed: positive in, negative out; at most two decimal places
+    """
+    payment_id: Annotated[
+        str,
+        Field(
+            alias="paymentId",
+            pattern="^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
+        ),
+    ]
+    refund_id: Annotated[RefundId | None, Field(alias="refundId")]
+    """
+    The refund that moved the money out; null for money in
+    """
+    end_to_end_id: Annotated[str, Field(alias="endToEndId")]
+    """
+    The Pix moved (API Pix endToEndId)
+    """
+    origin: Literal["merchant", "platform", "psp"] | None
+    """
+    The refund's origin (merchant, platform, psp); null for money in
+    """
+    nature: Literal["med_fraud", "med_operational", "other"] | None
+    """
+    Why the PSP returned it, for origin psp
+    """
+    connection: Literal["test", "live"]
+    """
+    The PSP connection that moved it (test or live)
+    """
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    created_at: Annotated[
+        str,
+        Field(
+            alias="createdAt",
+            pattern="^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$",
+        ),
+    ]
+    """
+    When the money moved: the Pix settled at the PSP, or the refund was settled
+    """
+
+
+class BalanceTransactionList(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    items: list[BalanceTransaction]
+    page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    limit: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Balance transactions matching the filter
+    """
+
+
+class Counts(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    received: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pix received
+    """
+    refunded: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    refunds
+    """
+    returned_by_med: Annotated[int, Field(alias="returnedByMed", ge=-9007199254740991, le=9007199254740991)]
+    """
+    MED returns
+    """
+    at_risk: Annotated[int, Field(alias="atRisk", ge=-9007199254740991, le=9007199254740991)]
+    """
+    open disputes
+    """
+
+
+class Statement(BaseModel):
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+    )
+    date: str
+    """
+    The day (AAAA-MM-DD), in America/Sao_Paulo
+    """
+    time_zone: Annotated[Literal["America/Sao_Paulo"], Field(alias="timeZone")]
+    livemode: bool
+    """
+    true for live data (real money, a live token), false for test data (a test token)
+    """
+    received: float
+    """
+    BRL: Pix received (pix_received and late_pix_received)
+    """
+    refunded: float
+    """
+    BRL: refunds that succeeded, MED returns apart (refund and late_pix_returned), as a positive sum
+    """
+    returned_by_med: Annotated[float, Field(alias="returnedByMed")]
+    """
+    BRL: returned by the PSP under MED (med_return), as a positive sum
+    """
+    at_risk: Annotated[float, Field(alias="atRisk")]
+    """
+    BRL: at risk in open disputes (infrações) of the store
+    """
+    net: float
+    """
+    BRL: received − refunded − returnedByMed
+    """
+    counts: Counts
+
+
 class Payment(BaseModel):
     model_config = ConfigDict(
         extra="ignore",

@@ -1,4 +1,15 @@
 import { z } from 'zod';
+import {
+  BalanceExportPageSchema,
+  BalanceListQuerySchema,
+  BalanceTransactionListSchema,
+  ExportCursorSchema,
+  EXPORT_PAGE_LIMIT,
+  isDay,
+  isMonth,
+  StatementMonthSchema,
+  StatementSchema,
+} from '../balance';
 import { PaymentListSchema, PaymentSchema } from '../payment';
 import { OpenDisputeListSchema } from '../dispute';
 import { PaymentPublicViewSchema } from '../payment-page';
@@ -90,6 +101,40 @@ export const PaymentsRpc = {
   ),
   /** A store's open disputes, the nearest deadline first (the dashboard's Contestações). */
   disputesOpen: defineRpc('payments.disputes.open', z.object(scope), OpenDisputeListSchema, forGateway),
+  /** A page of the store's balance transactions in the mode, newest first. */
+  balanceList: defineRpc(
+    'payments.balance.list',
+    z.object({ ...scope, query: BalanceListQuerySchema }),
+    BalanceTransactionListSchema,
+    forGateway,
+  ),
+  /** A page of the CSV export of days `from` to `to`, oldest first, after `cursor` (null: the first). */
+  balanceExport: defineRpc(
+    'payments.balance.export',
+    z.object({
+      ...scope,
+      from: z.string().refine(isDay),
+      to: z.string().refine(isDay),
+      cursor: ExportCursorSchema.nullable(),
+      limit: z.number().int().min(1).max(EXPORT_PAGE_LIMIT),
+    }),
+    BalanceExportPageSchema,
+    forGateway,
+  ),
+  /** The store's statement of one São Paulo day. */
+  statement: defineRpc(
+    'payments.statements.day',
+    z.object({ ...scope, date: z.string().refine(isDay) }),
+    StatementSchema,
+    forGateway,
+  ),
+  /** The store's statement of each day of a month (AAAA-MM): the dashboard's Extrato. */
+  statementMonth: defineRpc(
+    'payments.statements.month',
+    z.object({ ...scope, month: z.string().refine(isMonth) }),
+    StatementMonthSchema,
+    forGateway,
+  ),
   /** Admin: drives a payment through the state machine (internal statuses). */
   transition: defineRpc(
     'payments.admin.transition',

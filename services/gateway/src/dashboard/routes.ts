@@ -7,6 +7,15 @@ import {
   DashboardTexts as T,
   DisputeDefenseBodySchema,
   DispatcherRpc,
+  EXPORT_PAGE_LIMIT,
+  isMonth,
+  monthDays,
+  isDay,
+  isStatementDay,
+  statementDay,
+  STATEMENT_FIRST_DAY,
+  type BalanceExportPage,
+  type ExportCursor,
   DomainError,
   ErrorMessages,
   formatBrl,
@@ -30,6 +39,7 @@ import type { AuthCache } from '../auth-cache';
 import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { medWith, payWith, sandboxAct } from '../sandbox-actions';
+import { writeStatementCsv } from '../statement-csv';
 import type { StreamLimiter } from '../sse-limits';
 import { browserScript, serveScript } from '../pages/browser-scripts';
 import { html } from '../pages/html';
@@ -39,11 +49,12 @@ import { parseBrlInput } from './brl-input';
 import { csrfAccepted } from './csrf';
 import { errorAnswer, parseCookies, sendHtml, sendJson } from './respond';
 import { storeStream } from './stream';
-import { messagePage, statusBadge } from './html/layout';
+import { messagePage, statusBadge, type NavPage } from './html/layout';
 import { loginPage } from './html/login';
 import { livePaymentParts, paymentPage, refundRow, timeline } from './html/payment';
 import { disputesPage } from './html/disputes';
 import { paymentsPage, type PaymentRow } from './html/payments';
+import { statementPage } from './html/statement';
 import { webhooksPage } from './html/webhooks';
 import type { Session, SessionSigner } from './session';
 
@@ -227,7 +238,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     next();
   };
 
-  const navOf = (res: Response, active: 'payments' | 'disputes' | 'webhooks' | null) => {
+  const navOf = (res: Response, active: NavPage | null) => {
     const { storeName: name, csrf, livemode } = res.locals as SessionLocals;
     return { name, csrf, active, livemode };
   };
@@ -289,6 +300,61 @@ export function dashboardRouter(options: DashboardOptions): Router {
       200,
       paymentsPage({ script, store: navOf(res, 'payments'), rows, status, page, limit: PAGE_SIZE, total: list.total }),
     );
+  });
+
+  /** A month (AAAA-MM) or a day (AAAA-MM-DD) of the statement, as the days it spans; null when it is none or out of range. */
+  function statementPeriod(period: string): { from: string; to: string } | null {
+    const today = statementDay(new Date());
+    if (isDay(period)) return isStatementDay(period) ? { from: period, to: period } : null;
+    if (!isMonth(period) || period < STATEMENT_FIRST_DAY.slice(0, 7) || period > today.slice(0, 7)) return null;
+    const { from, to } = monthDays(period);
+    return { from: from < STATEMENT_FIRST_DAY ? STATEMENT_FIRST_DAY : from, to: to > today ? today : to };
+  }
+
+  const invalidPeriod = (res: Response) =>
+    sendHtml(
+      res,
+      400,
+      messagePage(T.statement.periodInvalidTitle, T.statement.periodInvalid, script, navOf(res, 'statement')),
+    );
+
+  // The Extrato: a month by day (the current one unless `mes` names another).
+  router.get('/extrato', async (req, res) => {
+    const month = typeof req.query.mes === 'string' ? req.query.mes : statementDay(new Date()).slice(0, 7);
+    if (!isMonth(month) || !statementPeriod(month)) return invalidPeriod(res);
+    const statement = await callRpc(nc, PaymentsRpc.statementMonth, { ...scopeOf(res), month }, rpcTimeoutMs);
+    const shift = (by: number) => {
+      const at = new Date(`${month}-01T12:00:00.000Z`);
+      at.setUTCMonth(at.getUTCMonth() + by);
+      const other = at.toISOString().slice(0, 7);
+      return statementPeriod(other) ? other : null;
+    };
+    sendHtml(
+      res,
+      200,
+      statementPage({ script, store: navOf(res, 'statement'), month: statement, previous: shift(-1), next: shift(1) }),
+    );
+  });
+
+  // The statement of a month or a day as CSV, written as payments hands out its pages.
+  router.get('/extrato/:file', async (req, res) => {
+    const period = /^(.+)\.csv$/.exec(req.params.file)?.[1] ?? '';
+    const days = statementPeriod(period);
+    if (!days) return invalidPeriod(res);
+    const scope = scopeOf(res);
+    const page = (cursor: ExportCursor | null): Promise<BalanceExportPage> =>
+      callRpc(nc, PaymentsRpc.balanceExport, { ...scope, ...days, cursor, limit: EXPORT_PAGE_LIMIT }, rpcTimeoutMs);
+    // The first page before the headers: payments away is a 503 page, not a truncated file.
+    const first = await page(null);
+    res.status(200).set({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="extrato-${period}.csv"`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    // A later page that fails ends the response unfinished (the error handler passes it on).
+    await writeStatementCsv(res, (cursor) => (cursor ? page(cursor) : Promise.resolve(first)));
+    res.end();
   });
 
   /** The payment (404 as another store's), its refunds, and its events with every attempt. */

@@ -61,6 +61,9 @@ export function statusBadge(status: PaymentStatus, id?: string): SafeHtml {
   return html`<span${idAttr} class="badge badge-${status}" data-status="${status}">${StatusLabels[status]}</span>`;
 }
 
+/** The pages the navigation links to. */
+export type NavPage = 'payments' | 'disputes' | 'statement' | 'webhooks';
+
 export interface LayoutOptions {
   title: string;
   /** The address of the dashboard's script, whose name carries its content's hash (pages/browser-scripts.ts). */
@@ -69,7 +72,7 @@ export interface LayoutOptions {
    * The signed-in store, when there is one: the navigation, the logout form, and the mode shown
    * (`livemode`: the session's token's), which a banner names on every page.
    */
-  store?: { name: string; csrf: string; active: 'payments' | 'disputes' | 'webhooks' | null; livemode: boolean };
+  store?: { name: string; csrf: string; active: NavPage | null; livemode: boolean };
   /** The page follows the store's events live: it shows whether the stream is connected. */
   live?: boolean;
   /** Attributes of <body> the script reads (page kind, ids). */
@@ -77,13 +80,14 @@ export interface LayoutOptions {
 }
 
 function nav(store: NonNullable<LayoutOptions['store']>, live: boolean): SafeHtml {
-  const link = (href: string, text: string, key: 'payments' | 'disputes' | 'webhooks') =>
+  const link = (href: string, text: string, key: NavPage) =>
     html`<a href="${href}"${store.active === key && html` aria-current="page"`}>${text}</a>`;
   return html`<header class="top">
 <div class="brand"><span class="product">${T.product}</span> <span class="store" id="store-name">${store.name}</span></div>
 <nav aria-label="Painel">
 ${link('/dashboard/pagamentos', T.nav.payments, 'payments')}
 ${link('/dashboard/contestacoes', T.nav.disputes, 'disputes')}
+${link('/dashboard/extrato', T.nav.statement, 'statement')}
 ${link('/dashboard/webhooks', T.nav.webhooks, 'webhooks')}
 <form method="post" action="/dashboard/sair" class="logout"><input type="hidden" name="csrf" value="${store.csrf}"><button type="submit" id="logout">${T.nav.logout}</button></form>
 </nav>
