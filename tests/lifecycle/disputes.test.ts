@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import fs from 'node:fs';
-import { ErrorMessages, Subjects } from '@pix/contracts';
+import { ErrorMessages, statementDay, Subjects } from '@pix/contracts';
 import { connectAs, type LocalSecrets } from '@pix/devstack';
 import { FactSigner, jetstream, publishEvent, signingJetStream } from '@pix/messaging';
 import { got } from '@pix/http';
@@ -110,6 +110,10 @@ describe('disputes (MED infractions) through the simulator and the public API', 
     const refund = await call('POST', `/payments/${payment.id}/refunds`);
     expect(refund.status).toBe(409);
     expect(refund.body).toEqual({ statusCode: 409, message: ErrorMessages.refundDisputeOpen });
+    // The day's statement counts what the PSP holds for the open dispute.
+    const today = statementDay(new Date());
+    const during = await call('GET', `/statements/${today}`);
+    expect(during.body).toMatchObject({ date: today, atRisk: 30, counts: { atRisk: 1 } });
 
     const [reminder] = await eventually(
       async () => hooksOf(payment.id, 'payment.dispute_reminder'),
@@ -155,6 +159,8 @@ describe('disputes (MED infractions) through the simulator and the public API', 
     );
     verify(closedHook!, store.webhookSecret);
     expect(closedHook!.json).toMatchObject({ event: 'payment.dispute_closed', decision: 'rejected' });
+    const after = await call('GET', `/statements/${today}`);
+    expect(after.body).toMatchObject({ date: today, atRisk: 0, counts: { atRisk: 0 } });
 
     // Closed: the merchant may refund again, and cannot answer it any more.
     const late = await call('POST', `/payments/${payment.id}/dispute/defense`, { text });

@@ -226,6 +226,7 @@ describe('every hot query is served by an index of its schema', () => {
       ["a small store's page", () => smallStore.list(testOf(target), { page: 1, limit: 50 })],
       ["a small store's live page", () => smallStore.list(liveOf(target), { page: 1, limit: 50 })],
       ["a store's open disputes (Contestações)", () => payments.openDisputes(testOf(target), 200)],
+      ["a store's disputes (a statement's at risk)", () => payments.disputesSince(testOf(target), new Date(0))],
     ])('%s', async (_name, operation) => expectIndexServed(operation));
 
     it('a change', async () => {

@@ -15,6 +15,7 @@ import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay, publisher } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
 import { onPixEvent } from './pix-events';
+import type { StoreScope } from './payment-storage';
 import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 import { createRefund, getRefund, listRefunds } from './refunds';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   );
   const counts = new CounterReader(nc, Streams.paymentCounts);
   const store = new PaymentStore(publish, (scope, key) => counts.read(Subjects.paymentCount(scope, key)), logger);
+  const disputesSince = (scope: StoreScope, since: Date) => store.disputesSince(scope, since);
   const deps = { nc, config, logger, store, publish };
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
@@ -83,8 +85,8 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.refundsGet, (req) => getRefund(store, req, req.paymentId, req.refundId), rpc),
     serveRpc(nc, PaymentsRpc.balanceList, (req) => listBalanceTransactions(balance, req, req.query), rpc),
     serveRpc(nc, PaymentsRpc.balanceExport, (req) => exportBalancePage(balance, req, req), rpc),
-    serveRpc(nc, PaymentsRpc.statement, (req) => statementOfDay(balance, req, req.date), rpc),
-    serveRpc(nc, PaymentsRpc.statementMonth, (req) => statementOfMonth(balance, req, req.month), rpc),
+    serveRpc(nc, PaymentsRpc.statement, (req) => statementOfDay(balance, disputesSince, req, req.date), rpc),
+    serveRpc(nc, PaymentsRpc.statementMonth, (req) => statementOfMonth(balance, disputesSince, req, req.month), rpc),
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),

@@ -12,6 +12,7 @@ import {
   type PaymentDoc,
   type StoredPayment,
 } from './model';
+import type { DisputeRecord } from './disputes';
 import { OutboxWriter, type Hold } from './outbox-writer';
 import {
   countsOfInsert,
@@ -135,6 +136,23 @@ export class PaymentStore implements PaymentStorage {
       .limit(limit)
       .lean<StoredPayment[]>();
     return docs.map((doc) => shaped(doc) as PaymentDoc).filter((doc) => isLive(doc) === scope.livemode);
+  }
+
+  /**
+   * The disputes of the store in the mode that were open at some instant from `since` on: those open
+   * now, and those closed since. The store's disputed payments on the {storeId, dispute.status}
+   * index (a range of both statuses: DocumentDB scans for an $or); disputes are few per store.
+   */
+  async disputesSince(scope: StoreScope, since: Date): Promise<DisputeRecord[]> {
+    const docs = await PaymentModel.find({
+      storeId: { $eq: scope.storeId },
+      'dispute.status': { $in: ['closed', 'open'] },
+    }).lean<StoredPayment[]>();
+    return docs
+      .map((doc) => shaped(doc) as PaymentDoc)
+      .filter((doc) => isLive(doc) === scope.livemode)
+      .flatMap((doc) => (doc.dispute ? [doc.dispute] : []))
+      .filter((dispute) => dispute.status === 'open' || (dispute.closedAt && dispute.closedAt >= since));
   }
 
   /**

@@ -1,6 +1,8 @@
 import {
   centsToBrl,
+  dayStart,
   monthDays,
+  nextDay,
   STATEMENT_TIME_ZONE,
   type BalanceExportPage,
   type BalanceListQuery,
@@ -13,6 +15,7 @@ import {
 } from '@pix/contracts';
 import type { BalanceTransactions } from './balance-store';
 import { emptyTotals } from './balance-store';
+import type { DisputeRecord } from './disputes';
 import type { BalanceMovement } from './model';
 import type { StoreScope } from './payment-storage';
 
@@ -52,12 +55,28 @@ export async function exportBalancePage(
   return { items: page.items.map(toBalanceTransaction), next: page.next };
 }
 
+/** The store's disputes open at some instant from `since` on (PaymentStore.disputesSince). */
+export type DisputesSince = (scope: StoreScope, since: Date) => Promise<DisputeRecord[]>;
+
 /**
- * What is at risk in the store's open disputes on each day: none until payments records disputes
- * (issue 39, item 2); the statement's `atRisk` line reads it from here.
+ * What is at risk in the store's open disputes at the end of each day: the amounts of the disputes
+ * opened by then and not closed by then (the PSP holds that money until it decides).
  */
-async function atRiskOn(_scope: StoreScope, days: string[]): Promise<Map<string, { cents: number; count: number }>> {
-  return new Map(days.map((day) => [day, { cents: 0, count: 0 }]));
+async function atRiskOn(
+  disputes: DisputesSince,
+  scope: StoreScope,
+  days: string[],
+): Promise<Map<string, { cents: number; count: number }>> {
+  const risk = new Map(days.map((day) => [day, { cents: 0, count: 0 }]));
+  if (days.length === 0) return risk;
+  const first = [...days].sort()[0]!;
+  const known = await disputes(scope, dayStart(nextDay(first)));
+  for (const day of days) {
+    const end = dayStart(nextDay(day));
+    const open = known.filter((d) => d.openedAt < end && (d.closedAt === null || d.closedAt >= end));
+    risk.set(day, { cents: open.reduce((sum, d) => sum + d.amountCents, 0), count: open.length });
+  }
+  return risk;
 }
 
 function statementOf(
@@ -88,23 +107,25 @@ function statementOf(
 /** The store's statement of one São Paulo day. */
 export async function statementOfDay(
   balance: BalanceTransactions,
+  disputes: DisputesSince,
   scope: StoreScope,
   date: string,
 ): Promise<Statement> {
-  const [totals, risk] = await Promise.all([balance.totals(scope, date, date), atRiskOn(scope, [date])]);
+  const [totals, risk] = await Promise.all([balance.totals(scope, date, date), atRiskOn(disputes, scope, [date])]);
   return statementOf(scope, date, totals.get(date) ?? emptyTotals(), risk.get(date) ?? { cents: 0, count: 0 });
 }
 
 /** The store's statement of each day of a month (AAAA-MM) that had a movement: one aggregate. */
 export async function statementOfMonth(
   balance: BalanceTransactions,
+  disputes: DisputesSince,
   scope: StoreScope,
   month: string,
 ): Promise<StatementMonth> {
   const { from, to } = monthDays(month);
   const totals = await balance.totals(scope, from, to);
   const days = [...totals.keys()].sort();
-  const risk = await atRiskOn(scope, days);
+  const risk = await atRiskOn(disputes, scope, days);
   return {
     month,
     days: days.map((day) => statementOf(scope, day, totals.get(day)!, risk.get(day) ?? { cents: 0, count: 0 })),
