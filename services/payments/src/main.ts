@@ -12,6 +12,7 @@ import { defendDispute, openDisputes } from './dispute-flows';
 import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay, publisher } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
+import { PaymentViewWriter } from './payment-views';
 import { onPixEvent } from './pix-events';
 import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
@@ -48,7 +49,13 @@ async function main(): Promise<void> {
   registerPaymentMetrics(service.registry);
   const publish = publisher(nc, new FactSigner(config.FACT_SIGNING_KEY));
   const counts = new CounterReader(nc, Streams.paymentCounts);
-  const store = new PaymentStore(publish, (scope, key) => counts.read(Subjects.paymentCount(scope, key)), logger);
+  const views = await PaymentViewWriter.open(nc, logger);
+  const store = new PaymentStore(
+    publish,
+    (scope, key) => counts.read(Subjects.paymentCount(scope, key)),
+    logger,
+    views,
+  );
   const deps = { nc, config, logger, store, publish };
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);

@@ -116,6 +116,11 @@ export interface OutboxMessage {
   trace?: Record<string, string>;
   /** A scheduled message: delivered on `target` at `at` (JetStream message schedules). */
   schedule?: { at: Date; target: string };
+  /**
+   * The payment's view is owed to its read model (payment-views.ts): made from the payment as it is
+   * when published, so the message holds no body.
+   */
+  view?: true;
 }
 
 /** A payment's own state: everything but what storage derives from it (the list's keys, the outbox). */
