@@ -41,7 +41,13 @@ export function simulatorLogin(): MongoLogin {
   return {
     name: PSP_SIMULATOR.name,
     database: `${MONGO_DATABASE}_psp`,
-    collections: ['psp_webhooks', 'sandbox_psp_cobs', 'sandbox_psp_pix', 'sandbox_psp_refunds'],
+    collections: [
+      'psp_webhooks',
+      'sandbox_psp_cobs',
+      'sandbox_psp_infractions',
+      'sandbox_psp_pix',
+      'sandbox_psp_refunds',
+    ],
   };
 }
 

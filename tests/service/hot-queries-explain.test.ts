@@ -59,15 +59,19 @@ describe('every hot query is served by an index of its schema', () => {
   const sent: CommandStartedEvent[] = [];
   const logger = createLogger('test', 'silent');
   /** A store of thousands, so that the list takes its windowed path. */
+  // What they publish, views included, is not what this test looks at.
+  const noViews = { write: () => Promise.resolve() };
   const payments = new PaymentStore(
     async () => undefined,
     async () => 5_000,
     logger,
+    noViews,
   );
   const smallStore = new PaymentStore(
     async () => undefined,
     async () => 10,
     logger,
+    noViews,
   );
   const gateway = new GatewayStorage(testSealer());
   const books = new SandboxBooks();
@@ -241,6 +245,7 @@ describe('every hot query is served by an index of its schema', () => {
         async () => undefined,
         async () => 0,
         logger,
+        noViews,
       );
       await silent.relay(HOUR_MS);
       await silent.insert(pendingPaymentDoc({ storeId: storeOf(8) }), []);

@@ -11,6 +11,7 @@ import {
   DomainError,
   GatewayRpc,
   PaymentsRpc,
+  PaymentViewsBucket,
   Streams,
   Subjects,
   type NatsIdentity,
@@ -94,6 +95,13 @@ describe('what each identity may do, it does', () => {
     expect(await counts.read(Subjects.paymentCount('no-such-store', 'all'))).toBe(0);
   });
 
+  it("payments writes the read model's views; the gateway reads them", async () => {
+    const key = `test.permissions-store.${Date.now()}`;
+    await (await new Kvm(await as('payments')).open(PaymentViewsBucket.name)).put(key, '{"probe":"view"}');
+    const views = await new Kvm(await as('gateway')).open(PaymentViewsBucket.name);
+    expect((await views.get(key))?.string()).toBe('{"probe":"view"}');
+  });
+
   it('the provisioning step reads and manages JetStream', async () => {
     const jsm = await jetstreamManager(await as('provisioner'));
     expect((await jsm.streams.info(Streams.pix.name)).config.subjects).toEqual([Subjects.pixEventsAll]);
@@ -104,6 +112,16 @@ describe('what it may not do, NATS refuses', () => {
   it.each(['webhook-dispatcher', 'gateway'] as const)('%s cannot publish pix.events.paid', async (identity) => {
     const js = jetstream(await as(identity));
     await refused(js.publish(Subjects.pixPaid, JSON.stringify(strayFact())), Subjects.pixPaid);
+  });
+
+  it("the gateway cannot write the read model's views; the dispatcher and the adapter cannot read them", async () => {
+    const subject = `$KV.${PaymentViewsBucket.name}.test.forged-store.forged`;
+    await refused(jetstream(await as('gateway')).publish(subject, '{"rev":99}'), subject);
+    const read = `$JS.API.STREAM.MSG.GET.KV_${PaymentViewsBucket.name}`;
+    for (const identity of ['webhook-dispatcher', 'pix-provider-adapter'] as const) {
+      const jsm = await jetstreamManager(await as(identity), { checkAPI: false });
+      await refused(jsm.streams.getMessage(`KV_${PaymentViewsBucket.name}`, { last_by_subj: subject }), read);
+    }
   });
 
   it('the adapter cannot call admin.stores.create', async () => {

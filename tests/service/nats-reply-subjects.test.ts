@@ -12,6 +12,8 @@ import {
   NATS_IDENTITIES,
   natsPermissions,
   Notices,
+  PaymentViewsBucket,
+  PaymentViewsBucketStream,
   Streams,
   SandboxRpc,
   Subjects,
@@ -46,7 +48,11 @@ import { jetStreamAdmin } from '../support/streams';
 const permissions = natsPermissions();
 const mayPublish = (identity: NatsIdentity, subject: string) =>
   permissions[identity].publish.allow.some((allowed) => subjectMatches(allowed, subject));
-const streams: StreamDefinition[] = [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream];
+const streams: StreamDefinition[] = [
+  ...(Object.values(Streams) as StreamDefinition[]),
+  AuthBucketStream,
+  PaymentViewsBucketStream,
+];
 const consumers = Object.values(Consumers) as ConsumerDefinition[];
 const requesters = NATS_IDENTITIES.filter((identity) => identity !== 'provisioner');
 
@@ -79,6 +85,7 @@ const everyTarget = [
     Subjects.webhookAttemptDue,
     Subjects.webhookDeadLetter,
     `$KV.${AuthBucket.name}.${AuthBucket.tokenKey('matrix')}`,
+    `$KV.${PaymentViewsBucket.name}.test.matrix.probe`,
     ...allRpcs().map((rpc) => rpc.subject),
     ...Object.values(Notices).map((notice) => notice.subject),
   ]),
@@ -131,6 +138,8 @@ describe('no reply-subject injection', () => {
     }
     const kv = await new Kvm(await as('gateway')).open(AuthBucket.name);
     await kv.put('matrix.probe', JSON.stringify(forgedFact('matrix')));
+    const views = await new Kvm(await as('payments')).open(PaymentViewsBucket.name);
+    await views.put('matrix.probe', JSON.stringify(forgedFact('matrix')));
     const increment = headers();
     increment.set('Nats-Incr', '1');
     await jetstream(await as('payments')).publish(concrete(Subjects.paymentCountsAll), undefined, {
@@ -161,10 +170,12 @@ describe('no reply-subject injection', () => {
       ? concrete(Subjects.paymentCountsAll)
       : stream === AuthBucketStream.name
         ? `$KV.${AuthBucket.name}.matrix.probe`
-        : concrete(
-            consumers.find((c) => c.stream === stream)?.filterSubjects[0] ??
-              streams.find((s) => s.name === stream)!.subjects[0]!,
-          );
+        : stream === PaymentViewsBucketStream.name
+          ? `$KV.${PaymentViewsBucket.name}.matrix.probe`
+          : concrete(
+              consumers.find((c) => c.stream === stream)?.filterSubjects[0] ??
+                streams.find((s) => s.name === stream)!.subjects[0]!,
+            );
   }
 
   /**

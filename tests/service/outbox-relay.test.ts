@@ -7,6 +7,7 @@ import {
   PaymentModel,
   paymentsCollection,
   type OutboxMessage,
+  type PaymentDoc,
 } from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
 import type { Publish } from '../../services/payments/src/payment-storage';
@@ -35,9 +36,21 @@ describe('the outbox of a payment', () => {
   const publish: Publish = async (messages) => {
     if (failing) throw new Error('JetStream unreachable');
     published.push(...messages);
+    order.push(...ids(messages));
   };
+  /** The views written to the read model (payments' own KV bucket, on the same JetStream), by revision. */
+  const viewed: Pick<PaymentDoc, '_id' | 'rev'>[] = [];
+  const views = {
+    write: async ({ _id, rev }: PaymentDoc) => {
+      if (failing) throw new Error('JetStream unreachable');
+      viewed.push({ _id, rev });
+      order.push(`view:${_id}:${rev}`);
+    },
+  };
+  /** Views and messages as they went out, in one order. */
+  const order: string[] = [];
   const logger = createLogger('test', 'silent');
-  const store = new PaymentStore(publish, async () => 0, logger);
+  const store = new PaymentStore(publish, async () => 0, logger, views);
   const outboxOf = async (id: string) => (await PaymentModel.findById(id).lean())?.outbox ?? [];
   const sent: CommandStartedEvent[] = [];
   const record = (event: CommandStartedEvent) => sent.push(event);
@@ -64,6 +77,8 @@ describe('the outbox of a payment', () => {
   });
   beforeEach(() => {
     published.length = 0;
+    viewed.length = 0;
+    order.length = 0;
     failing = false;
   });
   afterEach(() => jest.restoreAllMocks());
@@ -77,21 +92,25 @@ describe('the outbox of a payment', () => {
     const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
     expect(await commandsOf(() => store.insert(doc, [created(doc._id)]))).toEqual({ 'insert payments': 1 });
     expect(ids(published)).toEqual([`evt_${doc._id}`, `count:${doc._id}:1:all`, `count:${doc._id}:1:pending`]);
-    // The messages stay in the payment, naming their writer, until its next write.
-    expect(ids(await outboxOf(doc._id))).toEqual(ids(published));
+    // The view the insert owed (a JetStream write, no database command) went before its messages.
+    expect(order).toEqual([`view:${doc._id}:1`, ...ids(published)]);
+    // The messages stay in the payment, naming their writer, until its next write: the view too.
+    expect(ids(await outboxOf(doc._id))).toEqual([...ids(published), `view:${doc._id}:1`]);
 
     published.length = 0;
+    order.length = 0;
     expect(await commandsOf(() => transition(store, doc._id, 'pending', 'approved'))).toEqual({
       'find payments': 1,
       'update payments': 1,
     });
     // The next write left out what was published, and holds its own messages only.
-    expect(ids(await outboxOf(doc._id))).toEqual(ids(published));
+    expect(ids(await outboxOf(doc._id))).toEqual([...ids(published), `view:${doc._id}:2`]);
     expect(ids(published)).toEqual([
       expect.stringMatching(/^evt_/),
       `count:${doc._id}:2:pending`,
       `count:${doc._id}:2:approved`,
     ]);
+    expect(order).toEqual([`view:${doc._id}:2`, ...ids(published)]);
     // A pass of the relay with nothing left: its own record, the writers, two index ranges.
     expect(await commandsOf(() => store.relay(60_000))).toEqual({
       'update outbox_writers': 1,
@@ -117,9 +136,14 @@ describe('the outbox of a payment', () => {
 
     expect(await store.relay(60_000)).toBe(1);
     expect(ids(published)).toContain(`evt_${doc._id}`);
+    // The view the insert owed too, made from the payment the relay read, before its messages.
+    expect(viewed).toEqual([{ _id: doc._id, rev: 1 }]);
+    expect(order[0]).toBe(`view:${doc._id}:1`);
     published.length = 0;
+    viewed.length = 0;
     expect(await store.relay(60_000)).toBe(0);
     expect(published).toEqual([]);
+    expect(viewed).toEqual([]);
   });
 
   it("publishes a silent writer's messages from where it said it had published, once", async () => {
@@ -130,6 +154,11 @@ describe('the outbox of a payment', () => {
       },
       async () => 0,
       logger,
+      {
+        write: async () => {
+          throw new Error('JetStream unreachable');
+        },
+      },
     );
     const early = pendingPaymentDoc({ storeId: 'outbox-store' });
     const late = pendingPaymentDoc({ storeId: 'outbox-store' });
@@ -137,12 +166,15 @@ describe('the outbox of a payment', () => {
     await store.insert(early, [created(early._id)]);
     await dying.insert(late, [created(late._id)]);
     published.length = 0;
+    viewed.length = 0;
 
     // Still speaking: nothing of it is taken.
     expect(await store.relay(60_000)).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await store.relay(10)).toBe(1);
     expect(ids(published)).toEqual([`evt_${late._id}`, `count:${late._id}:1:all`, `count:${late._id}:1:pending`]);
+    // Its payment's view, which it owed as well, made from the payment read whole.
+    expect(viewed).toEqual([{ _id: late._id, rev: 1 }]);
     const [record] = await OutboxWriterModel.find({ gone: true }).lean();
     expect(record).toBeDefined();
     published.length = 0;
@@ -163,6 +195,7 @@ describe('the outbox of a payment', () => {
       Subjects.paymentEvent('payment.status_changed', false),
       'payments.counts.outbox-store.pending',
       'payments.counts.outbox-store.approved',
+      `$KV.PAYMENT_VIEWS.test.outbox-store.${doc._id}`,
     ]);
 
     failing = false;
@@ -172,6 +205,9 @@ describe('the outbox of a payment', () => {
     // writer's own retry may have published them already: JetStream keeps one per message id).
     const events = [...new Map(published.filter((m) => m.increment === undefined).map((m) => [m.msgId, m])).values()];
     expect(events.map((m) => (m.body as { body: { status: string } }).body.status)).toEqual(['approved', 'paid']);
+    // The second write's view shows the payment as it left it (a view of the first, should the
+    // writer's retry still write it, never replaces it: payment-views.test.ts).
+    expect(viewed).toContainEqual({ _id: doc._id, rev: 3 });
     await store.flush();
   });
 
@@ -192,6 +228,9 @@ describe('the outbox of a payment', () => {
     );
     // Within the writer's next try (2 s at most), well before the relay's first look (5 s).
     expect(Date.now() - back).toBeLessThan(2_500);
+    // The retry kept the payment as written: its view went too, before its messages.
+    expect(viewed).toEqual([{ _id: doc._id, rev: 1 }]);
+    expect(order[0]).toBe(`view:${doc._id}:1`);
   });
 
   it('publishes messages stored before they named their writer, and removes them as then', async () => {
@@ -205,6 +244,8 @@ describe('the outbox of a payment', () => {
     });
     expect(await store.relay(60_000)).toBe(1);
     expect(ids(published)).toEqual([`evt_${doc._id}`]);
+    // Such an outbox owes no view (views came after writers were named).
+    expect(viewed).toEqual([]);
     expect(await outboxOf(doc._id)).toEqual([]);
   });
 });

@@ -14,7 +14,8 @@ export function racingStores(database: string, count: number) {
   const published: OutboxMessage[] = [];
   const publish = async (messages: OutboxMessage[]) => void published.push(...messages);
   const logger = createLogger('test', 'silent');
-  const stores = Array.from({ length: count }, () => new PaymentStore(publish, async () => 0, logger));
+  const views = { write: () => Promise.resolve() };
+  const stores = Array.from({ length: count }, () => new PaymentStore(publish, async () => 0, logger, views));
 
   beforeAll(async () => {
     await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, `/${database}`), {

@@ -213,6 +213,7 @@ export {
   allRpcs,
   RPC_GROUPS,
   AuthBucketStream,
+  PaymentViewsBucketStream,
   JETSTREAM_ACCOUNT,
   type NatsPermissions,
   type NatsAccount,
@@ -250,5 +251,6 @@ export {
 } from './webhooks';
 export { type PaymentPublicView } from './payment-page';
 export { AuthBucket, AuthSessionStateSchema, AuthStoreStateSchema, AuthTokenStateSchema } from './auth';
+export { PaymentViewsBucket, PaymentViewSchema, type PaymentView } from './payment-views';
 export { modeScope, modeName, MODE_NAMES, RequestLivemodeSchema, type ModeName } from './modes';
 export { txidFor, refundPspId, MAX_REFUNDS_PER_CHARGE } from './pix';

@@ -1,6 +1,15 @@
 import * as contracts from './index';
 import { natsAuthorization } from './nats-authorization';
-import { accountOf, allRpcs, AuthBucketStream, JETSTREAM_ACCOUNT, natsAccounts, natsPermissions } from './permissions';
+import {
+  accountOf,
+  allRpcs,
+  AuthBucketStream,
+  JETSTREAM_ACCOUNT,
+  natsAccounts,
+  natsPermissions,
+  PaymentViewsBucketStream,
+} from './permissions';
+import { PaymentViewsBucket } from './payment-views';
 import type { NatsIdentity } from './identities';
 import type { RpcDefinition } from './rpc/define-rpc';
 import { Streams, type StreamDefinition } from './streams';
@@ -152,6 +161,26 @@ describe('who may do what', () => {
         const publishes = stream.subjects.map((subject) => mayPublish(identity, subject.replace('>', 'x')));
         expect([identity, stream.name, new Set(publishes).size]).toEqual([identity, stream.name, 1]);
       }
+    }
+  });
+
+  it("only payments writes the payments' read model; the gateway and payments alone read it", () => {
+    const view = `$KV.${PaymentViewsBucket.name}.test.store.payment`;
+    expect(everyone.filter((identity) => mayPublish(identity, view))).toEqual(['payments']);
+    const read = `$JS.API.STREAM.MSG.GET.${PaymentViewsBucketStream.name}`;
+    const direct = `$JS.API.DIRECT.GET.${PaymentViewsBucketStream.name}.${view}`;
+    for (const subject of [read, direct]) {
+      // The provisioning step administers JetStream: all of its API.
+      expect(everyone.filter((identity) => mayPublish(identity, subject))).toEqual([
+        'gateway',
+        'payments',
+        'provisioner',
+      ]);
+    }
+    // Nobody may remove views or change the bucket but the provisioning step.
+    for (const identity of others('provisioner')) {
+      expect(mayPublish(identity, `$JS.API.STREAM.PURGE.${PaymentViewsBucketStream.name}`)).toBe(false);
+      expect(mayPublish(identity, `$JS.API.STREAM.UPDATE.${PaymentViewsBucketStream.name}`)).toBe(false);
     }
   });
 

@@ -1,6 +1,7 @@
 import { AuthBucket } from './auth';
 import { inboxPrefix, NATS_IDENTITIES, type NatsIdentity } from './identities';
 import { Notices, type NoticeDefinition } from './notices';
+import { PaymentViewsBucket } from './payment-views';
 import { AdapterRpc } from './rpc/adapter';
 import type { RpcDefinition } from './rpc/define-rpc';
 import { DispatcherRpc } from './rpc/dispatcher';
@@ -14,7 +15,7 @@ import { Subjects } from './subjects';
  * Who may publish and subscribe to what on NATS, for each identity, and which NATS account holds
  * it: nothing here is written by hand, every line follows from a definition that names its users
  * (an RPC its server and callers, a stream its writers, feed subscribers and lookups, a durable
- * consumer its reader, a notice its publishers and subscribers, the AUTH bucket its users).
+ * consumer its reader, a notice its publishers and subscribers, a bucket its writers and readers).
  * nats-authorization.ts renders it as the server's configuration, for `make up` and for Kubernetes
  * alike (docs/decisions/nats-accounts.md).
  *
@@ -82,6 +83,17 @@ export const AuthBucketStream = {
   writers: AuthBucket.users,
   feed: { subject: Subjects.authFeedAll, subscribers: AuthBucket.users },
   lookups: AuthBucket.users,
+} as const satisfies StreamDefinition;
+
+/**
+ * The payments' read model (payment-views.ts): payments alone writes it; the gateway reads it to
+ * answer a get, payments to never put an older view over a newer one. No feed: a get reads its key.
+ */
+export const PaymentViewsBucketStream = {
+  name: `KV_${PaymentViewsBucket.name}`,
+  subjects: [`$KV.${PaymentViewsBucket.name}.>`],
+  writers: PaymentViewsBucket.writers,
+  lookups: PaymentViewsBucket.readers,
 } as const satisfies StreamDefinition;
 
 /** The account that holds JetStream: every stream, bucket and consumer, and the provisioning step. */
@@ -181,7 +193,8 @@ function grantsOfAll(): Map<NatsIdentity, Grants> {
       for (const publisher of notice.publishers) receive(subscriber, accountOf(publisher), notice.subject);
     }
   }
-  for (const stream of [...(Object.values(Streams) as StreamDefinition[]), AuthBucketStream]) {
+  const streams: StreamDefinition[] = [...Object.values(Streams), AuthBucketStream, PaymentViewsBucketStream];
+  for (const stream of streams) {
     for (const writer of stream.writers) {
       useJetStream(writer, stream.subjects.map(one));
     }

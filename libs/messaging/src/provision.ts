@@ -13,6 +13,7 @@ import {
   AuthBucket,
   AuthBucketStream,
   Consumers,
+  PaymentViewsBucket,
   Streams,
   type ConsumerDefinition,
   type StreamDefinition,
@@ -31,7 +32,7 @@ const DUPLICATE_WINDOW_MS = 2 * 60 * 60 * 1000;
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * Creates the platform's streams, durable consumers and the AUTH bucket, or updates them to this
+ * Creates the platform's streams, durable consumers and buckets (AUTH, PAYMENT_VIEWS), or updates them to this
  * configuration: the provisioning step's work (`admin nats provision`: `make up` and the tests run
  * it before the services, Kubernetes as a Job), not the services'. A stream's or a consumer's
  * configuration can send its messages onto any subject (a republish, a push consumer's deliver
@@ -50,6 +51,11 @@ export async function provisionJetStream(nc: NatsConnection, replicas = 1, logge
       for (const consumer of Object.values(Consumers) as ConsumerDefinition[]) await putConsumer(jsm, consumer);
       await new Kvm(nc).create(AuthBucket.name, { history: AuthBucket.history, replicas });
       await putFeed(jsm, AuthBucketStream);
+      await new Kvm(nc).create(PaymentViewsBucket.name, {
+        history: PaymentViewsBucket.history,
+        ttl: PaymentViewsBucket.maxAgeMs,
+        replicas,
+      });
     },
     logger,
   );

@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from './http-errors';
 import { docsRouter } from './openapi';
 import { paymentPageRouter } from './payment-page/routes';
 import type { PaymentStatusFeed } from './payment-page/status-feed';
+import type { PaymentViews } from './payment-views';
 import { mountPublicApi } from './public-api';
 import type { PublicLimiter } from './public-limits';
 import { qrRouter } from './qr-route';
@@ -24,6 +25,8 @@ export function createApp(options: {
   logger: Logger;
   rpcTimeoutMs: number;
   storage: GatewayStorage;
+  /** payments' read model, which answers a payment's get. */
+  views: PaymentViews;
   authCache: AuthCache;
   /** Refused tokens per client address (the door: auth.ts). */
   authFailures: AuthFailures;
@@ -59,6 +62,7 @@ export function createApp(options: {
     rpcTimeoutMs: options.rpcTimeoutMs,
     auth: requireStore(options.authCache, options.authFailures, rateLimiter),
     idempotencyKeys: options.storage.idempotencyKeys,
+    views: options.views,
   });
   app.use(
     '/pay',

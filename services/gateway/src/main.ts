@@ -11,6 +11,7 @@ import { config } from './config';
 import { SessionSigner } from './dashboard/session';
 import { answerParserErrors } from './parser-errors';
 import { PaymentStatusFeed } from './payment-page/status-feed';
+import { PaymentViews } from './payment-views';
 import { PublicLimiter } from './public-limits';
 import { StreamLimiter } from './sse-limits';
 import { GatewayStorage } from './storage';
@@ -56,11 +57,15 @@ async function main(): Promise<void> {
     new FactGate(new FactVerifier(config.PAYMENT_FACTS_PUBLIC_KEYS), logger),
   );
 
+  const views = await PaymentViews.open(nc, logger, service.registry);
+  service.mark('payment views');
+
   const app = createApp({
     nc,
     logger,
     rpcTimeoutMs: config.RPC_TIMEOUT,
     storage,
+    views,
     authCache,
     authFailures: new AuthFailures(
       {

@@ -56,6 +56,8 @@ describe('the routers built from the table', () => {
     date: '2026-11-28',
   };
   const concrete = (route: string) => route.replace(/:(\w+)/g, (_, name: string) => SAMPLES[name]!);
+  /** Bodies the operations take (a create's or refund's amount, a dispute's defence), each sent where its schema takes it. */
+  const BODIES: unknown[] = [{ amount: 10 }, { text: 'O cliente reconheceu a compra.' }];
 
   // No NATS: every RPC fails as one that is not answered, so a request that reaches its handler is 503.
   const subjects: string[] = [];
@@ -74,6 +76,8 @@ describe('the routers built from the table', () => {
       nc,
       rpcTimeoutMs: 100,
       idempotencyKeys: { claim: () => Promise.reject(new Error('no database in a unit test')) },
+      // No read model either: a get asks payments, as it does when its payment has no view.
+      views: { read: () => Promise.resolve(undefined) },
       auth: (_req, res, next) => {
         res.locals.storeId = 'store';
         next();
@@ -94,7 +98,10 @@ describe('the routers built from the table', () => {
       const res = await fetch(base + concrete(route), {
         method: operation.method.toUpperCase(),
         ...(operation.body?.required
-          ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: 10 }) }
+          ? {
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(BODIES.find((body) => operation.body!.schema.safeParse(body).success)),
+            }
           : {}),
       });
       expect([route, res.status]).toEqual([route, 503]);

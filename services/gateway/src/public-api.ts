@@ -32,6 +32,7 @@ import {
 import { callRpc } from '@pix/messaging';
 import type { AuthedLocals } from './auth';
 import { methodNotAllowed, sendError } from './http-errors';
+import type { PaymentViews } from './payment-views';
 import { medWith, payWith, sandboxAct } from './sandbox-actions';
 import { isValidIdempotencyKey, type IdempotencyKeys, type IdempotentRequest } from './storage';
 
@@ -65,11 +66,12 @@ class Refusal {
   ) {}
 }
 
-/** What the operations reach: the services over NATS, and the gateway's own Idempotency-Keys. */
+/** What the operations reach: the services over NATS, payments' read model, and the gateway's own Idempotency-Keys. */
 export interface Backends {
   nc: NatsConnection;
   rpcTimeoutMs: number;
   idempotencyKeys: Pick<IdempotencyKeys, 'claim'>;
+  views: Pick<PaymentViews, 'read'>;
 }
 
 /**
@@ -82,6 +84,7 @@ interface Call<D extends RpcDefinition, B extends z.ZodType, Q extends z.ZodType
   /** The token's store and mode, as every store-scoped RPC takes them (a token sees its own mode only). */
   scope: { storeId: string; livemode: boolean };
   idempotencyKeys: Backends['idempotencyKeys'];
+  views: Backends['views'];
   call: (request: RpcRequest<D>) => Promise<RpcReply<D>>;
   /** The RPC as a sandbox action on the store's payment `id` (sandboxAct: the store must own it). */
   act: (id: string, request: (payment: Payment) => RpcRequest<D>) => Promise<RpcReply<D>>;
@@ -153,7 +156,7 @@ function operation<D extends RpcDefinition, B extends z.ZodType = z.ZodUndefined
   return {
     ...declared,
     handler:
-      ({ nc, rpcTimeoutMs, idempotencyKeys }) =>
+      ({ nc, rpcTimeoutMs, idempotencyKeys, views }) =>
       async (req, res) => {
         const { storeId, livemode } = res.locals as AuthedLocals;
         const scope = { storeId, livemode };
@@ -161,6 +164,7 @@ function operation<D extends RpcDefinition, B extends z.ZodType = z.ZodUndefined
           req,
           scope,
           idempotencyKeys,
+          views,
           call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
           act: (id, request) => sandboxAct(nc, rpcTimeoutMs, scope, id, declared.rpc, request),
           body: () => checked(declared.body?.schema ?? undeclared(declared.operationId, 'body'), req.body),
@@ -293,9 +297,11 @@ const payments: OperationGroup = {
       rpc: PaymentsRpc.get,
       ok: 'The payment',
       errors: { 404: PAYMENT_NOT_FOUND },
-      answer: ({ req, scope, call }) => {
+      // Its view when payments' read model has one (docs/decisions/payment-read-model.md), else payments reads it.
+      answer: async ({ req, scope, views, call }) => {
         const { id } = req.params;
-        return isPaymentId(id) ? call({ ...scope, id }) : paymentNotFound;
+        if (!isPaymentId(id)) return paymentNotFound;
+        return (await views.read(scope, id)) ?? call({ ...scope, id });
       },
     }),
     operation({
@@ -775,9 +781,9 @@ function groupRouter(group: OperationGroup, backends: Backends): Router {
 
 /** Every group under both path forms, behind `auth` (requireStore). */
 export function mountPublicApi(app: Express, options: Backends & { auth: RequestHandler }): void {
-  const { nc, rpcTimeoutMs, idempotencyKeys } = options;
+  const { nc, rpcTimeoutMs, idempotencyKeys, views } = options;
   for (const group of PUBLIC_API) {
-    const router = groupRouter(group, { nc, rpcTimeoutMs, idempotencyKeys });
+    const router = groupRouter(group, { nc, rpcTimeoutMs, idempotencyKeys, views });
     for (const form of PATH_FORMS) app.use(`${form.prefix}/${group.path}`, options.auth, router);
   }
 }

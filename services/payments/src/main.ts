@@ -14,6 +14,7 @@ import { defendDispute, openDisputes } from './dispute-flows';
 import { registerPaymentMetrics } from './metrics';
 import { OutboxRelay, publisher } from './outbox';
 import { PaymentStore, syncPaymentIndexes } from './payment-store';
+import { PaymentViewWriter } from './payment-views';
 import { onPixEvent } from './pix-events';
 import type { StoreScope } from './payment-storage';
 import { publicView } from './public-view';
@@ -57,7 +58,13 @@ async function main(): Promise<void> {
     balance.record(movements),
   );
   const counts = new CounterReader(nc, Streams.paymentCounts);
-  const store = new PaymentStore(publish, (scope, key) => counts.read(Subjects.paymentCount(scope, key)), logger);
+  const views = await PaymentViewWriter.open(nc, logger);
+  const store = new PaymentStore(
+    publish,
+    (scope, key) => counts.read(Subjects.paymentCount(scope, key)),
+    logger,
+    views,
+  );
   const disputesSince = (scope: StoreScope, since: Date) => store.disputesSince(scope, since);
   const deps = { nc, config, logger, store, publish };
 

@@ -98,6 +98,14 @@ export const disputeFacts = new Counter({
   registers: [],
 });
 
+/** Each view a publish owed the read model: written, or left as it was because it showed this revision or a later one. */
+export const paymentViewWrites = new Counter({
+  name: 'payment_view_writes_total',
+  help: 'Payment views owed to the read model (PAYMENT_VIEWS), by outcome: written, or kept (the bucket showed this revision or a later one)',
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
 export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(disputeFacts);
   registry.registerMetric(paymentsCreated);
@@ -109,4 +117,5 @@ export function registerPaymentMetrics(registry: Registry): void {
   registry.registerMetric(pixFactsRefused);
   registry.registerMetric(pspRefundsAboveLeft);
   registry.registerMetric(refundSettlementsUnknownCharge);
+  registry.registerMetric(paymentViewWrites);
 }

@@ -128,6 +128,11 @@ export interface OutboxMessage {
    * `balance_transactions` (its `subject`), not published to JetStream.
    */
   movement?: BalanceMovement;
+  /**
+   * The payment's view is owed to its read model (payment-views.ts): made from the payment as it is
+   * when published, so the message holds no body.
+   */
+  view?: true;
 }
 
 /** A movement of a store's money, as its write owes it: one balance transaction, amounts signed. */

@@ -28,6 +28,7 @@ import {
   type WriteResult,
   writeDecided,
 } from './payment-storage';
+import { viewOwed, type PaymentViewWriter } from './payment-views';
 import { PublishRetry } from './publish-retry';
 import { currentShape } from './refund-records';
 
@@ -62,9 +63,12 @@ export type ReadCount = (scope: string, key: PaymentCountKey) => Promise<number>
  * validation would only cost time on the hottest path; reads are lean.
  */
 
-/** A write's outbox as it was stored, and its hold on this writer until it is published. */
+/**
+ * A write's outbox as it was stored, and its hold on this writer until it is published; with the
+ * payment as written, from which the view the outbox owes is made (payment-views.ts).
+ */
 interface Owed {
-  _id: string;
+  doc: PaymentDoc;
   outbox: OutboxEntry[];
   hold: Hold;
 }
@@ -97,6 +101,8 @@ export class PaymentStore implements PaymentStorage {
     private readonly publish: Publish,
     private readonly readCount: ReadCount,
     private readonly logger: Logger,
+    /** The read model: each write owes its payment's view, written before its other messages. */
+    private readonly views: Pick<PaymentViewWriter, 'write'>,
   ) {
     this.retry = new PublishRetry((owed) => this.publishOwed(owed), logger);
   }
@@ -165,7 +171,7 @@ export class PaymentStore implements PaymentStorage {
       ...doc,
       listKey: listKey(scopeOf(doc), doc.createdAt, doc._id),
       statusKey: statusKey(scopeOf(doc), doc.status, doc.createdAt, doc._id),
-      outbox: outboxEntries([...messages, ...countsOfInsert(doc)], hold.at, this.writer.id),
+      outbox: outboxEntries([...messages, ...countsOfInsert(doc), ...viewOwed(doc)], hold.at, this.writer.id),
     };
     try {
       await paymentsCollection().insertOne(stored);
@@ -177,7 +183,7 @@ export class PaymentStore implements PaymentStorage {
       hold.unsettle();
       throw err;
     }
-    await this.publishOwed({ _id: stored._id, outbox: stored.outbox, hold });
+    await this.publishOwed({ doc: stored, outbox: stored.outbox, hold });
     return 'created';
   }
 
@@ -194,14 +200,15 @@ export class PaymentStore implements PaymentStorage {
       seen,
       async (doc, { set, owed }) => {
         // The outbox as it will be: what it holds that is not known to be published (in the order
-        // it was stored), then this change's messages. Conditional on the revision read, so nothing
-        // another writer added can be lost by it.
+        // it was stored), then this change's messages and the view it owes. Conditional on the
+        // revision read, so nothing another writer added can be lost by it.
         await this.learnWriters(doc.outbox);
         const hold = this.writer.hold();
         const { _id } = doc;
+        const view = viewOwed({ ...doc, ...set });
         const outbox = [
           ...doc.outbox.filter((entry) => !this.writer.published(entry)),
-          ...outboxEntries(owed, hold.at, this.writer.id),
+          ...outboxEntries([...owed, ...view], hold.at, this.writer.id),
         ];
         let updated;
         try {
@@ -214,8 +221,9 @@ export class PaymentStore implements PaymentStorage {
           hold.release();
           return null;
         }
-        await this.publishOwed({ _id, outbox, hold });
-        return { ...doc, ...set, outbox };
+        const written: PaymentDoc = { ...doc, ...set, outbox };
+        await this.publishOwed({ doc: written, outbox, hold });
+        return written;
       },
     );
   }
@@ -224,12 +232,13 @@ export class PaymentStore implements PaymentStorage {
    * Publishes a write's outbox (its own messages and any an earlier writer left unpublished), then
    * lets go of its hold: nothing is written to say so. The write has happened, so a failure here is
    * not the caller's: the messages are published again as soon as JetStream takes them
-   * (PublishRetry), and the hold stays until then. False when it failed.
+   * (PublishRetry, which keeps the payment as written for its view), and the hold stays until
+   * then. False when it failed.
    */
   private async publishOwed(owed: Owed): Promise<boolean> {
     if (owed.outbox.length > 0) {
       try {
-        await this.publish(owed.outbox);
+        await this.publishWithView(owed.doc, owed.outbox);
       } catch (err) {
         this.retry.later(owed, err);
         return false;
@@ -237,6 +246,18 @@ export class PaymentStore implements PaymentStorage {
     }
     owed.hold.release();
     return true;
+  }
+
+  /**
+   * Publishes outbox entries of `doc`; an owed view goes first, made from `doc`: whoever learns of
+   * the change from its events (a webhook, a live page) and then gets the payment sees the change,
+   * and so does the caller the write answers, which waits for this. The view is put
+   * compare-and-set on the payment's revision, so one made from an older `doc` (a retry, a relay
+   * pass) never replaces a newer one (payment-views.ts).
+   */
+  private async publishWithView(doc: PaymentDoc, entries: OutboxEntry[]): Promise<void> {
+    if (entries.some((entry) => entry.view)) await this.views.write(doc);
+    await this.publish(entries.filter((entry) => !entry.view));
   }
 
   /** Reads the records of writers an outbox names that this process has not heard of (after a restart). */
@@ -287,18 +308,20 @@ export class PaymentStore implements PaymentStorage {
 
   /**
    * Publishes the outboxes holding messages `writer` stamped at `from` or later (all that is not
-   * known published in each, in order). Throws when JetStream does not take them: the next pass
-   * tries again.
+   * known published in each, in order, an owed view first). Payments are read whole, since an owed
+   * view is made from the payment as it is now. Throws when JetStream does not take them: the next
+   * pass tries again.
    */
   private async publishLeft(writer: string, from: Date): Promise<number> {
     // Not $elemMatch, which DocumentDB answers with a scan: both bounds on the index instead, which
     // may also find a payment where another message is that recent (published again: harmless).
-    const docs = await PaymentModel.find({ 'outbox.by': writer, 'outbox.at': { $gte: from } })
-      .select({ outbox: 1 })
-      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
-    for (const doc of docs) {
+    const docs = await PaymentModel.find({ 'outbox.by': writer, 'outbox.at': { $gte: from } }).lean<StoredPayment[]>();
+    for (const doc of docs.map(currentShape)) {
       await this.learnWriters(doc.outbox);
-      await this.publish(doc.outbox.filter((entry) => !this.writer.published(entry)));
+      await this.publishWithView(
+        doc,
+        doc.outbox.filter((entry) => !this.writer.published(entry)),
+      );
     }
     return docs.length;
   }
@@ -306,15 +329,18 @@ export class PaymentStore implements PaymentStorage {
   /**
    * Messages stored before they named their writer (by a version that removed each message once
    * published), left by a writer that died or could not publish: published, then removed as then.
+   * Read whole: a later write's owed view may be among them, and is made from the payment.
    */
   private async publishUnnamed(before: Date): Promise<number> {
     const docs = await PaymentModel.find({ 'outbox.by': null, 'outbox.at': { $lte: before } })
-      .select({ outbox: 1 })
       .limit(UNNAMED_BATCH)
-      .lean<Pick<PaymentDoc, '_id' | 'outbox'>[]>();
-    for (const doc of docs) {
+      .lean<StoredPayment[]>();
+    for (const doc of docs.map(currentShape)) {
       await this.learnWriters(doc.outbox);
-      await this.publish(doc.outbox.filter((entry) => !this.writer.published(entry)));
+      await this.publishWithView(
+        doc,
+        doc.outbox.filter((entry) => !this.writer.published(entry)),
+      );
       const unnamed = doc.outbox.filter((entry) => entry.by === undefined).map((entry) => entry.msgId);
       await paymentsCollection().updateOne({ _id: doc._id }, { $pull: { outbox: { msgId: { $in: unnamed } } } });
     }

@@ -120,7 +120,8 @@ export function describeStorageContract(make: (publish: Publish, published: Outb
     failing = true;
     expect(await store.insert(doc, [created(doc._id)])).toBe('created');
     const owed = [`evt_${doc._id}`, `count:${doc._id}:1:all`, `count:${doc._id}:1:pending`];
-    expect((await store.byId(doc._id))?.outbox.map((m) => m.msgId)).toEqual(owed);
+    // The database store also owes the payment's view (its read model, payment-views.ts).
+    expect((await store.byId(doc._id))?.outbox.filter((m) => !m.view).map((m) => m.msgId)).toEqual(owed);
     expect(published).toEqual([]);
     failing = false;
     await store.flush();
