@@ -248,4 +248,31 @@ describe('the outbox of a payment', () => {
     expect(viewed).toEqual([]);
     expect(await outboxOf(doc._id)).toEqual([]);
   });
+
+  it('a writer taken for dead while frozen says it is alive before it writes again, so its next crash is relayed', async () => {
+    // Another process, whose publishes never reach JetStream: it passes once, then is silent (frozen).
+    const frozen = new PaymentStore(
+      async () => {
+        throw new Error('JetStream unreachable');
+      },
+      async () => 0,
+      logger,
+    );
+    await frozen.relay(10);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.relay(10);
+    // Every writer but this one was silent past the limit: all taken for dead, the frozen one too.
+    expect(await OutboxWriterModel.countDocuments({ gone: false })).toBe(1);
+
+    // It wakes and writes; the write lands, its publish does not, and the process dies there.
+    const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
+    expect(await frozen.insert(doc, [created(doc._id)])).toBe('created');
+    // It said it is alive first.
+    expect(await OutboxWriterModel.countDocuments({ gone: false })).toBe(2);
+    published.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Silent again: the others relay what it left, from where it said it had published.
+    expect(await store.relay(10)).toBeGreaterThanOrEqual(1);
+    expect(ids(published)).toContain(`evt_${doc._id}`);
+  });
 });

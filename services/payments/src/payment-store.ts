@@ -82,6 +82,9 @@ export class PaymentStore implements PaymentStorage {
   private readonly writer = new OutboxWriter();
   /** Whether this writer's record exists (the first relay pass makes it). */
   private registered = false;
+  /** When this writer last said how far it had published, and after how long silent others take it for dead. */
+  private lastPassAt = 0;
+  private staleAfterMs = Number.POSITIVE_INFINITY;
   private readonly retry: PublishRetry<Owed>;
   private readonly windows = new PageWindows();
 
@@ -166,6 +169,7 @@ export class PaymentStore implements PaymentStorage {
    * when a payment with this id is there already (a repeated create): nothing was written.
    */
   async insert(doc: NewPayment, messages: OutboxMessage[]): Promise<'created' | 'exists'> {
+    await this.rejoinIfSilent();
     const hold = this.writer.hold();
     const stored: PaymentDoc = {
       ...doc,
@@ -203,6 +207,7 @@ export class PaymentStore implements PaymentStorage {
         // it was stored), then this change's messages and the view it owes. Conditional on the
         // revision read, so nothing another writer added can be lost by it.
         await this.learnWriters(doc.outbox);
+        await this.rejoinIfSilent();
         const hold = this.writer.hold();
         const { _id } = doc;
         const view = viewOwed({ ...doc, ...set });
@@ -261,6 +266,25 @@ export class PaymentStore implements PaymentStorage {
   }
 
   /** Reads the records of writers an outbox names that this process has not heard of (after a restart). */
+  /**
+   * Says this writer is alive before it stamps a message, when its last pass is older than the
+   * others' limit: a process frozen that long (a pause, CPU starved) may have been taken for dead,
+   * and a dead writer's messages are taken for published and no relay looks for them again. Done
+   * first, a crash between this write and its publish is a live writer's, which the others relay.
+   * Free while the relay runs on time (every pass is well within the limit).
+   */
+  private async rejoinIfSilent(): Promise<void> {
+    if (!this.registered || Date.now() - this.lastPassAt <= this.staleAfterMs) return;
+    const now = new Date();
+    await OutboxWriterModel.updateOne(
+      { _id: this.writer.id },
+      { $set: { publishedThrough: this.writer.publishedThrough(), seenAt: now, gone: false } },
+      { upsert: true },
+    );
+    this.lastPassAt = now.getTime();
+    this.logger.warn({ writer: this.writer.id }, 'outbox writer was silent past the limit: said it is alive');
+  }
+
   private async learnWriters(outbox: OutboxEntry[]): Promise<void> {
     const strangers = this.writer.strangers(outbox);
     if (strangers.length > 0) this.writer.learn(await OutboxWriterModel.find({ _id: { $in: strangers } }).lean());
@@ -284,6 +308,8 @@ export class PaymentStore implements PaymentStorage {
       { upsert: true },
     );
     this.registered = true;
+    this.lastPassAt = now.getTime();
+    this.staleAfterMs = staleAfterMs;
     const writers = await OutboxWriterModel.find({ gone: false }).lean();
     this.writer.learn(writers);
     let relayed = 0;
