@@ -257,6 +257,7 @@ describe('the outbox of a payment', () => {
       },
       async () => 0,
       logger,
+      views,
     );
     await frozen.relay(10);
     await new Promise((resolve) => setTimeout(resolve, 50));
