@@ -171,7 +171,7 @@ describe('the Events API', () => {
       [
         'type=payment.paid',
         'type must be one of the following values: payment.created, payment.status_changed, refund.created, ' +
-          'refund.succeeded, refund.failed',
+          'refund.succeeded, refund.failed, payment.dispute_opened, payment.dispute_closed, payment.dispute_reminder',
       ],
       ['paymentId=abc', ErrorMessages.paymentIdInvalid],
       ['page=0', 'page must not be less than 1'],

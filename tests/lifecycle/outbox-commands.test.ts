@@ -25,7 +25,7 @@ describe("payments' database commands per create and per status change", () => {
   });
   afterAll(() => stack?.stop());
 
-  it('creates for one insert and changes for one read and one update', async () => {
+  it('creates for one insert and changes for one read and one update, a pay with its movement', async () => {
     const client = await paymentsClient(stack);
     await client.create(10);
 
@@ -40,6 +40,7 @@ describe("payments' database commands per create and per status change", () => {
     process.stdout.write(`payments per create: ${JSON.stringify(created)}; per pay: ${JSON.stringify(paid)}\n`);
 
     expect(created).toEqual({ 'insert payments': 1 });
-    expect(paid).toEqual({ 'find payments': 1, 'update payments': 1 });
+    // The pay moves money: its movement's one upsert into the store's balance (docs/decisions/balance-transactions.md).
+    expect(paid).toEqual({ 'find payments': 1, 'update payments': 1, 'update balance_transactions': 1 });
   }, 90_000);
 });
