@@ -143,7 +143,12 @@ describe('database commands per operation', () => {
     });
     expect(after.body.refundedAmount).toBe(5);
     // Asked: the payment read (the store's, or 404), the one conditional update that checks what is
-    // left and records the refund. Settled: the payment read by its txid, the refund's update.
-    expect(Object.fromEntries(counts)).toEqual({ 'payments find payments': 2, 'payments update payments': 2 });
+    // left and records the refund. Settled: the payment read by its txid, the refund's update, and
+    // the money it moved, one upsert into the store's balance.
+    expect(Object.fromEntries(counts)).toEqual({
+      'payments find payments': 2,
+      'payments update payments': 2,
+      'payments update balance_transactions': 1,
+    });
   });
 });
