@@ -21,6 +21,22 @@ const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
 const DEFAULT_PAGE_SIZE = 100;
 
 /** API Pix answers errors as RFC 7807 problems. */
+const WINDOW_QUERY_REFUSAL = 'inicio and fim (RFC 3339) are required; paging must be whole numbers';
+
+/**
+ * A listing's query, as API Pix's GET /pix and Efí's GET /gn/infracoes take it: the window
+ * (inicio, fim) and the page (from 0, a hundred a page by default, at most 1000); null when invalid.
+ */
+function windowQuery(req: Request): { window: { from: Date; to: Date }; page: number; perPage: number } | null {
+  const from = new Date(String(req.query.inicio));
+  const to = new Date(String(req.query.fim));
+  const page = Number(req.query['paginacao.paginaAtual'] ?? 0);
+  const perPage = Number(req.query['paginacao.itensPorPagina'] ?? DEFAULT_PAGE_SIZE);
+  const valid = (n: number, min: number) => Number.isInteger(n) && n >= min && n <= 1000;
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || !valid(page, 0) || !valid(perPage, 1)) return null;
+  return { window: { from, to }, page, perPage };
+}
+
 function refuse(res: Response, status: number, title: ProblemTitle, detail: string): void {
   res
     .status(status)
@@ -157,20 +173,9 @@ export function apiPixApp(deps: ApiPixDeps): express.Express {
   api.get(
     '/pix',
     operation('pix.list', async (req, res) => {
-      const from = new Date(String(req.query.inicio));
-      const to = new Date(String(req.query.fim));
-      const page = Number(req.query['paginacao.paginaAtual'] ?? 0);
-      const perPage = Number(req.query['paginacao.itensPorPagina'] ?? DEFAULT_PAGE_SIZE);
-      const valid = (n: number, min: number) => Number.isInteger(n) && n >= min && n <= 1000;
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || !valid(page, 0) || !valid(perPage, 1)) {
-        return refuse(
-          res,
-          400,
-          'ConsultaInvalida',
-          'inicio and fim (RFC 3339) are required; paging must be whole numbers',
-        );
-      }
-      res.json(await psp.listPix({ from, to }, page, perPage));
+      const query = windowQuery(req);
+      if (!query) return refuse(res, 400, 'ConsultaInvalida', WINDOW_QUERY_REFUSAL);
+      res.json(await psp.listPix(query.window, query.page, query.perPage));
     }),
   );
 
@@ -215,20 +220,9 @@ export function apiPixApp(deps: ApiPixDeps): express.Express {
   api.get(
     '/gn/infracoes',
     operation('infracoes.list', async (req, res) => {
-      const from = new Date(String(req.query.inicio));
-      const to = new Date(String(req.query.fim));
-      const page = Number(req.query['paginacao.paginaAtual'] ?? 0);
-      const perPage = Number(req.query['paginacao.itensPorPagina'] ?? DEFAULT_PAGE_SIZE);
-      const valid = (n: number, min: number) => Number.isInteger(n) && n >= min && n <= 1000;
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || !valid(page, 0) || !valid(perPage, 1)) {
-        return refuse(
-          res,
-          400,
-          'ConsultaInvalida',
-          'inicio and fim (RFC 3339) are required; paging must be whole numbers',
-        );
-      }
-      res.json(await deps.infractions.list({ from, to }, page, perPage));
+      const query = windowQuery(req);
+      if (!query) return refuse(res, 400, 'ConsultaInvalida', WINDOW_QUERY_REFUSAL);
+      res.json(await deps.infractions.list(query.window, query.page, query.perPage));
     }),
   );
 
