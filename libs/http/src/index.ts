@@ -1,3 +1,6 @@
+import http from 'node:http';
+import https from 'node:https';
+
 /**
  * got, the platform's HTTP client. got ships only as an ES module; Node 20.19+ loads it through
  * require(), but TypeScript refuses to compile a CommonJS import of it, so it is required here,
@@ -32,4 +35,20 @@ export function callFailure(err: unknown): CallFailure {
     return { code: err.code, message: err.message, cause: err.cause instanceof Error ? err.cause : undefined };
   }
   return { message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * How long a kept-alive connection may sit idle in a client's pool: less than the 5 s after which
+ * a Node server (and many others) closes one. A request sent on a connection the server is just
+ * closing fails with "other side closed" or ECONNRESET, and the platform's calls that are sent
+ * once (a callback, a refund's PUT, a webhook attempt) would fail for nothing.
+ */
+const IDLE_CONNECTION_MS = 4000;
+
+/** Connection pools for got (`agent`) that keep connections between calls and drop idle ones in time. */
+export function keptAliveAgents(): { http: http.Agent; https: https.Agent } {
+  return {
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  };
 }

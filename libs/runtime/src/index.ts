@@ -13,4 +13,4 @@ export { isDuplicateKey } from './duplicate-key';
 export { sha256Hex, sameSecret } from './secrets';
 export { parseSealingKeys, RetiredSealingKey, Sealer, type SealedBinding, type SealingKey } from './sealing';
 export { FactGate, RefusedFacts } from './refused-facts';
-export { listen, readPem, type ServerMutualTls } from './tls';
+export { listen, outlastClients, readPem, type ServerMutualTls } from './tls';

@@ -15,6 +15,19 @@ export function readPem(file: string): string {
 }
 
 /**
+ * An idle kept-alive connection outlives what a client or proxy in front keeps one for (a load
+ * balancer's 60 s; a PSP's own pool), so the server never closes one they are about to reuse: with
+ * Node's 5 s, a request sent on it just then fails with "other side closed" (a 502 behind a proxy,
+ * a callback the PSP must send again). Headers must come before the keep-alive ends (Node's advice).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
+export function outlastClients(server: http.Server): void {
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
+}
+
+/**
  * Serves a request listener over HTTP, or over HTTPS that demands a client certificate signed by
  * `clientCa` (mutual TLS: a peer without one never reaches the listener).
  */
@@ -30,6 +43,7 @@ export function listen(
         handler,
       )
     : http.createServer(handler);
+  outlastClients(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

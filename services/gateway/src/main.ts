@@ -2,7 +2,15 @@ import './tracing';
 import type http from 'node:http';
 import { FactVerifier } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
-import { closeHttpServer, connectDatabase, connectMessaging, FactGate, Sealer, Service } from '@pix/runtime';
+import {
+  closeHttpServer,
+  connectDatabase,
+  connectMessaging,
+  FactGate,
+  outlastClients,
+  Sealer,
+  Service,
+} from '@pix/runtime';
 import { serveStoreRpcs } from './admin-rpc';
 import { createApp } from './app';
 import { AuthCache } from './auth-cache';
@@ -16,9 +24,6 @@ import { PublicLimiter } from './public-limits';
 import { StreamLimiter } from './sse-limits';
 import { GatewayStorage } from './storage';
 import { UnreadableSecretsReport } from './unreadable-secrets';
-
-/** How long an idle keep-alive connection is kept: past the 60 s of common proxies and load balancers. */
-const KEEP_ALIVE_MS = 65_000;
 
 async function main(): Promise<void> {
   const service = await Service.start('gateway', config);
@@ -93,12 +98,7 @@ async function main(): Promise<void> {
   });
   const server = await new Promise<http.Server>((resolve) => {
     const s = app.listen(config.GATEWAY_PORT, config.HTTP_HOST, () => resolve(s));
-    // An idle keep-alive connection outlives what a proxy or client in front keeps one for (an
-    // ingress or a load balancer: 60 s), so the gateway never closes one they are about to reuse:
-    // with Node's 5 s, a request sent on it just then failed with "other side closed" (a 502
-    // behind a proxy). Headers must come before the keep-alive ends (Node's advice).
-    s.keepAliveTimeout = KEEP_ALIVE_MS;
-    s.headersTimeout = KEEP_ALIVE_MS + 1000;
+    outlastClients(s);
     answerParserErrors(s);
   });
   service.onShutdown('http server', async () => {

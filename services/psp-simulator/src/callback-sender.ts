@@ -1,6 +1,5 @@
-import https from 'node:https';
 import type { PixCallback, PixEntry } from '@pix/api-pix';
-import { callFailure, got } from '@pix/http';
+import { callFailure, got, keptAliveAgents } from '@pix/http';
 import type { NotifyReceiver, SandboxBooks } from './books';
 import type { Faults } from './faults';
 import type { WebhookRegistrations } from './webhook-registrations';
@@ -35,7 +34,7 @@ export function callbackSender(deps: {
 }): NotifyReceiver {
   // Connections to the receiver are kept and reused, as a PSP's are: a mutual TLS handshake per
   // callback is most of a callback's cost, and a burst of redeliveries would pay it each time.
-  const agent = { https: new https.Agent({ keepAlive: true }) };
+  const agent = keptAliveAgents();
   return async (pix: PixEntry) => {
     if (deps.faults.take(pix.devolucoes ? 'callback.devolucao' : 'callback.pix')?.kind === 'drop') return;
     const charge = await deps.books.findCharge(pix.txid);

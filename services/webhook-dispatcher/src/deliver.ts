@@ -1,7 +1,6 @@
-import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { got } from '@pix/http';
+import { got, keptAliveAgents } from '@pix/http';
 import type { PaymentEvent, WebhookAttemptOutcome } from '@pix/contracts';
 import { traceContextHeaders } from '@pix/observability';
 import packageJson from '../package.json';
@@ -15,16 +14,11 @@ export const USER_AGENT = `pix-payments-webhooks/${packageJson.version}`;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /**
  * Connections to an endpoint are kept between attempts, as receivers expect of a webhook sender: a
- * new connection (and TLS handshake) per event cost more than the event. An idle one is closed
- * after a few seconds, before a receiver with Node's default keep-alive (5 s) would close it under
- * a request. The pool is by host and port, and a socket goes to the address the guard checked when
- * it was opened, so reuse cannot reach anywhere the guard refuses.
+ * new connection (and TLS handshake) per event cost more than the event. The pool is by host and
+ * port, and a socket goes to the address the guard checked when it was opened, so reuse cannot
+ * reach anywhere the guard refuses.
  */
-const IDLE_CONNECTION_MS = 4000;
-const agent = {
-  http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-  https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-};
+const agent = keptAliveAgents();
 
 export interface AttemptResult {
   outcome: WebhookAttemptOutcome;

@@ -1,5 +1,4 @@
-import https from 'node:https';
-import { callFailure, got, HTTPError, type CallFailure, type Method } from '@pix/http';
+import { callFailure, got, HTTPError, keptAliveAgents, type CallFailure, type Method } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import { refusalDetail } from './refusal-detail';
 import type { z } from 'zod';
@@ -98,7 +97,7 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
     this.http = got.extend({
       // Connections are kept and reused: under load (and retries) a new connection per request
       // floods the PSP's accept queue, and over mutual TLS each one costs a handshake.
-      agent: { https: new https.Agent({ keepAlive: true }) },
+      agent: keptAliveAgents(),
       https: options.tls,
       timeout: { request: options.timeoutMs },
       retry: {
