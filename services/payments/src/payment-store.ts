@@ -265,7 +265,6 @@ export class PaymentStore implements PaymentStorage {
     await this.publish(entries.filter((entry) => !entry.view));
   }
 
-  /** Reads the records of writers an outbox names that this process has not heard of (after a restart). */
   /**
    * Says this writer is alive before it stamps a message, when its last pass is older than the
    * others' limit: a process frozen that long (a pause, CPU starved) may have been taken for dead,
@@ -275,16 +274,22 @@ export class PaymentStore implements PaymentStorage {
    */
   private async rejoinIfSilent(): Promise<void> {
     if (!this.registered || Date.now() - this.lastPassAt <= this.staleAfterMs) return;
-    const now = new Date();
+    await this.sayAlive(new Date());
+    this.logger.warn({ writer: this.writer.id }, 'outbox writer was silent past the limit: said it is alive');
+  }
+
+  /** This writer's record: how far it has published, and that it is alive at `now` (created on the first pass). */
+  private async sayAlive(now: Date): Promise<void> {
     await OutboxWriterModel.updateOne(
       { _id: this.writer.id },
       { $set: { publishedThrough: this.writer.publishedThrough(), seenAt: now, gone: false } },
       { upsert: true },
     );
+    this.registered = true;
     this.lastPassAt = now.getTime();
-    this.logger.warn({ writer: this.writer.id }, 'outbox writer was silent past the limit: said it is alive');
   }
 
+  /** Reads the records of writers an outbox names that this process has not heard of (after a restart). */
   private async learnWriters(outbox: OutboxEntry[]): Promise<void> {
     const strangers = this.writer.strangers(outbox);
     if (strangers.length > 0) this.writer.learn(await OutboxWriterModel.find({ _id: { $in: strangers } }).lean());
@@ -302,13 +307,7 @@ export class PaymentStore implements PaymentStorage {
   async relay(staleAfterMs: number): Promise<number> {
     const now = new Date();
     const unsettled = this.writer.unsettled();
-    await OutboxWriterModel.updateOne(
-      { _id: this.writer.id },
-      { $set: { publishedThrough: this.writer.publishedThrough(), seenAt: now, gone: false } },
-      { upsert: true },
-    );
-    this.registered = true;
-    this.lastPassAt = now.getTime();
+    await this.sayAlive(now);
     this.staleAfterMs = staleAfterMs;
     const writers = await OutboxWriterModel.find({ gone: false }).lean();
     this.writer.learn(writers);
