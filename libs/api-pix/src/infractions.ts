@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Valor } from './wire';
+import { ListParametersSchema, Valor } from './wire';
 
 /**
  * Infractions (MED) as Efí serves them to its receivers, outside API Pix proper (BACEN's API Pix does
@@ -77,16 +77,7 @@ export type Infracao = z.infer<typeof InfracaoSchema>;
 
 /** GET /v2/gn/infracoes?inicio&fim[&paginacao.paginaAtual&paginacao.itensPorPagina]: API Pix's paging. */
 export const InfracaoListSchema = z.object({
-  parametros: z.object({
-    inicio: z.string(),
-    fim: z.string(),
-    paginacao: z.object({
-      paginaAtual: z.number().int(),
-      itensPorPagina: z.number().int(),
-      quantidadeDePaginas: z.number().int(),
-      quantidadeTotalDeItens: z.number().int(),
-    }),
-  }),
+  parametros: ListParametersSchema,
   infracoes: z.array(InfracaoSchema),
 });
 export type InfracaoList = z.infer<typeof InfracaoListSchema>;

@@ -121,21 +121,44 @@ export type ReceivedPix = z.infer<typeof ReceivedPixSchema>;
 export const PixCallbackSchema = z.object({ pix: z.array(ReceivedPixSchema) });
 export type PixCallback = z.infer<typeof PixCallbackSchema>;
 
+/** What a windowed list of API Pix (GET /pix, GET /v2/gn/infracoes) says of itself: its window and its page. */
+export const ListParametersSchema = z.object({
+  inicio: z.string(),
+  fim: z.string(),
+  paginacao: z.object({
+    paginaAtual: z.number().int().min(0),
+    itensPorPagina: z.number().int().positive(),
+    quantidadeDePaginas: z.number().int().min(0),
+    quantidadeTotalDeItens: z.number().int().min(0),
+  }),
+});
+export type ListParameters = z.infer<typeof ListParametersSchema>;
+
+/** The `parametros` of page `page` (from 0) of `total` items, `perPage` a page, in a window. */
+export function listParameters(
+  window: { from: Date; to: Date },
+  page: number,
+  perPage: number,
+  total: number,
+): ListParameters {
+  return {
+    inicio: window.from.toISOString(),
+    fim: window.to.toISOString(),
+    paginacao: {
+      paginaAtual: page,
+      itensPorPagina: perPage,
+      quantidadeDePaginas: Math.ceil(total / perPage),
+      quantidadeTotalDeItens: total,
+    },
+  };
+}
+
 /**
  * GET /pix?inicio=…&fim=…&paginacao.paginaAtual=…&paginacao.itensPorPagina=…: the Pix received in a
  * window (inicio and fim inclusive, RFC 3339), a page at a time; pages count from 0.
  */
 export const PixListSchema = z.object({
-  parametros: z.object({
-    inicio: z.string(),
-    fim: z.string(),
-    paginacao: z.object({
-      paginaAtual: z.number().int().min(0),
-      itensPorPagina: z.number().int().positive(),
-      quantidadeDePaginas: z.number().int().min(0),
-      quantidadeTotalDeItens: z.number().int().min(0),
-    }),
-  }),
+  parametros: ListParametersSchema,
   pix: z.array(ReceivedPixSchema),
 });
 export type PixList = z.infer<typeof PixListSchema>;

@@ -2,6 +2,7 @@ import mongoose, { Schema } from 'mongoose';
 import type { Logger } from '@pix/observability';
 import { syncIndexes } from '@pix/runtime';
 import {
+  listParameters,
   valorFrom,
   type DefesaRequest,
   type Infracao,
@@ -155,16 +156,7 @@ export class SandboxInfractions {
         .exec(),
     ]);
     return {
-      parametros: {
-        inicio: window.from.toISOString(),
-        fim: window.to.toISOString(),
-        paginacao: {
-          paginaAtual: page,
-          itensPorPagina: perPage,
-          quantidadeDePaginas: Math.ceil(total / perPage),
-          quantidadeTotalDeItens: total,
-        },
-      },
+      parametros: listParameters(window, page, perPage, total),
       infracoes: infractions.map(infracaoOf),
     };
   }

@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { brlToCents } from '@pix/contracts';
 import {
+  listParameters,
   valorFrom,
   type Cob,
   type CobRequest,
@@ -107,16 +108,7 @@ export class SandboxPsp {
       pix.push({ ...listedPix(charge, received), ...(devolucoes.length && { devolucoes }) });
     }
     return {
-      parametros: {
-        inicio: window.from.toISOString(),
-        fim: window.to.toISOString(),
-        paginacao: {
-          paginaAtual: page,
-          itensPorPagina: perPage,
-          quantidadeDePaginas: Math.ceil(total / perPage),
-          quantidadeTotalDeItens: total,
-        },
-      },
+      parametros: listParameters(window, page, perPage, total),
       pix,
     };
   }
