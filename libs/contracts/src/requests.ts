@@ -156,26 +156,37 @@ export const CreateRefundInputSchema = z.object({
 export type CreateRefundInput = z.infer<typeof CreateRefundInputSchema>;
 
 /**
+ * A body that may be absent (every field absent) or a JSON object with these optional fields;
+ * anything else is refused as not an object. Fields it does not name are ignored.
+ */
+function optionalBody<T extends z.ZodRawShape>(shape: T) {
+  return z.object(shape, says(ErrorMessages.bodyNotObject)).loose().optional();
+}
+
+/** A sandbox action's amount in BRL; `description` says what absent means. */
+function sandboxAmount(description: string) {
+  return pixAmountField(SandboxMessages.amountInvalid).nullable().optional().meta({ description });
+}
+
+/** An amount in BRL as centavos; absent or null stays undefined. */
+function centsOrUndefined(amount: number | null | undefined): number | undefined {
+  return amount === undefined || amount === null ? undefined : brlToCents(amount)!;
+}
+
+/**
  * The refund body: `amount` (absent or null: all that is left), then `reason` (the devolução's
  * descricao; empty is none). An absent body is a refund of everything left.
  */
-export const CreateRefundBodySchema = z
-  .object(
-    {
-      amount: pixAmountField(ErrorMessages.refundAmountInvalid)
-        .nullable()
-        .optional()
-        .meta({ description: 'BRL, at most two decimal places; absent: all that is left to refund', examples: [10] }),
-      reason: refundReasonField.nullable().optional(),
-    },
-    says(ErrorMessages.bodyNotObject),
-  )
-  .loose()
-  .optional()
-  .transform((body): CreateRefundInput => {
-    const amount = body?.amount ?? null;
-    return { amountCents: amount === null ? null : brlToCents(amount)!, reason: body?.reason || null };
-  });
+export const CreateRefundBodySchema = optionalBody({
+  amount: pixAmountField(ErrorMessages.refundAmountInvalid)
+    .nullable()
+    .optional()
+    .meta({ description: 'BRL, at most two decimal places; absent: all that is left to refund', examples: [10] }),
+  reason: refundReasonField.nullable().optional(),
+}).transform((body): CreateRefundInput => {
+  const amount = body?.amount ?? null;
+  return { amountCents: amount === null ? null : brlToCents(amount)!, reason: body?.reason || null };
+});
 
 /** What a pay asks: another amount than the payment's (it goes to review), a late Pix, a lost callback. */
 export interface SandboxPayOptions {
@@ -190,36 +201,25 @@ export interface SandboxPayOptions {
  * goes back to its payer. `dropCallback`: the PSP receives the Pix but never calls back;
  * reconciliation finds it.
  */
-export const SandboxPayBodySchema = z
-  .object(
-    {
-      amount: pixAmountField(SandboxMessages.amountInvalid)
-        .nullable()
-        .optional()
-        .meta({ description: 'BRL paid, at most two decimal places; absent or null: the amount due' }),
-      late: z
-        .boolean(says(SandboxMessages.lateInvalid))
-        .nullable()
-        .optional()
-        .meta({ description: 'A new Pix whatever the charge state (each call a new endToEndId)' }),
-      dropCallback: z
-        .boolean(says(SandboxMessages.dropCallbackInvalid))
-        .nullable()
-        .optional()
-        .meta({ description: "The PSP loses the Pix's callback: only reconciliation tells the platform of it" }),
-    },
-    says(ErrorMessages.bodyNotObject),
-  )
-  .loose()
-  .optional()
-  .transform((body): SandboxPayOptions => {
-    const amount = body?.amount ?? null;
-    return {
-      amountCents: amount === null ? undefined : brlToCents(amount)!,
-      late: body?.late === true,
-      dropCallback: body?.dropCallback === true,
-    };
-  });
+export const SandboxPayBodySchema = optionalBody({
+  amount: sandboxAmount('BRL paid, at most two decimal places; absent or null: the amount due'),
+  late: z
+    .boolean(says(SandboxMessages.lateInvalid))
+    .nullable()
+    .optional()
+    .meta({ description: 'A new Pix whatever the charge state (each call a new endToEndId)' }),
+  dropCallback: z
+    .boolean(says(SandboxMessages.dropCallbackInvalid))
+    .nullable()
+    .optional()
+    .meta({ description: "The PSP loses the Pix's callback: only reconciliation tells the platform of it" }),
+}).transform((body): SandboxPayOptions => {
+  return {
+    amountCents: centsOrUndefined(body?.amount),
+    late: body?.late === true,
+    dropCallback: body?.dropCallback === true,
+  };
+});
 
 /** What a MED return asks: how much (all that is left of the Pix when absent) and why. */
 export interface SandboxMedOptions {
@@ -231,27 +231,17 @@ export interface SandboxMedOptions {
  * The optional body of the sandbox's MED return: `{"amount": <brl>, "nature": "med_fraud"}`. The
  * PSP returns the payment's Pix on its own, as it does when a payer's fraud claim is upheld.
  */
-export const SandboxMedBodySchema = z
-  .object(
-    {
-      amount: pixAmountField(SandboxMessages.amountInvalid)
-        .nullable()
-        .optional()
-        .meta({ description: 'BRL returned, at most two decimal places; absent or null: all that is left of the Pix' }),
-      nature: z
-        .enum(MED_NATURES, says(SandboxMessages.natureInvalid))
-        .nullable()
-        .optional()
-        .meta({ description: 'med_fraud (a fraud claim upheld; the default) or med_operational' }),
-    },
-    says(ErrorMessages.bodyNotObject),
-  )
-  .loose()
-  .optional()
-  .transform((body): SandboxMedOptions => {
-    const amount = body?.amount ?? null;
-    return { amountCents: amount === null ? undefined : brlToCents(amount)!, nature: body?.nature ?? 'med_fraud' };
-  });
+export const SandboxMedBodySchema = optionalBody({
+  amount: sandboxAmount('BRL returned, at most two decimal places; absent or null: all that is left of the Pix'),
+  nature: z
+    .enum(MED_NATURES, says(SandboxMessages.natureInvalid))
+    .nullable()
+    .optional()
+    .meta({ description: 'med_fraud (a fraud claim upheld; the default) or med_operational' }),
+}).transform((body): SandboxMedOptions => ({
+  amountCents: centsOrUndefined(body?.amount),
+  nature: body?.nature ?? 'med_fraud',
+}));
 
 // ---- Ids in paths and queries ----
 
