@@ -43,21 +43,22 @@ describe('findPage', () => {
     expect(ranges).toEqual([['s|', 's|\u{10FFFF}']]);
   });
 
-  it("finds a large store's first page in the last hour's window when it holds the page", async () => {
-    // 3,000 payments, one a minute: the last hour holds 60.
-    const { finder, ranges, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
+  it("finds a large store's first page with no hint from a second back, widening by the pace it sees", async () => {
+    // 3,000 payments, one a minute.
+    const { finder, ranges, read, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
     const page = await findPage(finder, new PageWindows(), 's', { page: 1, limit: 50 }, 3000, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
-    expect(ranges).toHaveLength(1);
-    expect(ranges[0]?.[0]).toBe(`s|${new Date(now.getTime() - HOUR).toISOString()}`);
+    expect(ranges[0]?.[0]).toBe(`s|${new Date(now.getTime() - 1000).toISOString()}`);
+    // 1 s (1: a hundred times too narrow for two pages), 100 s (2: fifty times), 5,000 s (84 ≥ 50).
+    expect(read).toEqual([1, 2, 84]);
   });
 
   it('widens the window until it holds the page, deep pages included', async () => {
-    const { finder, ranges, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
+    const { finder, read, newestFirst } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
     const page = await findPage(finder, new PageWindows(), 's', { page: 10, limit: 50 }, 3000, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(450, 500).map((d) => d._id));
-    // 1 h (60), 4 h (240), 16 h (960 ≥ 500).
-    expect(ranges).toHaveLength(3);
+    // 10 s, 160 s, 2,560 s: none of page 10 (held at most the 450 skipped); 40,960 s (683 ≥ 500).
+    expect(read).toEqual([1, 3, 43, 683]);
   });
 
   it('ends on the whole store for the last, partial page of a store whose newest payments are old', async () => {
@@ -65,6 +66,14 @@ describe('findPage', () => {
     const page = await findPage(finder, new PageWindows(), 's', { page: 30, limit: 50 }, 1500, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(1450, 1500).map((d) => d._id));
     expect(await findPage(finder, new PageWindows(), 's', { page: 31, limit: 50 }, 1500, now)).toEqual([]);
+  });
+
+  it('reaches a store quiet for a year, with no hint, in a few empty windows', async () => {
+    const { finder, read, newestFirst } = store(Array.from({ length: 1500 }, (_, i) => 400 * 24 * HOUR + i * HOUR));
+    const page = await findPage(finder, new PageWindows(), 's', { page: 1, limit: 50 }, 1500, now);
+    expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
+    // 1 s, 16 s, 256 s, 68 min, 18 h, 12 d, 194 d: empty; 8.5 years: the store.
+    expect(read).toEqual([0, 0, 0, 0, 0, 0, 0, 1500]);
   });
 
   it('pages one status by its own key, newest first, ties by id', async () => {
@@ -83,7 +92,7 @@ describe('findPage', () => {
     expect(page.map((d) => d._id)).toEqual(approved.slice(30, 60).map((d) => d._id));
   });
 
-  it("follows a burst: after one page the window holds about two pages, not the hour's 20,000", async () => {
+  it("follows a burst, cold: a first page reads a second of it, not the hour's 20,000, and so do the next", async () => {
     // 20,000 payments in the last two minutes, 3,000 spread over the month before.
     const burst = Array.from({ length: 20_000 }, (_, i) => (i * 120_000) / 20_000);
     const month = Array.from({ length: 3000 }, (_, i) => 2 * HOUR + i * 15 * 60_000);
@@ -91,7 +100,8 @@ describe('findPage', () => {
     const windows = new PageWindows();
     const first = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 23_000, now);
     expect(first.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
-    expect(read).toEqual([20_000]);
+    // 20,000 in 120 s: the first, hint-less, window of a second holds 167.
+    expect(read).toEqual([167]);
 
     read.length = 0;
     const again = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 23_000, now);
@@ -113,8 +123,8 @@ describe('findPage', () => {
     windows.record('s|', 1, 100, now.getTime());
     const page = await findPage(finder, windows, 's', { page: 1, limit: 50 }, 3000, now);
     expect(page.map((d) => d._id)).toEqual(newestFirst.slice(0, 50).map((d) => d._id));
-    // 1 s (1), 4 s (4), 16 s (16), 64 s (full).
-    expect(read).toEqual([1, 4, 16, 64]);
+    // 1 s (1: a hundred times too narrow for two pages), 100 s (full).
+    expect(read).toEqual([1, 100]);
 
     // An hour later with nothing new, the window starts an hour further back and finds the page at once.
     read.length = 0;
@@ -131,9 +141,10 @@ describe('findPage', () => {
     await findPage(finder, windows, 's', { page: 1, limit: 10 }, 4000, now);
     read.length = 0;
     // The whole list's pace (one a second) would be 40 times too narrow for approved ones: the
-    // first approved page looks in the hour (90 approved), the next in twice the ten's 360 s (19).
+    // first approved page starts with no hint (1 s: 1, 20 s: 1, 400 s: 10), the next looks in twice
+    // the ten's 360 s (19).
     await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
     await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
-    expect(read).toEqual([90, 19]);
+    expect(read).toEqual([1, 1, 10, 19]);
   });
 });

@@ -23,15 +23,21 @@ export function statusKey(scope: string, status: PaymentStatus, createdAt: Date,
 /** Above every key of the prefix (ISO timestamps and ids are ASCII). */
 const END = '\u{10FFFF}';
 const HOUR_MS = 60 * 60 * 1000;
-/** Each window looks this many times further back than the last. */
+/** Each window looks at least this many times further back than the last. */
 const WIDEN = 4;
+/** A window that yielded nothing of its page: the next looks this many times further back. */
+const WIDEN_EMPTY = 16;
 /** A window reaching this far back is the whole store: the last one looked at. */
 const WHOLE_MS = 50 * 365 * 24 * HOUR_MS;
 /** A store this small (by its count) is read in one query, without windows. */
 const SMALL_STORE = 1000;
 /** A window from a hint looks this many times as far back as the last page needed. */
 const HINT_MARGIN = 2;
-/** The narrowest window a hint gives: a store creating a page a millisecond still reads one. */
+/**
+ * The narrowest window: a store creating a page a millisecond still reads one. A list with no hint
+ * starts here (per page of depth): a store that has just received 20,000 payments in a minute reads
+ * a second of them (about 300), not the hour's 20,000, and each of 32 clients asking at once pays that.
+ */
 const NARROWEST_MS = 1000;
 
 export interface PageFinder {
@@ -66,12 +72,12 @@ export class PageWindows {
 
 /**
  * A page of a store's list, newest first (createdAt, then id, descending). The newest payments are
- * looked for in a window of creation time that widens (from the list's hint, PageWindows, else an
- * hour back; then four times as far each time) until it holds the page: a window whose range
- * yields a full page holds every payment of the page, since all it leaves out is older. A store of
- * `count` ≤ SMALL_STORE is read in one query. So a first page reads about what its window holds
- * whatever the store's size or pace; page p needs p × limit payments in its window, so deep pages
- * cost more.
+ * looked for in a window of creation time that widens (from the list's hint, PageWindows, else a
+ * second back per page of depth; then as far back as the pace the last window showed needs, at
+ * least four times as far) until it holds the page: a window whose range yields a full page holds every
+ * payment of the page, since all it leaves out is older. A store of `count` ≤ SMALL_STORE is read
+ * in one query. So a first page reads about what its window holds whatever the store's size or
+ * pace, cold or not; page p needs p × limit payments in its window, so deep pages cost more.
  */
 export async function findPage(
   finder: PageFinder,
@@ -87,7 +93,8 @@ export async function findPage(
   const skip = (query.page - 1) * query.limit;
   if (count > SMALL_STORE) {
     const at = now.getTime();
-    for (let back = windows.first(prefix, query.page, at) ?? HOUR_MS; back < WHOLE_MS; back *= WIDEN) {
+    let back = windows.first(prefix, query.page, at) ?? NARROWEST_MS * query.page;
+    while (back < WHOLE_MS) {
       const since = prefix + new Date(at - back).toISOString();
       const docs = await finder.find(field, since, prefix + END, skip, query.limit);
       const oldest = docs.at(-1);
@@ -95,7 +102,19 @@ export async function findPage(
         windows.record(prefix, query.page, at - oldest.createdAt.getTime(), at);
         return docs;
       }
+      back *= widening(docs.length, skip, query.limit);
     }
   }
   return finder.find(field, prefix, prefix + END, skip, query.limit);
+}
+
+/**
+ * How many times further back the next window looks after one that yielded `found` of a page.
+ * A window that yielded some held exactly `skip + found` payments: the pace it shows, with the
+ * hint's margin, says how far back the page is. One that yielded none tells little (it held at
+ * most `skip`), so the next looks much further.
+ */
+function widening(found: number, skip: number, limit: number): number {
+  if (found === 0) return WIDEN_EMPTY;
+  return Math.max(WIDEN, Math.ceil(((skip + limit) * HINT_MARGIN) / (skip + found)));
 }
