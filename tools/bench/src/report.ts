@@ -133,8 +133,10 @@ const ROWS: Row[] = [
     cell: (s) => (s.burst ? `${throughput(s.burst.oneClient)} (${s.burst.holds.toLocaleString('en-US')})` : '–'),
   },
   {
-    figure: '**list of the burst store ÷ list of the 1,000-payment store**, both at the connections above',
-    target: '≥ 50 %',
+    figure:
+      '**list of the burst store, cold (its first list in the process) ÷ list of the 1,000-payment store**, ' +
+      'both at the connections above',
+    target: '≥ 60 %',
     cell: (s) =>
       s.burst
         ? `${pct(ratio(s.burst.concurrent.perSecond, s.burst.smallStore.perSecond))} ` +
