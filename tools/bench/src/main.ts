@@ -41,6 +41,7 @@ function benchOptions(): BenchOptions {
     confirmationRate: numberEnv('BENCH_CONFIRMATION_RATE', 50),
     webhookWaitSeconds: numberEnv('BENCH_WEBHOOK_WAIT', quick ? 10 : 20),
     burst: numberEnv('BENCH_BURST', quick ? 5000 : 20_000),
+    statementMovements: numberEnv('BENCH_STATEMENT', quick ? 10_000 : 100_000),
     idleSeconds: numberEnv('BENCH_IDLE_SECONDS', quick ? 10 : 30),
     // Quiet before the idle window: the last load's garbage collections and queued work (outbox
     // removals, webhooks) take seconds to end, and 3 to 5 s of it read as idle cost (issue 27).
@@ -56,6 +57,7 @@ function describe(options: BenchOptions): string {
     `${options.connections} connections, ${options.seconds} s per throughput figure`,
     `${options.confirmations} confirmations at ${options.confirmationRate}/s (webhooks waited for ${options.webhookWaitSeconds} s)`,
     `a burst of ${options.burst.toLocaleString('en-US')} payments in one store at the largest size`,
+    `a store with ${options.statementMovements.toLocaleString('en-US')} Pix received in a month at the largest size`,
     `idle ${options.idleSeconds} s`,
   ].join('; ');
 }

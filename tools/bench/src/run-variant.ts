@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { statementDay } from '@pix/contracts';
 import { connectAs } from '@pix/devstack';
 import { MongoClient, type Collection } from 'mongodb';
 import { bareHttp, rawFindAndCount, rawFindOne, rawInsertOne } from './ceilings';
@@ -22,7 +23,7 @@ import {
 import { databaseCommands } from './db-commands';
 import { runLoad, type Target } from './load';
 import { measureReconciliation, type ReconciliationCost } from './reconciliation';
-import { countSeeded, createStores, historicPayment, seedPayments, type BenchStore } from './seed';
+import { countSeeded, createStores, historicPayment, seedMovements, seedPayments, type BenchStore } from './seed';
 import { latency, reconciliationCell, throughput } from './report';
 import type { Throughput } from './stats';
 import { CpuMeter, peakRssMiB } from './usage';
@@ -40,6 +41,8 @@ export interface BenchOptions {
   webhookWaitSeconds: number;
   /** Payments a store receives in the two minutes before its list is measured, at the largest size. */
   burst: number;
+  /** Pix received in the last 30 days by the statement store, at the largest size. */
+  statementMovements: number;
   idleSeconds: number;
   /** Quiet time before the idle measurement, for the last load's work to finish. */
   settleSeconds: number;
@@ -115,6 +118,8 @@ export interface SizeResult {
   listLargeStore: ApiFigure & { storeHolds: number };
   /** At the largest size: a store that has just received a burst of payments, listed. */
   burst: BurstFigures | null;
+  /** At the largest size: a store's statement and balance transactions, a month of Pix in it. */
+  statement: StatementFigures | null;
   rawInsertOne: Throughput;
   rawFindOne: Throughput;
   rawFindAndCount: Throughput;
@@ -133,6 +138,17 @@ export interface BurstFigures {
   /** The bench's connections on the burst store, then on the 1,000-payment list store right after. */
   concurrent: ApiFigure;
   smallStore: ApiFigure;
+}
+
+/** A store's money read back (issue 39): `holds` Pix received in its last 30 days. */
+export interface StatementFigures {
+  holds: number;
+  /** GET /public-api/v1/statements/{today}: one client, then the bench's connections. */
+  dayOneClient: ApiFigure;
+  day: ApiFigure;
+  /** GET /public-api/v1/balance-transactions?limit=50 (the last 31 days): one client, then the connections. */
+  listOneClient: ApiFigure;
+  list: ApiFigure;
 }
 
 export interface VariantResult {
@@ -214,6 +230,7 @@ export async function runVariant(
     const insertStore = others[others.length - 3] as BenchStore;
     const reconciledStore = others[others.length - 4] as BenchStore;
     const burstStore = others[others.length - 5] as BenchStore;
+    const statementStore = others[others.length - 6] as BenchStore;
     const keys = loadListKeys(root);
     const counters = loadPaymentCounters(root);
     const newDocument = () => shapeDocument(shape, historicPayment(insertStore.storeId, stack.gatewayUrl, keys));
@@ -293,6 +310,22 @@ export async function runVariant(
           ]),
         };
       };
+      /** A month of Pix in one store, then its statement of today and its first page of movements. */
+      const measureStatement = async (): Promise<StatementFigures> => {
+        log(label, `seeding ${options.statementMovements} balance transactions over 30 days in one store`);
+        await withServicesPaused(stack.processes, () =>
+          seedMovements(client.db().collection('balance_transactions'), statementStore, options.statementMovements),
+        );
+        const day = [{ path: `/public-api/v1/statements/${statementDay(new Date())}`, token: statementStore.token }];
+        const list = [{ path: '/public-api/v1/balance-transactions?limit=50', token: statementStore.token }];
+        return {
+          holds: options.statementMovements,
+          dayOneClient: await measureApi('statement of today, one client', 'GET', day, undefined, 1),
+          day: await measureApi('statement of today', 'GET', day),
+          listOneClient: await measureApi('balance transactions, one client', 'GET', list, undefined, 1),
+          list: await measureApi('balance transactions', 'GET', list),
+        };
+      };
       const raw = async (what: string, run: () => Promise<Throughput>) => {
         log(label, `raw ${what} at ${stored.count} stored`);
         const result = await run();
@@ -362,6 +395,7 @@ export async function runVariant(
         idleCpu = idle.read();
       }
       const burst = largest ? await measureBurst() : null;
+      const statement = largest ? await measureStatement() : null;
       written += create.ok + insertOne.ok + confirmation.sent + (reconciliation?.paid ?? 0) + (burst?.holds ?? 0);
       const storedAfter = await storedPayments(payments, written);
       sizes.push({
@@ -374,6 +408,7 @@ export async function runVariant(
         list,
         listLargeStore,
         burst,
+        statement,
         rawInsertOne: insertOne,
         rawFindOne: findOne,
         rawFindAndCount: findAndCount,

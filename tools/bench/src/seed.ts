@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { GatewayRpc, txidFor } from '@pix/contracts';
+import { GatewayRpc, modeScope, statementDay, txidFor } from '@pix/contracts';
 import { callRpc, incrementCounter, RpcUnavailable } from '@pix/messaging';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Collection, Document } from 'mongodb';
@@ -160,4 +160,47 @@ export async function countSeeded(
     }
   }
   for (const [subject, by] of totals) await incrementCounter(js, subject, by, `bench-seed:${step}:${subject}`);
+}
+
+/**
+ * Inserts `count` balance transactions of one store (test mode), each a Pix received, spread over
+ * the last 30 days, as payments records them (balance-store.ts: its keys by time, its São Paulo
+ * day): a store with `count` payments paid in a month, for the statement's cost. Through the
+ * driver, in batches, two at a time.
+ */
+export async function seedMovements(movements: Collection<Document>, store: BenchStore, count: number): Promise<void> {
+  const scope = modeScope(store.storeId, false);
+  let pending: Promise<unknown>[] = [];
+  for (let start = 0; start < count; start += BATCH) {
+    const batch: Document[] = [];
+    for (let i = start; i < Math.min(count, start + BATCH); i++) {
+      const id = randomUUID();
+      const createdAt = new Date(Date.now() - Math.random() * HISTORY_MS);
+      const at = createdAt.toISOString();
+      batch.push({
+        _id: id,
+        storeId: store.storeId,
+        livemode: false,
+        type: 'pix_received',
+        amountCents: 500 + Math.floor(Math.random() * 100_000),
+        paymentId: randomUUID(),
+        refundId: null,
+        endToEndId: `E${alphanumerics(31)}`,
+        origin: null,
+        nature: null,
+        connection: 'test',
+        createdAt,
+        day: statementDay(createdAt),
+        key: `${scope}|${at}|${id}`,
+        typeKey: `${scope}|pix_received|${at}|${id}`,
+        recordedAt: createdAt,
+      });
+    }
+    pending.push(movements.insertMany(batch, { ordered: false }));
+    if (pending.length === 2) {
+      await Promise.all(pending);
+      pending = [];
+    }
+  }
+  await Promise.all(pending);
 }
