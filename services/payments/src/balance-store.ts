@@ -12,6 +12,7 @@ import {
 } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
+import { newestFirst, PageWindows } from './list-page';
 import type { BalanceMovement } from './model';
 import type { StoreScope } from './payment-storage';
 
@@ -81,10 +82,15 @@ function typeKeyOf(scope: string, type: BalanceTransactionType, at: Date, id: st
 function range(scope: StoreScope, from: string, to: string, type?: BalanceTransactionType) {
   const named = modeScope(scope.storeId, scope.livemode);
   const prefix = type ? `${named}|${type}|` : `${named}|`;
+  const since = dayStart(from);
+  const until = dayStart(nextDay(to));
   return {
     field: type ? ('typeKey' as const) : ('key' as const),
-    from: prefix + dayStart(from).toISOString(),
-    to: prefix + dayStart(nextDay(to)).toISOString(),
+    prefix,
+    since,
+    until,
+    from: prefix + since.toISOString(),
+    to: prefix + until.toISOString(),
   };
 }
 
@@ -133,6 +139,8 @@ const FIRST_WINDOW_MS = 60 * 60 * 1000;
 const NARROWEST_WINDOW_MS = 1000;
 
 export class BalanceTransactions {
+  private readonly windows = new PageWindows();
+
   constructor(private readonly logger: Logger) {}
 
   /**
@@ -156,7 +164,11 @@ export class BalanceTransactions {
     }
   }
 
-  /** A page of a scope's movements, newest first, and how many match: the page's query and a count, one range each. */
+  /**
+   * A page of a scope's movements, newest first, and how many match: a count of the range, then the
+   * page, looked for in a window of time that widens as a store's payment list does (list-page.ts):
+   * the local engine reads and sorts all a range holds, and a month of a busy store is 100,000.
+   */
   async list(
     scope: StoreScope,
     query: BalanceListQuery,
@@ -164,17 +176,22 @@ export class BalanceTransactions {
   ): Promise<{ items: BalanceMovement[]; total: number }> {
     const to = query.to ?? statementDay(now);
     const from = query.from ?? lookBack(to);
-    const { field, from: lo, to: hi } = range(scope, from, to, query.type);
-    const filter = { [field]: { $gte: lo, $lt: hi } };
-    const [docs, total] = await Promise.all([
-      MovementModel.find(filter)
-        .sort({ [field]: -1 })
-        .skip((query.page - 1) * query.limit)
-        .limit(query.limit)
-        .lean<StoredMovement[]>()
-        .exec(),
-      MovementModel.countDocuments(filter).exec(),
-    ]);
+    const { field, prefix, since, until, from: lo, to: hi } = range(scope, from, to, query.type);
+    const total = await MovementModel.countDocuments({ [field]: { $gte: lo, $lt: hi } }).exec();
+    const docs = await newestFirst(
+      (windowFrom, windowTo, skip, limit) =>
+        MovementModel.find({ [field]: { $gte: windowFrom, $lt: windowTo } })
+          .sort({ [field]: -1 })
+          .skip(skip)
+          .limit(limit)
+          .lean<StoredMovement[]>()
+          .exec(),
+      this.windows,
+      prefix,
+      query,
+      total,
+      { since, until, now },
+    );
     return { items: docs.map(movementOf), total };
   }
 

@@ -1,5 +1,5 @@
 import type { PaymentStatus } from '@pix/contracts';
-import { findPage, listKey, PageWindows, statusKey, type PageFinder } from './list-page';
+import { findPage, listKey, newestFirst, PageWindows, statusKey, type PageFinder } from './list-page';
 import type { PaymentDoc } from './model';
 
 const HOUR = 60 * 60 * 1000;
@@ -146,5 +146,34 @@ describe('findPage', () => {
     await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
     await findPage(finder, windows, 's', { page: 1, limit: 10, status: 'approved' }, 1001, now);
     expect(read).toEqual([1, 1, 10, 19]);
+  });
+});
+
+describe('newestFirst between bounds', () => {
+  it('pages only the range, windows back from its end, and reads it whole once the windows pass its start', async () => {
+    // 3,000 items, one a minute; the range is the 24 hours that ended an hour ago.
+    const { docs, read } = store(Array.from({ length: 3000 }, (_, i) => i * 60_000));
+    const until = new Date(now.getTime() - HOUR);
+    const since = new Date(until.getTime() - 24 * HOUR);
+    const find = async (from: string, to: string, skip: number, limit: number) => {
+      const held = docs.filter((d) => d.listKey >= from && d.listKey < to);
+      read.push(held.length);
+      return held.sort((a, b) => (a.listKey < b.listKey ? 1 : -1)).slice(skip, skip + limit);
+    };
+    const inRange = docs
+      .filter((d) => d.createdAt >= since && d.createdAt < until)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const bounds = { since, until, now };
+
+    const first = await newestFirst(find, new PageWindows(), 's|', { page: 1, limit: 50 }, 1440, bounds);
+    expect(first.map((d) => d._id)).toEqual(inRange.slice(0, 50).map((d) => d._id));
+    // Back from the range's end (exclusive), not from now: 1 s (0), 16 s (0), 256 s (4), 6,400 s (106 ≥ 50).
+    expect(read).toEqual([0, 0, 4, 106]);
+
+    // The last page, partial: the windows reach the range's start, then one query reads the range.
+    read.length = 0;
+    const last = await newestFirst(find, new PageWindows(), 's|', { page: 29, limit: 50 }, 1440, bounds);
+    expect(last.map((d) => d._id)).toEqual(inRange.slice(1400).map((d) => d._id));
+    expect(read.at(-1)).toBe(1440);
   });
 });

@@ -70,16 +70,53 @@ export class PageWindows {
   }
 }
 
+/** The page of a list asked for: `page` from 1, `limit` items a page. */
+export interface PageOf {
+  page: number;
+  limit: number;
+}
+
 /**
- * A page of a store's list, newest first (createdAt, then id, descending). The newest payments are
- * looked for in a window of creation time that widens (from the list's hint, PageWindows, else a
- * second back per page of depth; then as far back as the pace the last window showed needs, at
- * least four times as far) until it holds the page: a window whose range yields a full page holds every
- * payment of the page, since all it leaves out is older. A store of `count` ≤ SMALL_STORE is read
- * in one query. So a first page reads about what its window holds whatever the store's size or
- * pace, cold or not; page p needs p × limit payments in its window, so deep pages cost more.
+ * A page of a list read by a key `<prefix><ISO creation time>|<id>` (a store's payments, its
+ * balance transactions), newest first, between `since` and `until` (absent: the whole list, up to
+ * now and past it). The newest are looked for in a window of creation time that widens (from the
+ * list's hint, PageWindows, else a second back per page of depth; then as far back as the pace the
+ * last window showed needs, at least four times as far) until it holds the page: a window whose
+ * range yields a full page holds every item of the page, since all it leaves out is older. A list
+ * of `count` ≤ SMALL_STORE is read in one query. So a first page reads about what its window holds
+ * whatever the list's size or pace, cold or not; page p needs p × limit items in its window, so
+ * deep pages cost more.
  */
-export async function findPage(
+export async function newestFirst<D extends { createdAt: Date }>(
+  find: (from: string, to: string, skip: number, limit: number) => Promise<D[]>,
+  windows: PageWindows,
+  prefix: string,
+  page: PageOf,
+  count: number,
+  bounds: { since?: Date; until?: Date; now: Date },
+): Promise<D[]> {
+  const skip = (page.page - 1) * page.limit;
+  const lowest = bounds.since ? prefix + bounds.since.toISOString() : prefix;
+  const highest = bounds.until ? prefix + bounds.until.toISOString() : prefix + END;
+  if (count > SMALL_STORE) {
+    const at = Math.min(bounds.now.getTime(), bounds.until?.getTime() ?? Number.POSITIVE_INFINITY);
+    const earliest = bounds.since?.getTime() ?? at - WHOLE_MS;
+    let back = windows.first(prefix, page.page, at) ?? NARROWEST_MS * page.page;
+    while (at - back > earliest) {
+      const docs = await find(prefix + new Date(at - back).toISOString(), highest, skip, page.limit);
+      const oldest = docs.at(-1);
+      if (oldest && docs.length === page.limit) {
+        windows.record(prefix, page.page, at - oldest.createdAt.getTime(), at);
+        return docs;
+      }
+      back *= widening(docs.length, skip, page.limit);
+    }
+  }
+  return find(lowest, highest, skip, page.limit);
+}
+
+/** A page of a store's payments (the status's, if the query names one), newest first: newestFirst by its key. */
+export function findPage(
   finder: PageFinder,
   windows: PageWindows,
   scope: string,
@@ -90,22 +127,16 @@ export async function findPage(
   const [field, prefix] = query.status
     ? (['statusKey', `${scope}|${query.status}|`] as const)
     : (['listKey', `${scope}|`] as const);
-  const skip = (query.page - 1) * query.limit;
-  if (count > SMALL_STORE) {
-    const at = now.getTime();
-    let back = windows.first(prefix, query.page, at) ?? NARROWEST_MS * query.page;
-    while (back < WHOLE_MS) {
-      const since = prefix + new Date(at - back).toISOString();
-      const docs = await finder.find(field, since, prefix + END, skip, query.limit);
-      const oldest = docs.at(-1);
-      if (oldest && docs.length === query.limit) {
-        windows.record(prefix, query.page, at - oldest.createdAt.getTime(), at);
-        return docs;
-      }
-      back *= widening(docs.length, skip, query.limit);
-    }
-  }
-  return finder.find(field, prefix, prefix + END, skip, query.limit);
+  return newestFirst(
+    (from, to, skip, limit) => finder.find(field, from, to, skip, limit),
+    windows,
+    prefix,
+    query,
+    count,
+    {
+      now,
+    },
+  );
 }
 
 /**
