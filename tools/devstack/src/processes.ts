@@ -136,6 +136,22 @@ function ephemeralLow(): number {
 const PICK_LOW = 20_000;
 const handedOut = new Set<number>();
 
+/**
+ * Jest's workers pick ports at the same time, each in its own process, and a port one picked could
+ * be picked by the other before the first one's server binds it: a test's NATS then found another
+ * stack's server on its port (seen in CI: the provisioner's connection timed out). So each worker
+ * picks in a slice of the range of its own (JEST_WORKER_ID, from 1), and any other process (the
+ * tests' global setup, `make up`, the bench) in slice 0.
+ */
+const SLICES = 5;
+
+function pickRange(high: number): { low: number; size: number } {
+  const worker = Number(process.env.JEST_WORKER_ID ?? 0);
+  const slice = Number.isSafeInteger(worker) && worker > 0 ? ((worker - 1) % (SLICES - 1)) + 1 : 0;
+  const size = Math.floor((high - PICK_LOW + 1) / SLICES);
+  return { low: PICK_LOW + slice * size, size };
+}
+
 function listensFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
@@ -146,14 +162,15 @@ function listensFree(port: number): Promise<boolean> {
 
 /**
  * A TCP port nothing listens on right now, for a server that starts a little later. Picked at random
- * below the kernel's ephemeral range, so that no outgoing connection can take it in between, and never
- * the same twice in a process.
+ * below the kernel's ephemeral range, so that no outgoing connection can take it in between, in the
+ * process's own slice of it (pickRange), and never the same twice in a process.
  */
 export async function freePort(): Promise<number> {
   const high = ephemeralLow() - 1;
-  if (high - PICK_LOW < 1000) return kernelPort();
+  const { low, size } = pickRange(high);
+  if (size < 500) return kernelPort();
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = PICK_LOW + Math.floor(Math.random() * (high - PICK_LOW + 1));
+    const port = low + Math.floor(Math.random() * size);
     if (handedOut.has(port)) continue;
     if (await listensFree(port)) {
       handedOut.add(port);
