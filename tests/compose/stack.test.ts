@@ -190,7 +190,15 @@ describe('the compose stack from the local images', () => {
       type: expect.stringContaining('javascript'),
     });
 
-    const paid = await api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token });
+    // A 503 (a backend slower than the gateway's wait) is retried, as the README's clients do: a pay
+    // is idempotent (the charge's one Pix). Seen once in CI: the PSP's first callback into a fresh
+    // compose network took more than its 5 s, and the pay waits for it.
+    const paid = await eventually(
+      () => api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token }),
+      (res) => res.status !== 503,
+      30_000,
+      1000,
+    );
     expect(paid.status).toBe(200);
     const approved = await eventually(
       () => api<Record<string, unknown>>(gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }),
@@ -235,7 +243,15 @@ describe('the compose stack from the local images', () => {
     });
     expect(created.status).toBe(200);
     const id = String(created.body.id);
-    const paid = await api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token });
+    // A 503 (a backend slower than the gateway's wait) is retried, as the README's clients do: a pay
+    // is idempotent (the charge's one Pix). Seen once in CI: the PSP's first callback into a fresh
+    // compose network took more than its 5 s, and the pay waits for it.
+    const paid = await eventually(
+      () => api(gatewayUrl, 'POST', `/public-api/v1/sandbox/payments/${id}/pay`, { token: store.token }),
+      (res) => res.status !== 503,
+      30_000,
+      1000,
+    );
     expect(paid.status).toBe(200);
 
     // A crash, not a stop, while both webhooks are owed: the process is killed from outside, so the
