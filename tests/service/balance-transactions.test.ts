@@ -111,6 +111,43 @@ describe('balance transactions', () => {
     expect(await MovementModel.findById(moved.id).lean()).toEqual(first);
   });
 
+  it('totals a list by a live count of today and a kept count of the days before, a minute at most behind', async () => {
+    const scope = { storeId: `totals-${randomUUID()}`, livemode: false };
+    const now = new Date();
+    const dayBefore = new Date(now.getTime() - 24 * 60 * 60_000);
+    const movement = (n: number, createdAt: Date): BalanceMovement => ({
+      id: `${scope.storeId}:${n}`,
+      storeId: scope.storeId,
+      livemode: false,
+      type: 'pix_received',
+      amountCents: 1000,
+      paymentId: randomUUID(),
+      refundId: null,
+      endToEndId: `E${n}`,
+      origin: null,
+      nature: null,
+      connection: 'test',
+      createdAt,
+    });
+    await balance.record([1, 2, 3].map((n) => movement(n, dayBefore)).concat([4, 5].map((n) => movement(n, now))));
+    const total = async (reader = balance) => (await reader.list(scope, { page: 1, limit: 2 }, now)).total;
+    sent.length = 0;
+    expect(await total()).toBe(5);
+    // The days before today counted once, then kept: the next page counts today only.
+    expect(commandsOn('balance_transactions').filter((c) => c === 'aggregate')).toHaveLength(2);
+    sent.length = 0;
+    expect(await total()).toBe(5);
+    expect(commandsOn('balance_transactions').filter((c) => c === 'aggregate')).toHaveLength(1);
+
+    await balance.record([movement(6, now)]);
+    expect(await total()).toBe(6);
+    // A movement recorded late for a day before: this process shows it once its kept count expires;
+    // another (a replica, a restart) at once.
+    await balance.record([movement(7, dayBefore)]);
+    expect(await total()).toBe(6);
+    expect(await total(new BalanceTransactions(logger))).toBe(7);
+  });
+
   describe('reads served by an index', () => {
     /** Every read `operation` sends is a scan of an index of its collection. */
     async function expectIndexServed(operation: () => Promise<unknown>): Promise<string[]> {
