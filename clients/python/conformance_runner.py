@@ -9,6 +9,7 @@ environment variables, prints `ok <step>` per step and exits 1 at the first fail
 from __future__ import annotations
 
 import asyncio
+import datetime
 import inspect
 import json
 import os
@@ -39,12 +40,25 @@ def without(params: Params, *names: str) -> Params:
     return {name: value for name, value in params.items() if name not in names}
 
 
+def balance_query(params: Params) -> Params:
+    """`from` is a Python keyword: the SDK names it from_."""
+    return {"from_" if name == "from" else name: value for name, value in snake(params).items()}
+
+
+def statement_day(params: Params) -> str | datetime.date:
+    """`date` as given; `at`, an instant of the API's, as an aware datetime (README: Calls)."""
+    if "at" in params:
+        return datetime.datetime.fromisoformat(params["at"].replace("Z", "+00:00"))
+    return str(params["date"])
+
+
 CALLS: dict[str, Callable[[AnyClient, Params], Any]] = {
     "payments.create": lambda c, p: c.payments.create(**snake(p)),
     "payments.get": lambda c, p: c.payments.get(p["id"]),
     "payments.list": lambda c, p: c.payments.list(**snake(p)),
     "payments.listAll": lambda c, p: c.payments.list_all(**snake(p)),
     "payments.cancel": lambda c, p: c.payments.cancel(p["id"]),
+    "payments.defendDispute": lambda c, p: c.payments.defend_dispute(p["id"], p["text"]),
     "refunds.create": lambda c, p: c.refunds.create(p["paymentId"], **snake(without(p, "paymentId"))),
     "refunds.list": lambda c, p: c.refunds.list(p["paymentId"]),
     "refunds.get": lambda c, p: c.refunds.get(p["paymentId"], p["refundId"]),
@@ -52,6 +66,9 @@ CALLS: dict[str, Callable[[AnyClient, Params], Any]] = {
     "events.listAll": lambda c, p: c.events.list_all(**snake(p)),
     "events.get": lambda c, p: c.events.get(p["id"]),
     "events.redeliver": lambda c, p: c.events.redeliver(p["id"]),
+    "balanceTransactions.list": lambda c, p: c.balance_transactions.list(**balance_query(p)),
+    "balanceTransactions.listAll": lambda c, p: c.balance_transactions.list_all(**balance_query(p)),
+    "statements.retrieve": lambda c, p: c.statements.retrieve(statement_day(p)),
     "sandbox.pay": lambda c, p: c.sandbox.pay(p["paymentId"], **snake(without(p, "paymentId"))),
     "sandbox.review": lambda c, p: c.sandbox.review(p["paymentId"]),
     "sandbox.clear": lambda c, p: c.sandbox.clear(p["paymentId"]),

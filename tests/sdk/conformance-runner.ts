@@ -7,6 +7,7 @@ import {
   WebhookVerificationError,
   type CreatePaymentBody,
   type CreateRefundBody,
+  type ListBalanceTransactionsQuery,
   type ListEventsQuery,
   type ListPaymentsQuery,
   type PixPaymentsClient,
@@ -105,6 +106,7 @@ const CALLS: Record<string, (client: PixPaymentsClient, p: Params) => Promise<un
   'payments.list': (c, p) => c.payments.list(p as ListPaymentsQuery),
   'payments.listAll': (c, p) => drain(c.payments.listAll(p as ListPaymentsQuery)),
   'payments.cancel': (c, p) => c.payments.cancel(String(p.id)),
+  'payments.defendDispute': (c, p) => c.payments.defendDispute(String(p.id), String(p.text)),
   'refunds.create': (c, p) =>
     c.refunds.create(String(p.paymentId), without(p, 'paymentId', 'idempotencyKey') as CreateRefundBody, key(p)),
   'refunds.list': (c, p) => c.refunds.list(String(p.paymentId)),
@@ -113,6 +115,10 @@ const CALLS: Record<string, (client: PixPaymentsClient, p: Params) => Promise<un
   'events.listAll': (c, p) => drain(c.events.listAll(p as ListEventsQuery)),
   'events.get': (c, p) => c.events.get(String(p.id)),
   'events.redeliver': (c, p) => c.events.redeliver(String(p.id)),
+  'balanceTransactions.list': (c, p) => c.balanceTransactions.list(p as ListBalanceTransactionsQuery),
+  'balanceTransactions.listAll': (c, p) => drain(c.balanceTransactions.listAll(p as ListBalanceTransactionsQuery)),
+  // `at`, an instant: the SDK reads the statement of its day in America/Sao_Paulo.
+  'statements.retrieve': (c, p) => c.statements.retrieve(p.at === undefined ? String(p.date) : new Date(String(p.at))),
   'sandbox.pay': (c, p) => {
     const body = without(p, 'paymentId');
     return c.sandbox.pay(String(p.paymentId), Object.keys(body).length ? (body as SandboxPayBody) : undefined);

@@ -170,6 +170,7 @@ function calls(): array
         'payments.list' => static fn (Client $c, array $p) => $c->payments->list($p),
         'payments.listAll' => static fn (Client $c, array $p) => $c->payments->listAll($p),
         'payments.cancel' => static fn (Client $c, array $p) => $c->payments->cancel($p['id']),
+        'payments.defendDispute' => static fn (Client $c, array $p) => $c->payments->defendDispute($p['id'], $p['text']),
         'refunds.create' => static fn (Client $c, array $p) => $c->refunds->create($p['paymentId'], without($p, 'paymentId', 'idempotencyKey'), $p['idempotencyKey'] ?? null),
         'refunds.list' => static fn (Client $c, array $p) => $c->refunds->list($p['paymentId']),
         'refunds.get' => static fn (Client $c, array $p) => $c->refunds->get($p['paymentId'], $p['refundId']),
@@ -177,6 +178,10 @@ function calls(): array
         'events.listAll' => static fn (Client $c, array $p) => $c->events->listAll($p),
         'events.get' => static fn (Client $c, array $p) => $c->events->get($p['id']),
         'events.redeliver' => static fn (Client $c, array $p) => $c->events->redeliver($p['id']),
+        'balanceTransactions.list' => static fn (Client $c, array $p) => $c->balanceTransactions->list($p),
+        'balanceTransactions.listAll' => static fn (Client $c, array $p) => $c->balanceTransactions->listAll($p),
+        // `at`, an instant: the SDK reads the statement of its day in America/Sao_Paulo.
+        'statements.retrieve' => static fn (Client $c, array $p) => $c->statements->retrieve(isset($p['at']) ? new DateTimeImmutable($p['at']) : $p['date']),
         'sandbox.pay' => static fn (Client $c, array $p) => $c->sandbox->pay($p['paymentId'], without($p, 'paymentId')),
         'sandbox.review' => static fn (Client $c, array $p) => $c->sandbox->review($p['paymentId']),
         'sandbox.clear' => static fn (Client $c, array $p) => $c->sandbox->clear($p['paymentId']),

@@ -8,10 +8,12 @@ use PixPayments\Http\Api;
 use PixPayments\Http\CurlTransport;
 use PixPayments\Http\RetryPolicy;
 use PixPayments\Http\Transport;
+use PixPayments\Resource\BalanceTransactions;
 use PixPayments\Resource\Events;
 use PixPayments\Resource\Payments;
 use PixPayments\Resource\Refunds;
 use PixPayments\Resource\Sandbox;
+use PixPayments\Resource\Statements;
 
 /**
  * A client of the Pix Public Payments API for one store.
@@ -26,6 +28,8 @@ final class Client
     public readonly Payments $payments;
     public readonly Refunds $refunds;
     public readonly Events $events;
+    public readonly BalanceTransactions $balanceTransactions;
+    public readonly Statements $statements;
     public readonly Sandbox $sandbox;
 
     /**
@@ -57,6 +61,8 @@ final class Client
         $this->payments = new Payments($api);
         $this->refunds = new Refunds($api);
         $this->events = new Events($api);
+        $this->balanceTransactions = new BalanceTransactions($api);
+        $this->statements = new Statements($api);
         $this->sandbox = new Sandbox($api);
     }
 }

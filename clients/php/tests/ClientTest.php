@@ -199,6 +199,76 @@ final class ClientTest extends TestCase
         self::assertSame([null, '{"amount":20}', null, null, null, null], array_column($transport->sent, 'body'));
     }
 
+    public function testDefendDisputePostsTheTextOnceAndA409IsThrown(): void
+    {
+        $refused = ['statusCode' => 409, 'message' => 'Este pagamento não tem uma contestação aberta.'];
+        $transport = new FakeTransport([
+            FakeTransport::json(200, Fixtures::payment(['status' => 'approved', 'dispute' => Fixtures::dispute()])),
+            FakeTransport::json(409, $refused),
+        ]);
+        $client = $this->client($transport);
+        self::assertSame('open', $client->payments->defendDispute('p1', 'Entregue; segue o comprovante.')->dispute?->status);
+        try {
+            $client->payments->defendDispute('p/2', 'Entregue.');
+            self::fail('no exception');
+        } catch (ApiException $e) {
+            self::assertSame([409, $refused['message']], [$e->getStatusCode(), $e->getMessage()]);
+        }
+        self::assertSame([
+            ['POST', 'https://api.example.com/public-api/v1/payments/p1/dispute/defense', '{"text":"Entregue; segue o comprovante."}'],
+            ['POST', 'https://api.example.com/public-api/v1/payments/p%2F2/dispute/defense', '{"text":"Entregue."}'],
+        ], array_map(static fn ($r) => [$r['method'], $r['url'], $r['body']], $transport->sent));
+        self::assertArrayNotHasKey('Idempotency-Key', $transport->sent[0]['headers']);
+    }
+
+    public function testBalanceTransactionsSendSaoPauloDaysAndListAllWalksThePages(): void
+    {
+        $page = static fn (int $n, array $ends) => FakeTransport::json(200, [
+            'items' => array_map(static fn ($e) => Fixtures::balanceTransaction(['endToEndId' => $e]), $ends),
+            'page' => $n,
+            'limit' => 2,
+            'total' => 3,
+        ]);
+        $transport = new FakeTransport([
+            FakeTransport::json(200, ['items' => [], 'page' => 1, 'limit' => 100, 'total' => 0]),
+            $page(1, ['E1', 'E2']),
+            $page(2, ['E3']),
+        ]);
+        $client = $this->client($transport);
+        self::assertSame(0, $client->balanceTransactions->list()->total);
+        // 02:30 UTC is still the evening before in São Paulo (UTC−3).
+        $evening = new \DateTimeImmutable('2026-11-29T02:30:00Z');
+        $all = $client->balanceTransactions->listAll(['type' => 'pix_received', 'from' => '2026-11-01', 'to' => $evening, 'limit' => 2]);
+        self::assertSame('E1', $all->current()->endToEndId);
+        self::assertCount(2, $transport->sent);
+        $ends = [];
+        foreach ($all as $move) {
+            $ends[] = $move->endToEndId;
+        }
+        self::assertSame(['E1', 'E2', 'E3'], $ends);
+        $base = 'https://api.example.com/public-api/v1/balance-transactions';
+        self::assertSame([
+            $base,
+            "{$base}?page=1&limit=2&type=pix_received&from=2026-11-01&to=2026-11-28",
+            "{$base}?page=2&limit=2&type=pix_received&from=2026-11-01&to=2026-11-28",
+        ], array_column($transport->sent, 'url'));
+    }
+
+    public function testAStatementIsAskedForByItsDayInSaoPaulo(): void
+    {
+        $transport = new FakeTransport(array_fill(0, 4, FakeTransport::json(200, Fixtures::statement())));
+        $statements = $this->client($transport)->statements;
+        self::assertSame(12.5, $statements->retrieve('2026-11-28')->returnedByMed);
+        $statements->retrieve(new \DateTimeImmutable('2026-11-29T02:59:59Z'));
+        $statements->retrieve(new \DateTime('2026-11-29T03:00:00+00:00'));
+        $statements->retrieve(new \DateTimeImmutable('2026-11-29T23:30:00', new \DateTimeZone('America/Sao_Paulo')));
+        $base = 'https://api.example.com/public-api/v1/statements/';
+        self::assertSame(
+            [$base . '2026-11-28', $base . '2026-11-28', $base . '2026-11-29', $base . '2026-11-29'],
+            array_column($transport->sent, 'url'),
+        );
+    }
+
     public function testAnErrorWithoutAJsonBodyKeepsItsText(): void
     {
         $transport = new FakeTransport([new Response(502, 'Bad Gateway'), new Response(504, '')]);

@@ -77,4 +77,53 @@ final class Fixtures
             'nextAttemptAt' => null,
         ], $overrides);
     }
+    /** @return array<string, mixed> */
+    public static function dispute(array $overrides = []): array
+    {
+        return array_replace([
+            'status' => 'open',
+            'reason' => 'Pix feito sob fraude',
+            'kind' => 'golpe',
+            'amountAtRisk' => 25.5,
+            'openedAt' => '2026-11-26T10:00:00.000Z',
+            'deadlineAt' => '2026-12-03T10:00:00.000Z',
+            'defense' => null,
+            'decision' => null,
+            'closedAt' => null,
+        ], $overrides);
+    }
+
+    /** @return array<string, mixed> */
+    public static function balanceTransaction(array $overrides = []): array
+    {
+        return array_replace([
+            'id' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01:pix_received:E12345678202611261000abcdefghijk',
+            'type' => 'pix_received',
+            'amount' => 25.5,
+            'paymentId' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01',
+            'refundId' => null,
+            'endToEndId' => 'E12345678202611261000abcdefghijk',
+            'origin' => null,
+            'nature' => null,
+            'connection' => 'test',
+            'livemode' => false,
+            'createdAt' => '2026-11-29T02:30:00.000Z',
+        ], $overrides);
+    }
+
+    /** @return array<string, mixed> */
+    public static function statement(): array
+    {
+        return [
+            'date' => '2026-11-28',
+            'timeZone' => 'America/Sao_Paulo',
+            'livemode' => false,
+            'received' => 25.5,
+            'refunded' => 0.0,
+            'returnedByMed' => 12.5,
+            'atRisk' => 0.0,
+            'net' => 13.0,
+            'counts' => ['received' => 1, 'refunded' => 0, 'returnedByMed' => 1, 'atRisk' => 0],
+        ];
+    }
 }

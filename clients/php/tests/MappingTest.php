@@ -6,6 +6,8 @@ namespace PixPayments\Tests;
 
 use PHPUnit\Framework\TestCase;
 use PixPayments\Exception\UnexpectedResponseException;
+use PixPayments\Model\BalanceTransactionList;
+use PixPayments\Model\Dispute;
 use PixPayments\Model\Event;
 use PixPayments\Model\EventDetail;
 use PixPayments\Model\Payment;
@@ -13,6 +15,7 @@ use PixPayments\Model\PaymentWebhook;
 use PixPayments\Model\Refund;
 use PixPayments\Model\RefundList;
 use PixPayments\Model\RefundWebhook;
+use PixPayments\Model\Statement;
 use PixPayments\Model\Webhook;
 
 /** JSON to value objects: every field, its type, and a clear failure when the API's answer drifts. */
@@ -37,9 +40,38 @@ final class MappingTest extends TestCase
                 'isPublic' => true,
                 'refundedAmount' => 12.5,
                 'expiresAt' => '2026-11-27T10:00:00.000Z',
+                'dispute' => null,
             ],
             get_object_vars($payment),
         );
+    }
+
+    public function testAPaymentUnderDisputeCarriesItAndItsDefence(): void
+    {
+        $defended = Fixtures::payment(['status' => 'approved', 'refundedAmount' => 0.0, 'dispute' => Fixtures::dispute([
+            'defense' => ['text' => 'Entregue; segue o comprovante.', 'sentAt' => '2026-11-26T11:00:00.000Z'],
+        ])]);
+        $payment = Payment::fromArray($defended);
+        self::assertInstanceOf(Dispute::class, $payment->dispute);
+        self::assertSame(['open', 25.5, 'Entregue; segue o comprovante.'], [$payment->dispute->status, $payment->dispute->amountAtRisk, $payment->dispute->defense?->text]);
+        self::assertSame($defended, $payment->toArray());
+        self::assertNull(Payment::fromArray(Fixtures::payment(['dispute' => Fixtures::dispute()]))->dispute?->defense);
+    }
+
+    public function testBalanceTransactionsAndAStatementMapBackToTheApisJson(): void
+    {
+        $list = ['items' => [
+            Fixtures::balanceTransaction(),
+            Fixtures::balanceTransaction(['type' => 'med_return', 'amount' => -12.5, 'refundId' => 'r1', 'origin' => 'psp', 'nature' => 'med_fraud']),
+        ], 'page' => 1, 'limit' => 100, 'total' => 2];
+        $moves = BalanceTransactionList::fromArray($list);
+        self::assertSame([25.5, -12.5], array_map(static fn ($t) => $t->amount, $moves->items));
+        self::assertSame(['pix_received', 'med_return'], array_map(static fn ($t) => $t->type, $moves->items));
+        self::assertSame($list, $moves->toArray());
+
+        $statement = Statement::fromArray(Fixtures::statement());
+        self::assertSame([12.5, 1, 13.0], [$statement->returnedByMed, $statement->counts->returnedByMed, $statement->net]);
+        self::assertSame(Fixtures::statement(), $statement->toArray());
     }
 
     public function testValueObjectsAreReadonly(): void

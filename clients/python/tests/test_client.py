@@ -3,6 +3,8 @@ conformance scenario's, in tests/sdk/python.test.ts)."""
 
 from __future__ import annotations
 
+from datetime import date, datetime, timezone
+
 import httpx
 import pytest
 from conftest import PAYMENT, Script, json_answer
@@ -102,3 +104,124 @@ async def test_the_async_client_sends_the_same_requests_and_retries_the_same(no_
         {"status": "pending", "page": "1", "limit": "2"},
         {"status": "pending", "page": "2", "limit": "2"},
     ]
+
+
+def movement(n: int) -> dict[str, object]:
+    return {
+        "id": f"{PAYMENT['id']}:pix_received:E{n}",
+        "type": "pix_received",
+        "amount": 25.5,
+        "paymentId": PAYMENT["id"],
+        "refundId": None,
+        "endToEndId": f"E{n}",
+        "origin": None,
+        "nature": None,
+        "connection": "test",
+        "livemode": False,
+        "createdAt": "2026-11-29T02:30:00.000Z",
+    }
+
+
+STATEMENT = {
+    "date": "2026-11-28",
+    "timeZone": "America/Sao_Paulo",
+    "livemode": False,
+    "received": 25.5,
+    "refunded": 0,
+    "returnedByMed": 12.5,
+    "atRisk": 0,
+    "net": 13,
+    "counts": {"received": 1, "refunded": 0, "returnedByMed": 1, "atRisk": 0},
+}
+
+
+def test_defend_dispute_posts_the_text_and_answers_the_payment_with_its_dispute() -> None:
+    dispute = {
+        "status": "open",
+        "reason": "Pix feito sob fraude",
+        "kind": "golpe",
+        "amountAtRisk": 25.5,
+        "openedAt": "2026-11-26T10:00:00.000Z",
+        "deadlineAt": "2026-12-03T10:00:00.000Z",
+        "defense": {"text": "Entregue.", "sentAt": "2026-11-26T11:00:00.000Z"},
+        "decision": None,
+        "closedAt": None,
+    }
+    script = Script(
+        json_answer(200, {**PAYMENT, "status": "approved", "dispute": dispute}),
+        json_answer(409, {"statusCode": 409, "message": "Este pagamento não tem uma contestação aberta."}),
+    )
+    pix = Client(base_url="http://api.test", token="t", transport=httpx.MockTransport(script))
+    payment = pix.payments.defend_dispute(PAYMENT["id"], "Entregue.")
+    assert payment.dispute is not None and payment.dispute.defense is not None
+    assert payment.dispute.defense.text == "Entregue."
+    with pytest.raises(PixApiError) as refused:
+        pix.payments.defend_dispute("a/b", "Entregue.")
+    assert (refused.value.status_code, refused.value.message) == (409, "Este pagamento não tem uma contestação aberta.")
+    assert [(r.method, r.url.raw_path) for r in script.seen] == [
+        ("POST", f"/public-api/v1/payments/{PAYMENT['id']}/dispute/defense".encode()),
+        ("POST", b"/public-api/v1/payments/a%2Fb/dispute/defense"),
+    ]
+    assert script.bodies() == [{"text": "Entregue."}, {"text": "Entregue."}]
+
+
+def test_balance_transactions_send_from_and_to_as_sao_paulo_days_and_list_all_walks_the_pages() -> None:
+    script = Script(
+        json_answer(200, {"items": [], "page": 1, "limit": 50, "total": 0}),
+        json_answer(200, {"items": [movement(1), movement(2)], "page": 1, "limit": 2, "total": 3}),
+        json_answer(200, {"items": [movement(3)], "page": 2, "limit": 2, "total": 3}),
+    )
+    pix = Client(base_url="http://api.test", token="t", transport=httpx.MockTransport(script))
+    pix.balance_transactions.list()
+    assert str(script.seen[0].url) == "http://api.test/public-api/v1/balance-transactions"
+    # 02:30 UTC is still the evening before in São Paulo (UTC-3).
+    evening = datetime(2026, 11, 29, 2, 30, tzinfo=timezone.utc)
+    moves = pix.balance_transactions.list_all(type="pix_received", from_=date(2026, 11, 1), to=evening, limit=2)
+    assert next(moves).end_to_end_id == "E1"
+    assert len(script.seen) == 2
+    assert [m.amount for m in moves] == [25.5, 25.5]
+    assert [dict(r.url.params) for r in script.seen[1:]] == [
+        {"type": "pix_received", "from": "2026-11-01", "to": "2026-11-28", "page": str(n), "limit": "2"} for n in (1, 2)
+    ]
+
+
+def test_a_statement_is_asked_for_by_its_day_in_sao_paulo() -> None:
+    script = Script(*[json_answer(200, STATEMENT)] * 4)
+    pix = Client(base_url="http://api.test", token="t", transport=httpx.MockTransport(script))
+    statement = pix.statements.retrieve("2026-11-28")
+    assert (statement.returned_by_med, statement.counts.returned_by_med, statement.time_zone) == (
+        12.5,
+        1,
+        "America/Sao_Paulo",
+    )
+    pix.statements.retrieve(date(2026, 11, 27))
+    pix.statements.retrieve(datetime(2026, 11, 29, 2, 59, 59, tzinfo=timezone.utc))
+    pix.statements.retrieve(datetime.fromisoformat("2026-11-29T03:00:00.000+00:00"))
+    with pytest.raises(ValueError, match="without a time zone"):
+        pix.statements.retrieve(datetime(2026, 11, 29, 12, 0))
+    assert [r.url.path for r in script.seen] == [
+        "/public-api/v1/statements/2026-11-28",
+        "/public-api/v1/statements/2026-11-27",
+        "/public-api/v1/statements/2026-11-28",
+        "/public-api/v1/statements/2026-11-29",
+    ]
+
+
+async def test_the_async_client_has_the_same_money_calls() -> None:
+    script = Script(
+        json_answer(200, {**PAYMENT, "status": "approved"}),
+        json_answer(200, {"items": [movement(1)], "page": 1, "limit": 100, "total": 1}),
+        json_answer(200, STATEMENT),
+    )
+    async with AsyncClient(base_url="http://api.test", token="t", transport=httpx.MockTransport(script)) as pix:
+        await pix.payments.defend_dispute(PAYMENT["id"], "Entregue.")
+        moves = [m.type async for m in pix.balance_transactions.list_all(type="pix_received")]
+        statement = await pix.statements.retrieve(datetime(2026, 11, 29, 2, 30, tzinfo=timezone.utc))
+    assert moves == ["pix_received"]
+    assert statement.date == "2026-11-28"
+    assert [(r.method, r.url.path) for r in script.seen] == [
+        ("POST", f"/public-api/v1/payments/{PAYMENT['id']}/dispute/defense"),
+        ("GET", "/public-api/v1/balance-transactions"),
+        ("GET", "/public-api/v1/statements/2026-11-28"),
+    ]
+    assert dict(script.seen[1].url.params) == {"type": "pix_received", "page": "1", "limit": "100"}

@@ -1,11 +1,14 @@
 import { send, type Transport } from './http.js';
 import { DEFAULT_RETRY, withRetries, type RetryOptions } from './retry.js';
 import type {
+  BalanceTransaction,
+  BalanceTransactionList,
   CreatePaymentBody,
   CreateRefundBody,
   EventDetail,
   EventList,
   EventRedelivery,
+  ListBalanceTransactionsQuery,
   ListEventsQuery,
   ListPaymentsQuery,
   Payment,
@@ -18,6 +21,7 @@ import type {
   SandboxRefundFailure,
   SandboxMedBody,
   SandboxMedReturn,
+  Statement,
 } from './types.js';
 import { verifyWebhook } from './webhooks.js';
 
@@ -52,6 +56,22 @@ async function* allPages<T, Q extends { page?: number; limit?: number }>(
     yield* result.items;
     if (result.items.length === 0 || page * result.limit >= result.total) return;
   }
+}
+
+/** The statement's days are São Paulo's, whatever the caller's time zone. */
+const saoPauloDate = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/Sao_Paulo',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/** AAAA-MM-DD as given, or the day a moment falls on in America/Sao_Paulo. */
+function statementDay(date: string | Date): string {
+  if (typeof date === 'string') return date;
+  const part = (type: Intl.DateTimeFormatPartTypes) =>
+    saoPauloDate.formatToParts(date).find((p) => p.type === type)?.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
 }
 
 /** A client of the Pix Public Payments API for one store. */
@@ -96,6 +116,17 @@ export function createClient(options: ClientOptions) {
     cancel(id: string): Promise<Payment> {
       return send<Payment>(transport, { method: 'POST', path: `${V1}/payments/${seg(id)}/cancel` });
     },
+    /**
+     * Answers the payment's open dispute (MED) with a defence, 1 to 1000 characters, forwarded to the
+     * PSP once; the same text again answers the payment as it is. Answers the payment with its dispute.
+     */
+    defendDispute(id: string, text: string): Promise<Payment> {
+      return send<Payment>(transport, {
+        method: 'POST',
+        path: `${V1}/payments/${seg(id)}/dispute/defense`,
+        body: { text },
+      });
+    },
   };
 
   const refunds = {
@@ -133,6 +164,31 @@ export function createClient(options: ClientOptions) {
     /** Delivers a delivered or dead event again with the same webhook-id (409 while it is being retried). */
     redeliver(eventId: string): Promise<EventRedelivery> {
       return send<EventRedelivery>(transport, { method: 'POST', path: `${V1}/events/${seg(eventId)}/redeliver` });
+    },
+  };
+
+  const balanceTransactions = {
+    /**
+     * One page of the store's movements of money, newest first: `from` and `to` are days in
+     * America/Sao_Paulo (inclusive; the 31 days up to today by default), `type` one kind of movement.
+     */
+    list(query: ListBalanceTransactionsQuery = {}): Promise<BalanceTransactionList> {
+      return send<BalanceTransactionList>(transport, { method: 'GET', path: `${V1}/balance-transactions`, query });
+    },
+    listAll(
+      query: Omit<ListBalanceTransactionsQuery, 'page'> = {},
+    ): AsyncGenerator<BalanceTransaction, void, undefined> {
+      return allPages(balanceTransactions.list, query);
+    },
+  };
+
+  const statements = {
+    /**
+     * The statement of a day: AAAA-MM-DD, or a Date, whose day in America/Sao_Paulo is asked for
+     * (a balance transaction's `new Date(createdAt)` reads the statement it counts in).
+     */
+    retrieve(date: string | Date): Promise<Statement> {
+      return send<Statement>(transport, { method: 'GET', path: `${V1}/statements/${seg(statementDay(date))}` });
     },
   };
 
@@ -180,7 +236,15 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { payments, refunds, events, sandbox, webhooks: { verify: verifyWebhook } };
+  return {
+    payments,
+    refunds,
+    events,
+    balanceTransactions,
+    statements,
+    sandbox,
+    webhooks: { verify: verifyWebhook },
+  };
 }
 
 export type PixPaymentsClient = ReturnType<typeof createClient>;

@@ -31,6 +31,17 @@ export type Dispute = Schemas['Dispute'];
 /** The defence body: `text`, 1 to 1000 characters, forwarded to the PSP once. */
 export type DisputeDefenseBody = Schemas['DisputeDefenseBody'];
 
+/** A movement of the store's money, signed BRL: a Pix in (+), a refund, a MED return, a late Pix's return (−). */
+export type BalanceTransaction = Schemas['BalanceTransaction'];
+export type BalanceTransactionType = BalanceTransaction['type'];
+export type BalanceTransactionList = Schemas['BalanceTransactionList'];
+/** page, limit, `from` and `to` (AAAA-MM-DD, days in America/Sao_Paulo, inclusive) and `type`. */
+export type ListBalanceTransactionsQuery = NonNullable<
+  paths['/public-api/v1/balance-transactions']['get']['parameters']['query']
+>;
+/** A day's statement (America/Sao_Paulo): received, refunded, returned by MED, at risk, net, counts. */
+export type Statement = Schemas['Statement'];
+
 /** Any webhook body, told apart by `event`: a payment's, a refund's or a dispute's. */
 export type Webhook = Schemas['Webhook'];
 /** A payment webhook body: payment.created or payment.status_changed. */

@@ -92,6 +92,15 @@ final class Fields
     }
 
     /**
+     * @param array<string, mixed> $data
+     * @return array<string, mixed>|null
+     */
+    public static function nullableObject(array $data, string $key): ?array
+    {
+        return self::present($data, $key) === null ? null : self::object($data, $key);
+    }
+
+    /**
      * The items of a list, each mapped by $map.
      *
      * @template T

@@ -7,7 +7,9 @@ namespace PixPayments\Model;
 /** A payment, as create, get, list and cancel answer it. Dates are ISO 8601 strings in UTC, as the API sends them. */
 final class Payment implements \JsonSerializable
 {
-    use ToArray;
+    use ToArray {
+        toArray as private allFields;
+    }
 
     public function __construct(
         public readonly string $id,
@@ -29,12 +31,30 @@ final class Payment implements \JsonSerializable
         public readonly float $refundedAmount,
         /** When a payment still pending becomes not_approved */
         public readonly string $expiresAt,
+        /** The payer's fraud claim (MED), only on a payment that has one */
+        public readonly ?Dispute $dispute = null,
     ) {
+    }
+
+    /**
+     * The API's JSON: `dispute` appears only on a payment that has one, as the API sends it.
+     *
+     * @return array<string, mixed>
+     */
+    public function toArray(): array
+    {
+        $fields = $this->allFields();
+        if ($this->dispute === null) {
+            unset($fields['dispute']);
+        }
+        return $fields;
     }
 
     /** @param array<string, mixed> $data */
     public static function fromArray(array $data): self
     {
+        // Absent, not null, on a payment without a dispute.
+        $dispute = array_key_exists('dispute', $data) ? Fields::nullableObject($data, 'dispute') : null;
         return new self(
             id: Fields::string($data, 'id'),
             status: Fields::string($data, 'status'),
@@ -50,6 +70,7 @@ final class Payment implements \JsonSerializable
             isPublic: Fields::bool($data, 'isPublic'),
             refundedAmount: Fields::amount($data, 'refundedAmount'),
             expiresAt: Fields::string($data, 'expiresAt'),
+            dispute: $dispute === null ? null : Dispute::fromArray($dispute),
         );
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace PixPayments\Resource;
 
+use PixPayments\Model\BalanceTransactionList;
 use PixPayments\Model\EventList;
 use PixPayments\Model\PaymentList;
 
@@ -14,7 +15,7 @@ final class Pages
      * Every item of every page from `page` (1 by default) on, one request per page, made only when
      * the iteration reaches it; `yield from` keeps keys running on across pages.
      *
-     * @template T of PaymentList|EventList
+     * @template T of PaymentList|EventList|BalanceTransactionList
      * @param callable(array<string, mixed>): T $list
      * @param array<string, mixed> $query
      */

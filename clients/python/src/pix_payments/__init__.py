@@ -1,12 +1,16 @@
-"""pix-payments: a client for the Pix Public Payments API (payments, refunds, the Events API, the
-sandbox) and webhook verification. Its models are generated from the API's OpenAPI document."""
+"""pix-payments: a client for the Pix Public Payments API (payments, refunds, disputes, the Events
+API, balance transactions and statements, the sandbox) and webhook verification. Its models are
+generated from the API's OpenAPI document."""
 
 from . import models, webhooks
-from ._calls import EventType, PaymentStatus
+from ._calls import BalanceTransactionType, EventType, PaymentStatus
 from ._retry import RetryPolicy
 from .client import AsyncClient, Client
 from .errors import PixApiError, PixConnectionError, PixError, WebhookVerificationError
 from .models import (
+    BalanceTransaction,
+    BalanceTransactionList,
+    Dispute,
     Event,
     EventDetail,
     EventList,
@@ -19,6 +23,7 @@ from .models import (
     SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
+    Statement,
 )
 from .webhooks import WebhookEvent
 
@@ -26,7 +31,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AsyncClient",
+    "BalanceTransaction",
+    "BalanceTransactionList",
+    "BalanceTransactionType",
     "Client",
+    "Dispute",
     "Event",
     "EventDetail",
     "EventList",
@@ -45,6 +54,7 @@ __all__ = [
     "SandboxMedReturn",
     "SandboxPayment",
     "SandboxRefundFailure",
+    "Statement",
     "WebhookEvent",
     "WebhookVerificationError",
     "models",

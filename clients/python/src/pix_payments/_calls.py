@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
 from ._http import Query
 from .models import (
+    BalanceTransactionList,
     EventDetail,
     EventList,
     EventRedelivery,
@@ -23,6 +26,7 @@ from .models import (
     SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
+    Statement,
 )
 
 T = TypeVar("T", bound=BaseModel)
@@ -34,6 +38,10 @@ MedNature = Literal["med_fraud", "med_operational"]
 """Why the PSP makes a MED return: a fraud claim upheld, or its own operational failure."""
 EventType = Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
 """The webhook events' types, the Events API's filter."""
+BalanceTransactionType = Literal["pix_received", "refund", "med_return", "late_pix_received", "late_pix_returned"]
+"""The kinds of movement of the store's money, the balance transactions' filter."""
+STATEMENT_TIME_ZONE = ZoneInfo("America/Sao_Paulo")
+"""Whose days the statements and the balance transactions' from and to are."""
 ALL_PAGES_LIMIT = 100
 """The page size of list_all unless a limit is given, as the TypeScript SDK's listAll."""
 
@@ -96,6 +104,10 @@ def create_refund(
     )
 
 
+def defend_dispute(payment_id: str, text: str) -> Call[Payment]:
+    return Call("POST", f"/payments/{_seg(payment_id)}/dispute/defense", Payment, body={"text": text})
+
+
 def list_refunds(payment_id: str) -> Call[RefundList]:
     return Call("GET", f"/payments/{_seg(payment_id)}/refunds", RefundList)
 
@@ -117,6 +129,38 @@ def get_event(event_id: str) -> Call[EventDetail]:
 
 def redeliver_event(event_id: str) -> Call[EventRedelivery]:
     return Call("POST", f"/events/{_seg(event_id)}/redeliver", EventRedelivery)
+
+
+def _day(value: str | date) -> str:
+    """A day as the API takes it: AAAA-MM-DD as given, a date's, or the day an aware datetime falls
+    on in America/Sao_Paulo (a naive one could be any zone's, so it is refused)."""
+    if isinstance(value, datetime):
+        if value.utcoffset() is None:
+            raise ValueError("a datetime without a time zone cannot name a day in America/Sao_Paulo")
+        return value.astimezone(STATEMENT_TIME_ZONE).date().isoformat()
+    return value if isinstance(value, str) else value.isoformat()
+
+
+def list_balance_transactions(
+    *,
+    type: BalanceTransactionType | None,
+    from_: str | date | None,
+    to: str | date | None,
+    page: int | None,
+    limit: int | None,
+) -> Call[BalanceTransactionList]:
+    query = {
+        "type": type,
+        "from": None if from_ is None else _day(from_),
+        "to": None if to is None else _day(to),
+        "page": page,
+        "limit": limit,
+    }
+    return Call("GET", "/balance-transactions", BalanceTransactionList, query=query)
+
+
+def get_statement(when: str | date) -> Call[Statement]:
+    return Call("GET", f"/statements/{_seg(_day(when))}", Statement)
 
 
 def sandbox_pay(

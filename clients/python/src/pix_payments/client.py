@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import time
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
@@ -12,11 +13,13 @@ import httpx
 from pydantic import BaseModel
 
 from . import _calls as calls
-from ._calls import ALL_PAGES_LIMIT, Call, EventType, PaymentStatus
+from ._calls import ALL_PAGES_LIMIT, BalanceTransactionType, Call, EventType, PaymentStatus
 from ._http import build_request, connection_error, read
 from ._retry import RetryPolicy, is_retryable
 from .errors import PixError
 from .models import (
+    BalanceTransaction,
+    BalanceTransactionList,
     Event,
     EventDetail,
     EventList,
@@ -29,6 +32,7 @@ from .models import (
     SandboxMedReturn,
     SandboxPayment,
     SandboxRefundFailure,
+    Statement,
 )
 
 T = TypeVar("T", bound=BaseModel)
@@ -65,6 +69,8 @@ class Client:
         self.payments = Payments(self)
         self.refunds = Refunds(self)
         self.events = Events(self)
+        self.balance_transactions = BalanceTransactions(self)
+        self.statements = Statements(self)
         self.sandbox = Sandbox(self)
 
     def _send(self, call: Call[T]) -> T:
@@ -152,6 +158,12 @@ class Payments:
         """Cancels a pending payment: not_approved at once, its charge removed at the PSP. Not retried."""
         return self._client._send(calls.cancel_payment(payment_id))
 
+    def defend_dispute(self, payment_id: str, text: str) -> Payment:
+        """Answers the payment's open dispute (MED) with a defence of 1 to 1000 characters, sent to the
+        PSP once; the same text again answers the payment as it is. Answers the payment, its dispute
+        with the defence; a payment without an open dispute is a PixApiError 409."""
+        return self._client._send(calls.defend_dispute(payment_id, text))
+
 
 class Refunds:
     def __init__(self, client: Client) -> None:
@@ -212,6 +224,53 @@ class Events:
     def redeliver(self, event_id: str) -> EventRedelivery:
         """Delivers a delivered or dead event again with the same webhook-id (409 while it is being retried)."""
         return self._client._send(calls.redeliver_event(event_id))
+
+
+class BalanceTransactions:
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(
+        self,
+        *,
+        type: BalanceTransactionType | None = None,
+        from_: str | datetime.date | None = None,
+        to: str | datetime.date | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> BalanceTransactionList:
+        """One page of the store's movements of money (signed BRL), newest first. `from_` and `to`
+        are days in America/Sao_Paulo, inclusive (AAAA-MM-DD, a date, or an aware datetime's day
+        there); without them, the 31 days up to today."""
+        return self._client._send(
+            calls.list_balance_transactions(type=type, from_=from_, to=to, page=page, limit=limit)
+        )
+
+    def list_all(
+        self,
+        *,
+        type: BalanceTransactionType | None = None,
+        from_: str | datetime.date | None = None,
+        to: str | datetime.date | None = None,
+        limit: int | None = None,
+    ) -> Iterator[BalanceTransaction]:
+        page = 1
+        while True:
+            result = self.list(type=type, from_=from_, to=to, page=page, limit=limit or ALL_PAGES_LIMIT)
+            yield from result.items
+            if calls.is_last_page(page, len(result.items), result.limit, result.total):
+                return
+            page += 1
+
+
+class Statements:
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def retrieve(self, date: str | datetime.date) -> Statement:
+        """The statement of a day in America/Sao_Paulo: AAAA-MM-DD, a date, or an aware datetime (a
+        balance transaction's created_at, parsed), whose day there is asked for."""
+        return self._client._send(calls.get_statement(date))
 
 
 class Sandbox:
@@ -281,6 +340,8 @@ class AsyncClient:
         self.payments = AsyncPayments(self)
         self.refunds = AsyncRefunds(self)
         self.events = AsyncEvents(self)
+        self.balance_transactions = AsyncBalanceTransactions(self)
+        self.statements = AsyncStatements(self)
         self.sandbox = AsyncSandbox(self)
 
     async def _send(self, call: Call[T]) -> T:
@@ -365,6 +426,9 @@ class AsyncPayments:
     async def cancel(self, payment_id: str) -> Payment:
         return await self._client._send(calls.cancel_payment(payment_id))
 
+    async def defend_dispute(self, payment_id: str, text: str) -> Payment:
+        return await self._client._send(calls.defend_dispute(payment_id, text))
+
 
 class AsyncRefunds:
     def __init__(self, client: AsyncClient) -> None:
@@ -420,6 +484,49 @@ class AsyncEvents:
 
     async def redeliver(self, event_id: str) -> EventRedelivery:
         return await self._client._send(calls.redeliver_event(event_id))
+
+
+class AsyncBalanceTransactions:
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def list(
+        self,
+        *,
+        type: BalanceTransactionType | None = None,
+        from_: str | datetime.date | None = None,
+        to: str | datetime.date | None = None,
+        page: int | None = None,
+        limit: int | None = None,
+    ) -> BalanceTransactionList:
+        return await self._client._send(
+            calls.list_balance_transactions(type=type, from_=from_, to=to, page=page, limit=limit)
+        )
+
+    async def list_all(
+        self,
+        *,
+        type: BalanceTransactionType | None = None,
+        from_: str | datetime.date | None = None,
+        to: str | datetime.date | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[BalanceTransaction]:
+        page = 1
+        while True:
+            result = await self.list(type=type, from_=from_, to=to, page=page, limit=limit or ALL_PAGES_LIMIT)
+            for item in result.items:
+                yield item
+            if calls.is_last_page(page, len(result.items), result.limit, result.total):
+                return
+            page += 1
+
+
+class AsyncStatements:
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def retrieve(self, date: str | datetime.date) -> Statement:
+        return await self._client._send(calls.get_statement(date))
 
 
 class AsyncSandbox:
