@@ -3,7 +3,15 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Streams, Subjects, type EventType } from '@pix/contracts';
+import {
+  statementDay,
+  Streams,
+  Subjects,
+  type BalanceTransaction,
+  type BalanceTransactionList,
+  type EventType,
+  type Statement,
+} from '@pix/contracts';
 import {
   freePort,
   isAlive,
@@ -418,6 +426,8 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     // Money went back exactly once: every refund reached the PSP as one devolução, asked once, and
     // settled; each payment's refundedAmount is the sum of its refunds; cancelled ones stayed so.
     await moneyWentBack(payments, store);
+    // The store's statement adds up to the same: each movement written once, none lost.
+    await statementAddsUp(payments, store);
 
     // The restarted NATS member holds its copy of every stream again: the cluster is back to
     // surviving the loss of any one member.
@@ -509,6 +519,68 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
         status: 'not_approved',
       });
     }
+  }
+
+  /**
+   * The store's balance transactions are the run's money, each movement once: one pix_received per
+   * paid payment for its amount, one refund per refund for minus its amount, nothing else. The
+   * statements of the days the run spans (São Paulo's; a run near midnight spans two) sum to it.
+   */
+  async function statementAddsUp(payments: Created[], store: StoreCredentials): Promise<void> {
+    const read = async <T>(path: string) =>
+      (
+        await eventually(
+          () => api<T>(secondGateway, 'GET', path, { token: store.token }),
+          (r) => r.status === 200,
+          60_000,
+          1000,
+        )
+      ).body;
+    const amountCents = new Map<string, number>();
+    for (let page = 1; ; page++) {
+      const { items } = await read<{ items: { id: string; amount: number }[] }>(
+        `/public-api/v1/payments?status=approved&limit=200&page=${page}`,
+      );
+      for (const p of items) amountCents.set(p.id, Math.round(p.amount * 100));
+      if (items.length < 200) break;
+    }
+    const movements: BalanceTransaction[] = [];
+    for (let page = 1; ; page++) {
+      const { items } = await read<BalanceTransactionList>(
+        `/public-api/v1/balance-transactions?limit=200&page=${page}`,
+      );
+      movements.push(...items);
+      if (items.length < 200) break;
+    }
+    const cents = (m: BalanceTransaction) => Math.round(m.amount * 100);
+    const expected = [
+      ...payments.filter((p) => p.paid).map((p) => `pix_received ${p.id} ${amountCents.get(p.id)}`),
+      ...payments.flatMap((p) => p.refunds.map((r) => `refund ${p.id} ${r.id} ${-r.amountCents}`)),
+    ].sort();
+    const written = movements
+      .map((m) => [m.type, m.paymentId, ...(m.refundId ? [m.refundId] : []), cents(m)].join(' '))
+      .sort();
+    expect(written).toEqual(expected);
+    expect(new Set(movements.map((m) => m.id)).size).toBe(movements.length);
+
+    const days = [...new Set(movements.map((m) => statementDay(new Date(m.createdAt))))];
+    const statements = await Promise.all(days.map((day) => read<Statement>(`/public-api/v1/statements/${day}`)));
+    const sum = (f: (s: Statement) => number) => Math.round(statements.reduce((t, s) => t + f(s) * 100, 0));
+    const moved = (type: string) => movements.filter((m) => m.type === type);
+    const movedCents = (type: string) => moved(type).reduce((t, m) => t + Math.abs(cents(m)), 0);
+    expect({
+      received: sum((s) => s.received),
+      receivedCount: sum((s) => s.counts.received) / 100,
+      refunded: sum((s) => s.refunded),
+      refundedCount: sum((s) => s.counts.refunded) / 100,
+      net: sum((s) => s.net),
+    }).toEqual({
+      received: movedCents('pix_received'),
+      receivedCount: moved('pix_received').length,
+      refunded: movedCents('refund'),
+      refundedCount: moved('refund').length,
+      net: movedCents('pix_received') - movedCents('refund'),
+    });
   }
 
   /** Each event's cause (the answer of the create or the pay) and its first 2xx at the endpoint. */
