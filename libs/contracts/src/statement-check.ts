@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dayStart, isDay, nextDay, statementDay } from './balance';
+import { dayStart, isDay, isStatementDay, nextDay, statementDay } from './balance';
 import { MODE_NAMES } from './modes';
 
 /**
@@ -80,8 +80,11 @@ export type StatementCheckResult = z.infer<typeof StatementCheckResultSchema>;
 /** Check results listed at most by the admin command. */
 export const STATEMENT_CHECK_LIST_MAX = 62;
 
+/** A day to check now: any day of Pix up to today (São Paulo), today's so far. */
 export const StatementCheckRunRequestSchema = z.object({
-  date: z.string().refine((day) => isDay(day) && day < statementDay(new Date()), 'a past day AAAA-MM-DD (São Paulo)'),
+  date: z
+    .string()
+    .refine((day) => isDay(day) && isStatementDay(day), 'a day AAAA-MM-DD of Pix, up to today (São Paulo)'),
 });
 export const StatementCheckListRequestSchema = z.object({
   limit: z.number().int().min(1).max(STATEMENT_CHECK_LIST_MAX),
