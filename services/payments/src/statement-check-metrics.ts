@@ -2,14 +2,14 @@ import type { StatementCheckResult } from '@pix/contracts';
 import { Gauge, type Logger, type Registry } from '@pix/observability';
 import type { StatementChecks } from './statement-check-store';
 
-/** How long the stored checks read for a scrape are reused: a check runs once a night. */
-const READ_EVERY_MS = 60_000;
+/** How long the stored checks read for a scrape are reused: a scrape interval (k8s/src/monitoring.ts). */
+const READ_EVERY_MS = 15_000;
 /** Checks read for the metrics: the newest days of both connections, and room for a day checked again. */
 const NEWEST = 8;
 
 /**
  * The newest stored check of each connection as gauges, read from `statement_checks` when scraped
- * (at most one command a minute per replica), so every replica tells the same figures whichever
+ * (at most one command per scrape interval, 15 s, per replica), so every replica tells the same figures whichever
  * one ran the check, and a restart loses none:
  * - statement_check_differences{connection,livemode}: the differences of the newest day checked;
  * - statement_check_last_success_timestamp_seconds{connection,livemode}: when that check ended.
