@@ -185,6 +185,8 @@ export {
   STATEMENT_DIFFERENCES_KEPT,
   StatementCheckDueSchema,
   StatementCheckResultSchema,
+  StatementCheckedSchema,
+  type StatementChecked,
   type ListedDevolucao,
   type ListedPix,
   type StatementCheckReply,

@@ -77,6 +77,10 @@ export const StatementCheckResultSchema = z.object({
 });
 export type StatementCheckResult = z.infer<typeof StatementCheckResultSchema>;
 
+/** What every payments replica is told of a check just stored (Notices.statementChecked): its figures. */
+export const StatementCheckedSchema = StatementCheckResultSchema.omit({ differences: true });
+export type StatementChecked = z.infer<typeof StatementCheckedSchema>;
+
 /** Check results listed at most by the admin command. */
 export const STATEMENT_CHECK_LIST_MAX = 62;
 

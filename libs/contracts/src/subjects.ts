@@ -46,6 +46,8 @@ export const Subjects = {
    */
   statementCheckSchedule: 'payments.schedules.statement_check',
   statementCheckDue: 'payments.due.statement_check',
+  /** Core NATS notice, after a statement check was stored: every payments replica shows it in its gauges. */
+  statementChecked: 'payments.statement-checks.stored',
   paymentDueAll: 'payments.due.>',
   /**
    * A store's payment counts in one mode (the PAYMENT_COUNTS stream of JetStream counters; `scope` is

@@ -29,7 +29,7 @@ import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 import { createRefund, getRefund, listRefunds } from './refunds';
 import { checkDay, onStatementCheckDue, scheduleNextCheck } from './statement-check';
-import { registerStatementCheckMetrics } from './statement-check-metrics';
+import { StatementCheckGauges } from './statement-check-metrics';
 import { StatementChecks } from './statement-check-store';
 import { exportBalancePage, listBalanceTransactions, statementOfDay, statementOfMonth } from './statement';
 
@@ -80,7 +80,8 @@ async function main(): Promise<void> {
   const disputesSince = (scope: StoreScope, since: Date) => store.disputesSince(scope, since);
   const deps = { nc, config, logger, store, publish };
   const statementCheck = { nc, js: jetstream(nc), balance, checks, logger };
-  registerStatementCheckMetrics(service.registry, checks, logger);
+  const checkGauges = await new StatementCheckGauges(service.registry).follow(nc, checks, logger);
+  service.onShutdown('statement check notices', () => checkGauges.unsubscribe());
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
   await relay.pass();

@@ -1,58 +1,61 @@
-import type { StatementCheckResult } from '@pix/contracts';
+import { StatementCheckedSchema, Subjects, type StatementChecked } from '@pix/contracts';
+import type { NatsConnection } from '@pix/messaging';
 import { Gauge, type Logger, type Registry } from '@pix/observability';
 import type { StatementChecks } from './statement-check-store';
 
-/** How long the stored checks read for a scrape are reused: a scrape interval (k8s/src/monitoring.ts). */
-const READ_EVERY_MS = 15_000;
-/** Checks read for the metrics: the newest days of both connections, and room for a day checked again. */
+/** Checks read at start: the newest days of both connections, and room for a day checked again. */
 const NEWEST = 8;
 
 /**
- * The newest stored check of each connection as gauges, read from `statement_checks` when scraped
- * (at most one command per scrape interval, 15 s, per replica), so every replica tells the same figures whichever
- * one ran the check, and a restart loses none:
+ * The newest day checked of each connection, as gauges every payments replica shows alike, whichever
+ * one ran the check: each replica reads the newest stored checks at start (one command), then
+ * follows the notice the replica that stored a check publishes (Notices.statementChecked). A scrape
+ * costs no database command. A notice missed (core NATS, at most once) leaves a replica's figures a
+ * day behind until the next check or a restart; alerts take the max over replicas.
  * - statement_check_differences{connection,livemode}: the differences of the newest day checked;
  * - statement_check_last_success_timestamp_seconds{connection,livemode}: when that check ended.
- * A database away keeps the last figures rather than failing the scrape.
  */
-export function registerStatementCheckMetrics(registry: Registry, checks: StatementChecks, logger: Logger): void {
-  let read: { at: number; newest: Promise<StatementCheckResult[]> } = { at: -Infinity, newest: Promise.resolve([]) };
-  // Both gauges of a scrape share one read.
-  const newestOfEach = async (): Promise<StatementCheckResult[]> => {
-    if (Date.now() - read.at >= READ_EVERY_MS) {
-      const last = read.newest;
-      read = {
-        at: Date.now(),
-        newest: checks.newest(NEWEST).catch((err: unknown) => {
-          logger.warn({ err }, 'statement checks not read for the metrics');
-          return last;
-        }),
-      };
-    }
-    const first = new Map<string, StatementCheckResult>();
-    for (const result of await read.newest) if (!first.has(result.connection)) first.set(result.connection, result);
-    return [...first.values()];
-  };
-  new Gauge({
-    name: 'statement_check_differences',
-    help: "Differences between the PSP's listing and the statement on the newest day checked, by connection",
-    labelNames: ['connection', 'livemode'] as const,
-    registers: [registry],
-    async collect() {
-      for (const r of await newestOfEach()) {
-        this.set({ connection: r.connection, livemode: String(r.livemode) }, r.differenceCount);
-      }
-    },
-  });
-  new Gauge({
-    name: 'statement_check_last_success_timestamp_seconds',
-    help: 'When the newest day checked against the PSP was checked, by connection (unix seconds)',
-    labelNames: ['connection', 'livemode'] as const,
-    registers: [registry],
-    async collect() {
-      for (const r of await newestOfEach()) {
-        this.set({ connection: r.connection, livemode: String(r.livemode) }, Date.parse(r.checkedAt) / 1000);
-      }
-    },
-  });
+export class StatementCheckGauges {
+  private readonly shown = new Map<string, StatementChecked>();
+  private readonly differences: Gauge<'connection' | 'livemode'>;
+  private readonly checkedAt: Gauge<'connection' | 'livemode'>;
+
+  constructor(registry: Registry) {
+    this.differences = new Gauge({
+      name: 'statement_check_differences',
+      help: "Differences between the PSP's listing and the statement on the newest day checked, by connection",
+      labelNames: ['connection', 'livemode'] as const,
+      registers: [registry],
+    });
+    this.checkedAt = new Gauge({
+      name: 'statement_check_last_success_timestamp_seconds',
+      help: 'When the newest day checked against the PSP was checked, by connection (unix seconds)',
+      labelNames: ['connection', 'livemode'] as const,
+      registers: [registry],
+    });
+  }
+
+  /** Shows a check unless an older day's: a day checked again by hand replaces its own figures only. */
+  show(check: StatementChecked): void {
+    const before = this.shown.get(check.connection);
+    if (before && before.day > check.day) return;
+    this.shown.set(check.connection, check);
+    const labels = { connection: check.connection, livemode: String(check.livemode) };
+    this.differences.set(labels, check.differenceCount);
+    this.checkedAt.set(labels, Date.parse(check.checkedAt) / 1000);
+  }
+
+  /** Shows the stored checks, then every check stored from now on, as its notice arrives. */
+  async follow(nc: NatsConnection, checks: StatementChecks, logger: Logger): Promise<{ unsubscribe(): void }> {
+    const subscription = nc.subscribe(Subjects.statementChecked, {
+      callback: (err, msg) => {
+        if (err) return;
+        const parsed = StatementCheckedSchema.safeParse(msg.json());
+        if (parsed.success) this.show(parsed.data);
+        else logger.warn({ issues: parsed.error.issues }, 'malformed statement check notice; ignored');
+      },
+    });
+    for (const check of (await checks.newest(NEWEST)).reverse()) this.show(check);
+    return subscription;
+  }
 }

@@ -9,6 +9,7 @@ import {
   StatementCheckDueSchema,
   Subjects,
   type ListedPix,
+  type StatementChecked,
   type StatementCheckResult,
 } from '@pix/contracts';
 import { callRpc, publishEvent, type HandlerOutcome, type JetStreamClient, type NatsConnection } from '@pix/messaging';
@@ -21,8 +22,8 @@ import { compareDay, type PspDay } from './statement-comparison';
 /**
  * The nightly statement check (docs/decisions/statement-check.md): for each PSP connection, the
  * PSP's listing of a São Paulo day (asked of the adapter, a page at a time) against the platform's
- * balance transactions of that day, every difference stored (statement-check-store.ts) and counted
- * (statement-check-metrics.ts).
+ * balance transactions of that day, every difference stored (statement-check-store.ts) and told to
+ * every replica's gauges (statement-check-metrics.ts).
  */
 
 export interface StatementCheckDeps {
@@ -87,6 +88,9 @@ async function checkConnection(
     differences,
   };
   await deps.checks.save(result);
+  // Every replica's gauges show it (statement-check-metrics.ts).
+  const { differences: _kept, ...figures } = result;
+  deps.nc.publish(Subjects.statementChecked, JSON.stringify(figures satisfies StatementChecked));
   statementCheckRuns.inc({ connection: result.connection, outcome: 'completed' });
   const line = { day, connection: result.connection, pixAtPsp: result.pixAtPsp, differences: differences.length };
   if (differences.length > 0) deps.logger.warn(line, 'the statement differs from the PSP');
