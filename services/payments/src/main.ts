@@ -5,6 +5,7 @@ import {
   FactSigner,
   FactVerifier,
   jetstream,
+  retrySetup,
   serveRpc,
   startConsumer,
   type JsMsg,
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
   service.onShutdown('scheduled work consumer', () => dueConsumer.stop());
   service.mark('consumers');
   // A stack always has its next nightly statement check waiting (each check schedules the next).
-  await scheduleNextCheck(statementCheck.js);
+  await retrySetup('statement check schedule', () => scheduleNextCheck(statementCheck.js), logger);
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();
