@@ -50,7 +50,13 @@ export class StatementCheckGauges {
     const subscription = nc.subscribe(Subjects.statementChecked, {
       callback: (err, msg) => {
         if (err) return;
-        const parsed = StatementCheckedSchema.safeParse(msg.json());
+        let raw: unknown = null;
+        try {
+          raw = msg.json();
+        } catch {
+          // Not JSON: refused as malformed below.
+        }
+        const parsed = StatementCheckedSchema.safeParse(raw);
         if (parsed.success) this.show(parsed.data);
         else logger.warn({ issues: parsed.error.issues }, 'malformed statement check notice; ignored');
       },
