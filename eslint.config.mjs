@@ -39,6 +39,7 @@ export default tseslint.config(
     ignores: [
       'services/payments/src/payment-store.ts',
       'services/payments/src/balance-store.ts',
+      'services/payments/src/statement-check-store.ts',
       'services/payments/src/model.ts',
     ],
     rules: {
@@ -46,8 +47,8 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'mongoose', message: 'Only payment-store.ts and balance-store.ts talk to the database.' },
-            { name: 'mongodb', message: 'Only payment-store.ts and balance-store.ts talk to the database.' },
+            { name: 'mongoose', message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.' },
+            { name: 'mongodb', message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.' },
           ],
           patterns: [
             { group: ['./model', '../model'], allowTypeImports: true, message: 'Use PaymentStore (payment-store.ts).' },

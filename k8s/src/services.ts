@@ -39,7 +39,7 @@ export const SERVICES: ServiceSpec[] = [
     name: 'payments',
     opsPort: 9102,
     usesMongo: true,
-    collections: ['payments', 'balance_transactions', 'outbox_writers', 'refused_pix_facts'],
+    collections: ['payments', 'balance_transactions', 'outbox_writers', 'refused_pix_facts', 'statement_checks'],
     minReplicas: 2,
     maxReplicas: 10,
     cpu: { request: 200, limit: 1000 },

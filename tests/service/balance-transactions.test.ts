@@ -222,7 +222,8 @@ describe('balance transactions', () => {
         'a page of the CSV',
         () => balance.exportPage({ storeId: 'seeded-6', livemode: false }, today, today, null, 1000),
       ],
-      ["the nightly check's day", () => balance.receivedOn(false, today)],
+      ["the nightly check's day", () => balance.onDay(false, today)],
+      ["the nightly check's Pix", () => balance.ofPix(false, ['E1', 'E2', 'E3'])],
     ])('%s', async (_name, operation) => {
       const indexes = await expectIndexServed(operation);
       expect(indexes.length).toBeGreaterThan(0);

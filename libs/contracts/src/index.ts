@@ -167,7 +167,33 @@ export {
   type StatementMonth,
   type StatementTotals,
 } from './balance';
-export { AdapterRpc, type CreateChargeReply, type ReadChargeReply } from './rpc/adapter';
+export {
+  AdapterRpc,
+  type CreateChargeReply,
+  type ListPixReply,
+  type ReadChargeReply,
+  type ReadPixReply,
+} from './rpc/adapter';
+export {
+  ListedPixSchema,
+  nextStatementCheck,
+  PIX_READ_MAX,
+  previousDay,
+  STATEMENT_CHECK_HOUR,
+  STATEMENT_CHECK_LIST_MAX,
+  STATEMENT_DIFFERENCE_KINDS,
+  STATEMENT_DIFFERENCES_KEPT,
+  StatementCheckDueSchema,
+  StatementCheckResultSchema,
+  StatementCheckedSchema,
+  type StatementChecked,
+  type ListedDevolucao,
+  type ListedPix,
+  type StatementCheckReply,
+  type StatementCheckResult,
+  type StatementDifference,
+  type StatementDifferenceKind,
+} from './statement-check';
 export {
   SandboxRpc,
   SandboxPayReplySchema,

@@ -15,4 +15,10 @@ export const Notices = {
     publishers: ['gateway'],
     subscribers: ['webhook-dispatcher'],
   },
+  /** The payments replica that stored a statement check tells every replica, for its gauges. */
+  statementChecked: {
+    subject: Subjects.statementChecked,
+    publishers: ['payments'],
+    subscribers: ['payments'],
+  },
 } as const satisfies Record<string, NoticeDefinition>;

@@ -40,6 +40,14 @@ export const Subjects = {
   paymentSchedule: (kind: PaymentDueKind, paymentId: string, key: string) =>
     `payments.schedules.${kind}.${paymentId}.${key}`,
   paymentDue: (kind: PaymentDueKind) => `payments.due.${kind}`,
+  /**
+   * The nightly statement check (statement-check.ts): one schedule, replaced by each run with the
+   * next night's, delivered on statementCheckDue to the same consumer as a payment's work.
+   */
+  statementCheckSchedule: 'payments.schedules.statement_check',
+  statementCheckDue: 'payments.due.statement_check',
+  /** Core NATS notice, after a statement check was stored: every payments replica shows it in its gauges. */
+  statementChecked: 'payments.statement-checks.stored',
   paymentDueAll: 'payments.due.>',
   /**
    * A store's payment counts in one mode (the PAYMENT_COUNTS stream of JetStream counters; `scope` is

@@ -62,8 +62,9 @@ const MovementSchema = new Schema<StoredMovement>(
 // A store's movements in a mode by time, and of one type by time (the list, the statement, the CSV).
 MovementSchema.index({ key: 1 });
 MovementSchema.index({ typeKey: 1 });
-// The nightly check: every store's movements of a day.
+// The nightly check: every store's movements of a day, and every movement of the Pix it compares.
 MovementSchema.index({ createdAt: 1 });
+MovementSchema.index({ endToEndId: 1 });
 
 export const MovementModel = mongoose.model<StoredMovement>('BalanceTransaction', MovementSchema);
 
@@ -292,16 +293,34 @@ export class BalanceTransactions {
     return days;
   }
 
-  /** Every Pix received (paid or late) on connection `livemode` during São Paulo day `day`, every store's. */
-  async receivedOn(livemode: boolean, day: string): Promise<BalanceMovement[]> {
+  /** Every movement on connection `livemode` during São Paulo day `day`, every store's (the nightly check's day). */
+  async onDay(livemode: boolean, day: string): Promise<BalanceMovement[]> {
     const docs = await MovementModel.find({ createdAt: { $gte: dayStart(day), $lt: dayStart(nextDay(day)) } })
       .lean<StoredMovement[]>()
       .exec();
-    return docs
-      .filter((d) => d.livemode === livemode && (d.type === 'pix_received' || d.type === 'late_pix_received'))
+    return docs.filter((d) => d.livemode === livemode).map(movementOf);
+  }
+
+  /** Every movement of these Pix on connection `livemode`, whatever day: a command per PIX_BATCH of them. */
+  async ofPix(livemode: boolean, endToEndIds: string[]): Promise<BalanceMovement[]> {
+    const batches: string[][] = [];
+    for (let i = 0; i < endToEndIds.length; i += PIX_BATCH) batches.push(endToEndIds.slice(i, i + PIX_BATCH));
+    const found = await Promise.all(
+      batches.map((ids) =>
+        MovementModel.find({ endToEndId: { $in: ids } })
+          .lean<StoredMovement[]>()
+          .exec(),
+      ),
+    );
+    return found
+      .flat()
+      .filter((d) => d.livemode === livemode)
       .map(movementOf);
   }
 }
+
+/** Pix asked for in one command by ofPix. */
+const PIX_BATCH = 500;
 
 function lookBack(to: string): string {
   const from = new Date(`${to}T00:00:00.000Z`);

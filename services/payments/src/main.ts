@@ -1,6 +1,15 @@
 import './tracing';
 import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
-import { CounterReader, FactSigner, FactVerifier, serveRpc, startConsumer, type JsMsg } from '@pix/messaging';
+import {
+  CounterReader,
+  FactSigner,
+  FactVerifier,
+  jetstream,
+  retrySetup,
+  serveRpc,
+  startConsumer,
+  type JsMsg,
+} from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { adminTransition } from './admin-transition';
@@ -20,6 +29,9 @@ import type { StoreScope } from './payment-storage';
 import { publicView } from './public-view';
 import { getPayment, listPayments, qrCopyPasteOf } from './queries';
 import { createRefund, getRefund, listRefunds } from './refunds';
+import { checkDay, onStatementCheckDue, scheduleNextCheck } from './statement-check';
+import { StatementCheckGauges } from './statement-check-metrics';
+import { StatementChecks } from './statement-check-store';
 import { exportBalancePage, listBalanceTransactions, statementOfDay, statementOfMonth } from './statement';
 
 /** The key a message is about, to keep one charge's (or payment's) messages in order. */
@@ -47,6 +59,7 @@ async function main(): Promise<void> {
   await syncBalanceIndexes(logger);
   // Where payments keeps aside the PSP facts it refused for their signature: its dead letter.
   const refused = await RefusedFacts.open({ collection: 'refused_pix_facts' }, logger);
+  const checks = await StatementChecks.open(logger);
   service.mark('indexes');
 
   const nc = await connectMessaging(service, config);
@@ -67,6 +80,9 @@ async function main(): Promise<void> {
   );
   const disputesSince = (scope: StoreScope, since: Date) => store.disputesSince(scope, since);
   const deps = { nc, config, logger, store, publish };
+  const statementCheck = { nc, js: jetstream(nc), balance, checks, logger };
+  const checkGauges = await new StatementCheckGauges(service.registry).follow(nc, checks, logger);
+  service.onShutdown('statement check notices', () => checkGauges.unsubscribe());
 
   const relay = new OutboxRelay(store, logger, config.OUTBOX_RELAY_INTERVAL);
   await relay.pass();
@@ -97,6 +113,13 @@ async function main(): Promise<void> {
     serveRpc(nc, PaymentsRpc.transition, (req) => adminTransition(store, req.paymentId, req.status), rpc),
     serveRpc(nc, PaymentsRpc.qr, async (req) => ({ qrCopyPaste: await qrCopyPasteOf(store, req.id) }), rpc),
     serveRpc(nc, PaymentsRpc.publicView, (req) => publicView(store, req.id), rpc),
+    serveRpc(
+      nc,
+      PaymentsRpc.statementCheckRun,
+      async (req) => ({ results: await checkDay(statementCheck, req.date) }),
+      rpc,
+    ),
+    serveRpc(nc, PaymentsRpc.statementCheckResults, async (req) => ({ results: await checks.newest(req.limit) }), rpc),
     serveRpc(nc, PaymentsRpc.refusedFacts, async (req) => ({ facts: await refused.newest(req.limit) }), rpc),
     serveRpc(
       nc,
@@ -135,11 +158,16 @@ async function main(): Promise<void> {
       serializeBy: paymentIdOf,
       maxInFlight: CONSUMER_CONCURRENCY,
     },
-    (msg) => onDue(deps, msg.json()),
+    (msg) =>
+      msg.subject === Subjects.statementCheckDue
+        ? onStatementCheckDue(statementCheck, msg.json(), msg.info.deliveryCount)
+        : onDue(deps, msg.json()),
   );
   service.addReadinessCheck('scheduled work consumer', dueConsumer.isBound);
   service.onShutdown('scheduled work consumer', () => dueConsumer.stop());
   service.mark('consumers');
+  // A stack always has its next nightly statement check waiting (each check schedules the next).
+  await retrySetup('statement check schedule', () => scheduleNextCheck(statementCheck.js), logger);
 
   // The server knows every subscription before the service reports ready.
   await nc.flush();

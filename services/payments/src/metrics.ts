@@ -106,7 +106,16 @@ export const paymentViewWrites = new Counter({
   registers: [],
 });
 
+/** Statement checks of a connection's day (statement-check.ts), by outcome: completed, or failed (its PSP unread). */
+export const statementCheckRuns = new Counter({
+  name: 'statement_check_runs_total',
+  help: 'Statement checks of a day against a PSP connection, by connection and outcome (completed, failed)',
+  labelNames: ['connection', 'outcome'] as const,
+  registers: [],
+});
+
 export function registerPaymentMetrics(registry: Registry): void {
+  registry.registerMetric(statementCheckRuns);
   registry.registerMetric(disputeFacts);
   registry.registerMetric(paymentsCreated);
   registry.registerMetric(statusChanges);

@@ -18,6 +18,7 @@ import { connectionSettings, PspConnections } from './psp-connection';
 import { PspCommands } from './psp-commands';
 import { DefenseCommands } from './defense-commands';
 import { ToldFacts } from './told-facts';
+import { listPix, readPix } from './pix-listing';
 import { SandboxCommands } from './sandbox-commands';
 import { serveConnection } from './serve-connection';
 
@@ -78,6 +79,9 @@ async function main(): Promise<void> {
   service.onShutdown('psp commands consumer', () => commandsConsumer.stop());
 
   const rpc = { queue: QueueGroups.pixProviderAdapter, logger };
+  // A mode with no connection configured has nothing to check; one configured but not open is away.
+  const configured = (livemode: boolean) =>
+    settings.some((c) => c.livemode === livemode) ? connections.provider(livemode) : null;
   const subscriptions = [
     serveRpc(
       nc,
@@ -91,6 +95,8 @@ async function main(): Promise<void> {
       (req) => readCharge(connections.provider(req.livemode), js, told, logger, metrics.found, req),
       rpc,
     ),
+    serveRpc(nc, AdapterRpc.listPix, (req) => listPix(configured, req), rpc),
+    serveRpc(nc, AdapterRpc.readPix, (req) => readPix(configured, req), rpc),
   ];
   if (config.PSP_BACKOFFICE_URL) {
     // The test connection's PSP is the simulator: its back office plays the payer (never a real

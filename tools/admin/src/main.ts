@@ -14,6 +14,8 @@ import {
   SandboxRpc,
   type MedNature,
   REFUSED_FACTS_LIST_MAX,
+  STATEMENT_CHECK_LIST_MAX,
+  isDay,
   type PaymentStatus,
   type RpcDefinition,
   type RpcRequest,
@@ -213,6 +215,33 @@ facts
       'webhook-dispatcher': await callRpc(nc, DispatcherRpc.reapplyFacts, {}, 60_000),
     })),
   );
+
+/** A day written AAAA-MM-DD, refused on the command line rather than by the server. */
+function day(value: string): string {
+  if (!isDay(value)) throw new InvalidArgumentError('must be a day AAAA-MM-DD');
+  return value;
+}
+
+const statement = program
+  .command('statement')
+  .description("the nightly check of each day's balance transactions against the PSP's listing");
+statement
+  .command('check')
+  .description('check a day (São Paulo; today: so far) against every PSP connection now, and print what differs')
+  .addArgument(new Argument('<date>', 'the day, AAAA-MM-DD').argParser(day))
+  .action((date: string) =>
+    withNats('admin', (nc) => callRpc(nc, PaymentsRpc.statementCheckRun, { date }, 10 * 60_000)),
+  );
+statement
+  .command('results')
+  .description('the newest checks stored, a day and connection each, with their differences')
+  .option(
+    '--limit <n>',
+    `how many, newest day first (at most ${STATEMENT_CHECK_LIST_MAX})`,
+    positiveIntUpTo(STATEMENT_CHECK_LIST_MAX),
+    2,
+  )
+  .action((opts: { limit: number }) => call(PaymentsRpc.statementCheckResults, { limit: opts.limit }));
 
 const nats = program.command('nats').description('the message bus');
 nats

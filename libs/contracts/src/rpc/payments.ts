@@ -23,6 +23,11 @@ import {
 import { ReapplyFactsReplySchema, RefusedFactsReplySchema, RefusedFactsRequestSchema } from '../signed-facts';
 import { PAYMENT_STATUSES } from '../statuses';
 import { RequestLivemodeSchema } from '../modes';
+import {
+  StatementCheckListRequestSchema,
+  StatementCheckReplySchema,
+  StatementCheckRunRequestSchema,
+} from '../statement-check';
 import { defineRpc } from './define-rpc';
 
 /** What payments answers over NATS request/reply (queue group `payments`). */
@@ -152,4 +157,18 @@ export const PaymentsRpc = {
     server: 'payments',
     callers: ['admin'],
   }),
+  /** Admin: checks a day's statement against every PSP connection's listing now, and answers what differs. */
+  statementCheckRun: defineRpc(
+    'payments.admin.statement-check.run',
+    StatementCheckRunRequestSchema,
+    StatementCheckReplySchema,
+    { server: 'payments', callers: ['admin'] },
+  ),
+  /** Admin: the newest statement checks stored, a day and connection each. */
+  statementCheckResults: defineRpc(
+    'payments.admin.statement-check.results',
+    StatementCheckListRequestSchema,
+    StatementCheckReplySchema,
+    { server: 'payments', callers: ['admin'] },
+  ),
 } as const;
