@@ -47,8 +47,14 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'mongoose', message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.' },
-            { name: 'mongodb', message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.' },
+            {
+              name: 'mongoose',
+              message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.',
+            },
+            {
+              name: 'mongodb',
+              message: 'Only payment-store.ts, balance-store.ts and statement-check-store.ts talk to the database.',
+            },
           ],
           patterns: [
             { group: ['./model', '../model'], allowTypeImports: true, message: 'Use PaymentStore (payment-store.ts).' },
