@@ -73,6 +73,13 @@ export function nextDay(day: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** The day before a day (AAAA-MM-DD). */
+export function previousDay(day: string): string {
+  const d = new Date(`${day}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
 /** The first and last day of a month (AAAA-MM). */
 export function monthDays(month: string): { from: string; to: string } {
   const first = new Date(`${month}-01T00:00:00.000Z`);

@@ -1,4 +1,5 @@
-import { nextStatementCheck, previousDay } from './statement-check';
+import { previousDay } from './balance';
+import { nextStatementCheck } from './statement-check';
 
 describe('the nightly statement check’s time', () => {
   it('checks the day before at 03:00 in São Paulo (06:00 UTC), today’s if still ahead', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dayStart, isDay, isStatementDay, nextDay, statementDay } from './balance';
+import { dayStart, isDay, isStatementDay, nextDay, previousDay, statementDay } from './balance';
 import { MODE_NAMES } from './modes';
 
 /**
@@ -110,11 +110,4 @@ export function nextStatementCheck(now: Date): { day: string; at: Date } {
   const todays = new Date(dayStart(today).getTime() + hour);
   if (todays > now) return { day: previousDay(today), at: todays };
   return { day: today, at: new Date(dayStart(nextDay(today)).getTime() + hour) };
-}
-
-/** The day before a day (AAAA-MM-DD). */
-export function previousDay(day: string): string {
-  const d = new Date(`${day}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
 }

@@ -4,6 +4,7 @@ import {
   dayStart,
   modeScope,
   nextDay,
+  previousDay,
   statementDay,
   STATEMENT_FIRST_DAY,
   type BalanceListQuery,
@@ -142,13 +143,6 @@ const NARROWEST_WINDOW_MS = 1000;
 
 /** How long a process keeps its count of a range's days before today (BalanceTransactions.count). */
 const PAST_COUNT_MS = 60_000;
-
-/** The day before a day (AAAA-MM-DD). */
-function previousDay(day: string): string {
-  const d = new Date(`${day}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
-}
 
 export class BalanceTransactions {
   private readonly windows = new PageWindows();
