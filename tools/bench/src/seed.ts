@@ -122,23 +122,32 @@ export async function seedPayments(
   createdWithinMs = HISTORY_MS,
 ): Promise<{ id: string; store: BenchStore; status: string }[]> {
   const seeded: { id: string; store: BenchStore; status: string }[] = [];
+  await insertInBatches(payments, count, (i) => {
+    const store = stores[i % stores.length] as BenchStore;
+    const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl, keys, createdWithinMs));
+    seeded.push({ id: doc._id as string, store, status: doc.status as string });
+    return doc;
+  });
+  return seeded;
+}
+
+/** Inserts `count` documents made by `make` through the driver, BATCH at a time, two batches in flight. */
+async function insertInBatches(
+  collection: Collection<Document>,
+  count: number,
+  make: (i: number) => Document,
+): Promise<void> {
   let pending: Promise<unknown>[] = [];
   for (let start = 0; start < count; start += BATCH) {
     const batch: Document[] = [];
-    for (let i = start; i < Math.min(count, start + BATCH); i++) {
-      const store = stores[i % stores.length] as BenchStore;
-      const doc = shapeDocument(shape, historicPayment(store.storeId, gatewayUrl, keys, createdWithinMs));
-      batch.push(doc);
-      seeded.push({ id: doc._id as string, store, status: doc.status as string });
-    }
-    pending.push(payments.insertMany(batch, { ordered: false }));
+    for (let i = start; i < Math.min(count, start + BATCH); i++) batch.push(make(i));
+    pending.push(collection.insertMany(batch, { ordered: false }));
     if (pending.length === 2) {
       await Promise.all(pending);
       pending = [];
     }
   }
   await Promise.all(pending);
-  return seeded;
 }
 
 /**
@@ -170,37 +179,27 @@ export async function countSeeded(
  */
 export async function seedMovements(movements: Collection<Document>, store: BenchStore, count: number): Promise<void> {
   const scope = modeScope(store.storeId, false);
-  let pending: Promise<unknown>[] = [];
-  for (let start = 0; start < count; start += BATCH) {
-    const batch: Document[] = [];
-    for (let i = start; i < Math.min(count, start + BATCH); i++) {
-      const id = randomUUID();
-      const createdAt = new Date(Date.now() - Math.random() * HISTORY_MS);
-      const at = createdAt.toISOString();
-      batch.push({
-        _id: id,
-        storeId: store.storeId,
-        livemode: false,
-        type: 'pix_received',
-        amountCents: 500 + Math.floor(Math.random() * 100_000),
-        paymentId: randomUUID(),
-        refundId: null,
-        endToEndId: `E${alphanumerics(31)}`,
-        origin: null,
-        nature: null,
-        connection: 'test',
-        createdAt,
-        day: statementDay(createdAt),
-        key: `${scope}|${at}|${id}`,
-        typeKey: `${scope}|pix_received|${at}|${id}`,
-        recordedAt: createdAt,
-      });
-    }
-    pending.push(movements.insertMany(batch, { ordered: false }));
-    if (pending.length === 2) {
-      await Promise.all(pending);
-      pending = [];
-    }
-  }
-  await Promise.all(pending);
+  await insertInBatches(movements, count, () => {
+    const id = randomUUID();
+    const createdAt = new Date(Date.now() - Math.random() * HISTORY_MS);
+    const at = createdAt.toISOString();
+    return {
+      _id: id,
+      storeId: store.storeId,
+      livemode: false,
+      type: 'pix_received',
+      amountCents: 500 + Math.floor(Math.random() * 100_000),
+      paymentId: randomUUID(),
+      refundId: null,
+      endToEndId: `E${alphanumerics(31)}`,
+      origin: null,
+      nature: null,
+      connection: 'test',
+      createdAt,
+      day: statementDay(createdAt),
+      key: `${scope}|${at}|${id}`,
+      typeKey: `${scope}|pix_received|${at}|${id}`,
+      recordedAt: createdAt,
+    };
+  });
 }
