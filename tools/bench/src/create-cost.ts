@@ -3,7 +3,8 @@
  * fixed rate (open loop, over HTTP), and around them CPU seconds per process (/proc), database
  * commands per service, command and collection (db_commands_total), and, with PG_STAT_STATEMENTS=1,
  * the SQL PostgreSQL ran and the rows each table took (inserts, updates, deletes, and so index
- * entries). `node tools/bench/dist/create-cost.js [creates] [rate]`.
+ * entries). `node tools/bench/dist/create-cost.js [creates] [rate]`. With PROFILE_DIR set, every
+ * service runs under `--cpu-prof` and each one's profile of the measured creates is summarized.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { connectAs, randomPorts, removeStackDir, startStack, stopProcesses } from '@pix/devstack';
+import { formatSummary, summarizeDir } from './cpu-profile';
 import { commandSamples } from './db-commands';
 import { paceRequests } from './pace';
 import { createStores } from './seed';
@@ -59,7 +61,18 @@ async function tableRows(pg: Client): Promise<Map<string, { ins: number; upd: nu
   return new Map(rows.map((r) => [r.relname, { ins: +r.ins, upd: +r.upd, hot: +r.hot, del: +r.del }]));
 }
 
+/** The monotonic clock CPU profiles keep, in microseconds. */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
 async function main(): Promise<void> {
+  const profileDir = process.env.PROFILE_DIR;
+  if (profileDir) {
+    fs.rmSync(profileDir, { recursive: true, force: true });
+    fs.mkdirSync(profileDir, { recursive: true });
+    // The services' node takes these (tools/devstack); a profile is written as its process exits.
+    process.env.SERVICE_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+  }
+  let profiled: { fromUs: number; toUs: number; cpuMs: Map<string, number> } | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'create-cost-'));
   const stack = await startStack({
     dir,
@@ -111,10 +124,12 @@ async function main(): Promise<void> {
     const cmdBefore = await commands(stack.opsUrls);
     const cpu = new CpuMeter(stack.processes);
     const t0 = performance.now();
+    const fromUs = monotonicUs();
     const ok = await creates(stack.gatewayUrl, store.token, CREATES, RATE);
     // What the creates set going (outbox clearing, webhooks) ends within a couple of seconds.
     await new Promise((r) => setTimeout(r, 2000));
     const usage = cpu.read();
+    profiled = { fromUs, toUs: monotonicUs(), cpuMs: new Map(usage.map((u) => [u.name, (u.seconds * 1000) / ok])) };
     const seconds = (performance.now() - t0) / 1000;
     const cmdAfter = await commands(stack.opsUrls);
     const out: string[] = [];
@@ -181,6 +196,13 @@ async function main(): Promise<void> {
     await pg?.end();
     await stopProcesses(stack.processes);
     if (!process.env.KEEP) removeStackDir(dir);
+  }
+  if (profileDir && profiled) {
+    const { cpuMs } = profiled;
+    const lines = summarizeDir(profileDir, profiled).flatMap((s) =>
+      formatSummary(s, cpuMs.get(s.process) ?? 0, 'create'),
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
 }
 
