@@ -259,10 +259,20 @@ export class PaymentStore implements PaymentStorage {
    * and so does the caller the write answers, which waits for this. The view is put
    * compare-and-set on the payment's revision, so one made from an older `doc` (a retry, a relay
    * pass) never replaces a newer one (payment-views.ts).
+   *
+   * A payment's first view goes alongside its messages instead, in the same flush: there is no older
+   * view for an event's reader to find, and a get that finds none reads the database, so the order
+   * buys nothing there and a create is spared a round trip to JetStream.
    */
   private async publishWithView(doc: PaymentDoc, entries: OutboxEntry[]): Promise<void> {
-    if (entries.some((entry) => entry.view)) await this.views.write(doc);
-    await this.publish(entries.filter((entry) => !entry.view));
+    const others = entries.filter((entry) => !entry.view);
+    if (!entries.some((entry) => entry.view)) return this.publish(others);
+    if (doc.rev === 1) {
+      await Promise.all([this.views.write(doc), this.publish(others)]);
+      return;
+    }
+    await this.views.write(doc);
+    await this.publish(others);
   }
 
   /**
