@@ -58,7 +58,7 @@ const RECONCILED = 100;
 const LIST_STORE_SIZE = 1000;
 /** A burst's payments are created within this long before its list is measured. */
 const BURST_WITHIN_MS = 2 * 60 * 1000;
-/** Seeded payments that get by id cycles through, drawn at random from all of them. */
+/** Payments that get by id cycles through: the create figure's, or seeded ones drawn at random. */
 const GET_SAMPLE = 1000;
 
 /** Counted by the database, or (`exact: false`) what the bench knows it wrote, when the count took too long. */
@@ -112,7 +112,10 @@ export interface SizeResult {
   storedAfter: StoredCount;
   seedPerSecond: number | null;
   create: ApiFigure;
+  /** Gets of payments the API made (the create figure's), each with its view in the read model. */
   get: ApiFigure;
+  /** Gets of seeded payments, which have no view: the database path (optional in older results). */
+  getFromDatabase?: ApiFigure;
   list: ApiFigure;
   /** One client listing the largest store (all but the list store's payments). */
   listLargeStore: ApiFigure & { storeHolds: number };
@@ -356,8 +359,18 @@ export async function runVariant(
         options.webhookWaitSeconds,
       );
       log(label, `  ${reconciliation ? reconciliationCell(reconciliation) : 'no reconciliation in this checkout'}`);
+      // A merchant gets the payments the API made, each with its view in the read model; seeded
+      // payments were written straight to the database, with no view, so they measure its path.
+      const made = await payments
+        .find({ storeId: createStore.storeId }, { projection: { _id: 1 }, limit: GET_SAMPLE })
+        .toArray();
       const get = await measureApi(
         'get',
+        'GET',
+        made.map(({ _id }) => ({ path: `/public-api/v1/payments/${String(_id)}`, token: createStore.token })),
+      );
+      const getFromDatabase = await measureApi(
+        'get, no view',
         'GET',
         sample.map(({ id, store }) => ({ path: `/public-api/v1/payments/${id}`, token: store.token })),
       );
@@ -405,6 +418,7 @@ export async function runVariant(
         seedPerSecond: forList + forOthers > 0 ? (forList + forOthers) / seedSeconds : null,
         create,
         get,
+        getFromDatabase,
         list,
         listLargeStore,
         burst,
