@@ -361,13 +361,16 @@ export async function runVariant(
       log(label, `  ${reconciliation ? reconciliationCell(reconciliation) : 'no reconciliation in this checkout'}`);
       // A merchant gets the payments the API made, each with its view in the read model; seeded
       // payments were written straight to the database, with no view, so they measure its path.
+      // (A checkout whose creates all failed has none to get: its seeded ones stand in.)
       const made = await payments
         .find({ storeId: createStore.storeId }, { projection: { _id: 1 }, limit: GET_SAMPLE })
         .toArray();
       const get = await measureApi(
         'get',
         'GET',
-        made.map(({ _id }) => ({ path: `/public-api/v1/payments/${String(_id)}`, token: createStore.token })),
+        made.length > 0
+          ? made.map(({ _id }) => ({ path: `/public-api/v1/payments/${String(_id)}`, token: createStore.token }))
+          : sample.map(({ id, store }) => ({ path: `/public-api/v1/payments/${id}`, token: store.token })),
       );
       const getFromDatabase = await measureApi(
         'get, no view',
