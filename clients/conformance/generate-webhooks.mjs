@@ -45,6 +45,22 @@ const refundSucceeded = JSON.stringify({
   failureReason: null,
   storeId: 'b8e2f1d0-5c4b-4a3e-9f2d-1c0b9a8e7d6f',
 });
+const disputeReminder = JSON.stringify({
+  event: 'payment.dispute_reminder',
+  paymentId,
+  storeId: 'b8e2f1d0-5c4b-4a3e-9f2d-1c0b9a8e7d6f',
+  livemode: false,
+  status: 'open',
+  reason: 'Pix feito sob fraude',
+  kind: 'golpe',
+  amountAtRisk: 25.5,
+  openedAt: '2025-11-24T10:00:00.000Z',
+  deadlineAt: '2025-11-27T10:00:00.000Z',
+  defense: null,
+  decision: null,
+  closedAt: null,
+  hoursLeft: 24,
+});
 const foreign = JSON.stringify({ event: 'invoice.paid', id: paymentId });
 
 function signed(body, { id, keys = [current], timestamp = sent }) {
@@ -67,6 +83,13 @@ const cases = [
     headers: signed(refundSucceeded, { id: 'evt_fedcba9876543210fedcba9876543210' }),
     now: sent + 2,
     expect: JSON.parse(refundSucceeded),
+  },
+  {
+    name: 'a valid payment.dispute_reminder',
+    body: disputeReminder,
+    headers: signed(disputeReminder, { id: 'evt_5a4b3c2d1e0f5a4b3c2d1e0f5a4b3c2d' }),
+    now: sent + 2,
+    expect: JSON.parse(disputeReminder),
   },
   {
     name: 'still valid at the edge of the 5 minutes',

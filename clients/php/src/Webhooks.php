@@ -6,6 +6,7 @@ namespace PixPayments;
 
 use PixPayments\Exception\UnexpectedResponseException;
 use PixPayments\Exception\WebhookVerificationException;
+use PixPayments\Model\DisputeWebhook;
 use PixPayments\Model\PaymentWebhook;
 use PixPayments\Model\RefundWebhook;
 use PixPayments\Model\Webhook;
@@ -29,8 +30,8 @@ final class Webhooks
     /**
      * Verifies a webhook as it arrived: the raw body (file_get_contents('php://input'), before any
      * JSON decoding), its headers (getallheaders(), a PSR-7 getHeaders(), or $_SERVER) and the
-     * store's secret (whsec_…). Returns the event, a PaymentWebhook or a RefundWebhook told apart by
-     * `event`. Deduplicate on the webhook-id header: an event may arrive more than once.
+     * store's secret (whsec_…). Returns the event, a PaymentWebhook, a RefundWebhook or a
+     * DisputeWebhook told apart by `event`. Deduplicate on the webhook-id header: an event may arrive more than once.
      *
      * @param array<string, string|list<string>> $headers names in any case
      * @param int|null $now Unix seconds to judge the timestamp against (time() by default), e.g. to
@@ -43,7 +44,7 @@ final class Webhooks
         array $headers,
         string $secret,
         ?int $now = null,
-    ): PaymentWebhook|RefundWebhook {
+    ): PaymentWebhook|RefundWebhook|DisputeWebhook {
         $id = self::header($headers, 'webhook-id');
         $timestamp = self::header($headers, 'webhook-timestamp');
         $signatures = self::header($headers, 'webhook-signature');
@@ -79,7 +80,7 @@ final class Webhooks
             throw new WebhookVerificationException('webhook not verified: the body is not a JSON object');
         }
         $event = $data['event'] ?? null;
-        if (!in_array($event, [...Webhook::PAYMENT_EVENTS, ...Webhook::REFUND_EVENTS], true)) {
+        if (!in_array($event, Webhook::EVENTS, true)) {
             throw new WebhookVerificationException(sprintf(
                 'webhook not verified: not an event of this API (%s)',
                 is_string($event) ? $event : get_debug_type($event),

@@ -93,6 +93,14 @@ final class Fixtures
         ], $overrides);
     }
 
+    /** @return array<string, mixed> A dispute webhook body as the dispatcher sends it: the dispute's fields beside its payment's. */
+    public static function disputeWebhook(string $event = 'payment.dispute_opened', array $overrides = []): array
+    {
+        return ['event' => $event, 'paymentId' => '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01', 'storeId' => 'store_1', 'livemode' => false]
+            + self::dispute($overrides)
+            + ($event === 'payment.dispute_reminder' ? ['hoursLeft' => 24] : []);
+    }
+
     /** @return array<string, mixed> */
     public static function balanceTransaction(array $overrides = []): array
     {

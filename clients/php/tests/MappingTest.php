@@ -8,6 +8,7 @@ use PHPUnit\Framework\TestCase;
 use PixPayments\Exception\UnexpectedResponseException;
 use PixPayments\Model\BalanceTransactionList;
 use PixPayments\Model\Dispute;
+use PixPayments\Model\DisputeWebhook;
 use PixPayments\Model\Event;
 use PixPayments\Model\EventDetail;
 use PixPayments\Model\Payment;
@@ -113,6 +114,20 @@ final class MappingTest extends TestCase
             self::assertInstanceOf(RefundWebhook::class, $event->body);
             self::assertSame([$type, $type, '0b8f5a8e-6d0c-4a43-9f3e-2d1c6f1e9a01', 'store_1'], [$event->type, $event->body->event, $event->paymentId, $event->body->storeId]);
         }
+
+        $closed = Fixtures::disputeWebhook('payment.dispute_closed', [
+            'status' => 'closed',
+            'decision' => 'accepted',
+            'closedAt' => '2026-11-28T10:00:00.000Z',
+            'defense' => ['text' => 'Entregue', 'sentAt' => '2026-11-27T10:00:00.000Z'],
+        ]);
+        $event = Event::fromArray(Fixtures::event($closed));
+        self::assertInstanceOf(DisputeWebhook::class, $event->body);
+        self::assertSame(['payment.dispute_closed', 'accepted', 'Entregue', null], [$event->body->event, $event->body->dispute->decision, $event->body->dispute->defense?->text, $event->body->hoursLeft]);
+        // Back to the body as it was sent, field for field.
+        self::assertSame($closed, json_decode(json_encode($event->body, JSON_THROW_ON_ERROR), true, 512, JSON_THROW_ON_ERROR));
+        $reminder = Fixtures::disputeWebhook('payment.dispute_reminder');
+        self::assertSame($reminder, Webhook::fromArray($reminder)->toArray());
     }
 
     public function testEventDetailCarriesItsAttempts(): void

@@ -6,6 +6,7 @@ namespace PixPayments\Tests;
 
 use PHPUnit\Framework\TestCase;
 use PixPayments\Exception\WebhookVerificationException;
+use PixPayments\Model\DisputeWebhook;
 use PixPayments\Model\PaymentWebhook;
 use PixPayments\Model\RefundWebhook;
 use PixPayments\Webhooks;
@@ -66,6 +67,17 @@ final class WebhooksTest extends TestCase
             $event = Webhooks::verify($body, self::signed($body, self::NOW, self::SECRET), self::SECRET, self::NOW);
             self::assertInstanceOf(RefundWebhook::class, $event);
             self::assertSame($type, $event->event);
+        }
+    }
+
+    public function testDisputeEventsVerify(): void
+    {
+        foreach (['payment.dispute_opened', 'payment.dispute_reminder', 'payment.dispute_closed'] as $type) {
+            $body = self::body(Fixtures::disputeWebhook($type));
+            $event = Webhooks::verify($body, self::signed($body, self::NOW, self::SECRET), self::SECRET, self::NOW);
+            self::assertInstanceOf(DisputeWebhook::class, $event);
+            self::assertSame([$type, 'open', 25.5], [$event->event, $event->dispute->status, $event->dispute->amountAtRisk]);
+            self::assertSame($type === 'payment.dispute_reminder' ? 24 : null, $event->hoursLeft);
         }
     }
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pix_payments import WebhookVerificationError, webhooks
-from pix_payments.models import PaymentCreatedWebhook, RefundSucceededWebhook
+from pix_payments.models import DisputeReminderWebhook, PaymentCreatedWebhook, RefundSucceededWebhook
 
 FIXTURES: dict[str, Any] = json.loads(
     (Path(__file__).parents[2] / "conformance" / "webhooks.json").read_text(encoding="utf-8")
@@ -42,6 +42,11 @@ def test_returns_the_event_typed_by_its_event() -> None:
     event = webhooks.verify(refund["body"], {k.upper(): v for k, v in refund["headers"].items()}, SECRET, now=at)
     assert isinstance(event, RefundSucceededWebhook)
     assert event.amount == 10.5
+    reminder = CASES["a valid payment.dispute_reminder"]
+    event = webhooks.verify(reminder["body"], reminder["headers"], SECRET, now=reminder["now"])
+    assert isinstance(event, DisputeReminderWebhook)
+    assert (event.hours_left, event.amount_at_risk, event.defense) == (24, 25.5, None)
+    assert event.model_dump(mode="json", by_alias=True) == reminder["expect"]
 
 
 def test_the_real_clock_by_default() -> None:

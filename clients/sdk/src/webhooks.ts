@@ -5,13 +5,17 @@ import type { Webhook as WebhookBody } from './types.js';
 /** Request headers as a framework hands them: a Fetch Headers, or Node's (lower-case names, maybe arrays). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
-const EVENT_TYPES: readonly string[] = [
-  'payment.created',
-  'payment.status_changed',
-  'refund.created',
-  'refund.succeeded',
-  'refund.failed',
-];
+/** Every event this API sends; keyed by the OpenAPI document's own union, so a new event fails the build until it is here. */
+const EVENT_TYPES: Record<WebhookBody['event'], true> = {
+  'payment.created': true,
+  'payment.status_changed': true,
+  'refund.created': true,
+  'refund.succeeded': true,
+  'refund.failed': true,
+  'payment.dispute_opened': true,
+  'payment.dispute_reminder': true,
+  'payment.dispute_closed': true,
+};
 
 function header(headers: WebhookHeaders, name: string): string {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? '';
@@ -86,7 +90,7 @@ export function verifyWebhook(
     });
   }
   const event = (payload as { event?: unknown } | null)?.event;
-  if (typeof event !== 'string' || !EVENT_TYPES.includes(event)) {
+  if (typeof event !== 'string' || !Object.hasOwn(EVENT_TYPES, event)) {
     throw new WebhookVerificationError(`webhook not verified: not an event of this API (${String(event)})`);
   }
   return payload as WebhookBody;

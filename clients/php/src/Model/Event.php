@@ -12,13 +12,13 @@ final class Event implements \JsonSerializable
     public function __construct(
         /** The event id (evt_…), the webhook-id every delivery of it carries */
         public readonly string $id,
-        /** payment.created, payment.status_changed, refund.created, refund.succeeded or refund.failed */
+        /** payment.created, payment.status_changed, refund.created, refund.succeeded, refund.failed, or a dispute's */
         public readonly string $type,
         public readonly string $paymentId,
         /** true for live data (a live token), false for test data (a test token) */
         public readonly bool $livemode,
         public readonly string $createdAt,
-        public readonly PaymentWebhook|RefundWebhook $body,
+        public readonly PaymentWebhook|RefundWebhook|DisputeWebhook $body,
         /** pending (being delivered or retried), delivered or dead (every attempt failed) */
         public readonly string $status,
         /** Attempts made so far, over every run */

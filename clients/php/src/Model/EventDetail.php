@@ -17,7 +17,7 @@ final class EventDetail implements \JsonSerializable
         /** true for live data (a live token), false for test data (a test token) */
         public readonly bool $livemode,
         public readonly string $createdAt,
-        public readonly PaymentWebhook|RefundWebhook $body,
+        public readonly PaymentWebhook|RefundWebhook|DisputeWebhook $body,
         public readonly string $status,
         public readonly int $attemptCount,
         public readonly ?string $nextAttemptAt,

@@ -36,7 +36,16 @@ PaymentStatus = Literal["pending", "approved", "review", "not_approved"]
 
 MedNature = Literal["med_fraud", "med_operational"]
 """Why the PSP makes a MED return: a fraud claim upheld, or its own operational failure."""
-EventType = Literal["payment.created", "payment.status_changed", "refund.created", "refund.succeeded", "refund.failed"]
+EventType = Literal[
+    "payment.created",
+    "payment.status_changed",
+    "refund.created",
+    "refund.succeeded",
+    "refund.failed",
+    "payment.dispute_opened",
+    "payment.dispute_reminder",
+    "payment.dispute_closed",
+]
 """The webhook events' types, the Events API's filter."""
 BalanceTransactionType = Literal["pix_received", "refund", "med_return", "late_pix_received", "late_pix_returned"]
 """The kinds of movement of the store's money, the balance transactions' filter."""

@@ -16,6 +16,9 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from .errors import WebhookVerificationError
 from .models import (
+    DisputeClosedWebhook,
+    DisputeOpenedWebhook,
+    DisputeReminderWebhook,
     PaymentCreatedWebhook,
     PaymentStatusChangedWebhook,
     RefundCreatedWebhook,
@@ -29,8 +32,11 @@ WebhookEvent = (
     | RefundCreatedWebhook
     | RefundSucceededWebhook
     | RefundFailedWebhook
+    | DisputeOpenedWebhook
+    | DisputeReminderWebhook
+    | DisputeClosedWebhook
 )
-"""Any webhook body, told apart by `event`: a payment's or a refund's."""
+"""Any webhook body, told apart by `event`: a payment's, a refund's or a dispute's."""
 
 _EVENT: TypeAdapter[WebhookEvent] = TypeAdapter(Annotated[WebhookEvent, Field(discriminator="event")])
 TOLERANCE_SECONDS = 5 * 60
