@@ -12,7 +12,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { connectAs, randomPorts, removeStackDir, startStack, stopProcesses } from '@pix/devstack';
-import { formatSummary, summarizeDir } from './cpu-profile';
+import { formatSummary, monotonicUs, profileServices, summarizeDir } from './cpu-profile';
 import { commandSamples } from './db-commands';
 import { paceRequests } from './pace';
 import { createStores } from './seed';
@@ -61,17 +61,9 @@ async function tableRows(pg: Client): Promise<Map<string, { ins: number; upd: nu
   return new Map(rows.map((r) => [r.relname, { ins: +r.ins, upd: +r.upd, hot: +r.hot, del: +r.del }]));
 }
 
-/** The monotonic clock CPU profiles keep, in microseconds. */
-const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
-
 async function main(): Promise<void> {
   const profileDir = process.env.PROFILE_DIR;
-  if (profileDir) {
-    fs.rmSync(profileDir, { recursive: true, force: true });
-    fs.mkdirSync(profileDir, { recursive: true });
-    // The services' node takes these (tools/devstack); a profile is written as its process exits.
-    process.env.SERVICE_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
-  }
+  if (profileDir) profileServices(profileDir);
   let profiled: { fromUs: number; toUs: number; cpuMs: Map<string, number> } | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'create-cost-'));
   const stack = await startStack({

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectAs, randomPorts, removeStackDir, startStack, stopProcesses } from '@pix/devstack';
-import { formatSummary, summarizeDir } from './cpu-profile';
+import { formatSummary, monotonicUs, profileServices, summarizeDir } from './cpu-profile';
 import { runLoad, type Target } from './load';
 import { createStores } from './seed';
 import { CpuMeter } from './usage';
@@ -18,16 +18,9 @@ const SECONDS = Number(process.argv[2] ?? 15);
 const PAYMENTS = Number(process.argv[3] ?? 200);
 const CONNECTIONS = 32;
 
-/** The monotonic clock CPU profiles keep, in microseconds. */
-const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
-
 async function main(): Promise<void> {
   const profileDir = process.env.PROFILE_DIR;
-  if (profileDir) {
-    fs.rmSync(profileDir, { recursive: true, force: true });
-    fs.mkdirSync(profileDir, { recursive: true });
-    process.env.SERVICE_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
-  }
+  if (profileDir) profileServices(profileDir);
   let profiled: { fromUs: number; toUs: number; cpuMs: Map<string, number> } | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'get-cost-'));
   const stack = await startStack({
