@@ -155,7 +155,8 @@ export class PaymentStore implements PaymentStorage {
   async disputesSince(scope: StoreScope, since: Date): Promise<DisputeRecord[]> {
     const docs = await PaymentModel.find({
       storeId: { $eq: scope.storeId },
-      'dispute.status': { $in: ['closed', 'open'] },
+      // $exists as the index's filter says it: MongoDB uses a partial index for a query that implies it.
+      'dispute.status': { $exists: true, $in: ['closed', 'open'] },
     }).lean<StoredPayment[]>();
     return docs
       .map((doc) => shaped(doc) as PaymentDoc)
