@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { createSecureContext } from 'node:tls';
 
 /**
  * got, the platform's HTTP client. got ships only as an ES module; Node 20.19+ loads it through
@@ -45,10 +46,26 @@ export function callFailure(err: unknown): CallFailure {
  */
 const IDLE_CONNECTION_MS = 4000;
 
-/** Connection pools for got (`agent`) that keep connections between calls and drop idle ones in time. */
-export function keptAliveAgents(): { http: http.Agent; https: https.Agent } {
+/** A mutual TLS client's PEM: its certificate and key, and the CA that signed the server's certificate. */
+export interface MutualTls {
+  certificate: string;
+  key: string;
+  certificateAuthority: string;
+}
+
+/**
+ * Connection pools for got (`agent`) that keep connections between calls and drop idle ones in time.
+ * With `tls`, every https connection of the pool presents that client certificate and trusts that CA
+ * only, through one secure context made here: given to got per call instead, the key and certificates
+ * would be parsed again for each new connection (a quarter of a handshake's CPU, paid by every
+ * connection a PSP's restart or a burst of errors makes), and got's options, which its errors carry,
+ * would hold the key.
+ */
+export function keptAliveAgents(tls?: MutualTls): { http: http.Agent; https: https.Agent } {
+  const secureContext =
+    tls && createSecureContext({ cert: tls.certificate, key: tls.key, ca: tls.certificateAuthority });
   return {
     http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, ...(secureContext && { secureContext }) }),
   };
 }

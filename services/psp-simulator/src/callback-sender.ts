@@ -1,15 +1,8 @@
 import type { PixCallback, PixEntry } from '@pix/api-pix';
-import { callFailure, got, keptAliveAgents } from '@pix/http';
+import { callFailure, got, keptAliveAgents, type MutualTls } from '@pix/http';
 import type { NotifyReceiver, SandboxBooks } from './books';
 import type { Faults } from './faults';
 import type { WebhookRegistrations } from './webhook-registrations';
-
-/** The simulator's client certificate and key, and the CA of the receivers' servers (PEM). */
-export interface CallbackTls {
-  certificate: string;
-  key: string;
-  certificateAuthority: string;
-}
 
 /** A callback with no webhook to go to: kept owed, and sent once the receiver registers one. */
 export class NoWebhookRegistered extends Error {
@@ -29,12 +22,13 @@ export function callbackSender(deps: {
   books: SandboxBooks;
   registrations: WebhookRegistrations;
   faults: Faults;
-  tls: CallbackTls;
+  /** The simulator's client certificate and key, and the CA of the receivers' servers (PEM). */
+  tls: MutualTls;
   timeoutMs: number;
 }): NotifyReceiver {
   // Connections to the receiver are kept and reused, as a PSP's are: a mutual TLS handshake per
   // callback is most of a callback's cost, and a burst of redeliveries would pay it each time.
-  const agent = keptAliveAgents();
+  const agent = keptAliveAgents(deps.tls);
   return async (pix: PixEntry) => {
     if (deps.faults.take(pix.devolucoes ? 'callback.devolucao' : 'callback.pix')?.kind === 'drop') return;
     const charge = await deps.books.findCharge(pix.txid);
@@ -47,7 +41,6 @@ export function callbackSender(deps: {
       await got.post(url, {
         json: body,
         agent,
-        https: deps.tls,
         timeout: { request: deps.timeoutMs },
         // One try: a failure is owed (OwedCallbacks sends it again, later and later), so a payer
         // waiting on it hears of a receiver away within one timeout, not three.

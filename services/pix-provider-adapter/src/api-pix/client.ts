@@ -1,4 +1,4 @@
-import { callFailure, got, HTTPError, keptAliveAgents, type CallFailure, type Method } from '@pix/http';
+import { callFailure, got, HTTPError, keptAliveAgents, type CallFailure, type Method, type MutualTls } from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import { refusalDetail } from './refusal-detail';
 import type { z } from 'zod';
@@ -40,13 +40,6 @@ import {
   type CobRemovalSchema,
   type ReceivedPix,
 } from '@pix/api-pix';
-
-/** Client certificate, key and the CA that signed the PSP's server certificate (PEM). */
-export interface MutualTls {
-  certificate: string;
-  key: string;
-  certificateAuthority: string;
-}
 
 export interface ApiPixClientOptions {
   /** Base of the API, e.g. https://pix.example.com/api/v2 (paths /cob/..., /pix/... go under it). */
@@ -96,9 +89,9 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
   constructor(private readonly options: ApiPixClientOptions) {
     this.http = got.extend({
       // Connections are kept and reused: under load (and retries) a new connection per request
-      // floods the PSP's accept queue, and over mutual TLS each one costs a handshake.
-      agent: keptAliveAgents(),
-      https: options.tls,
+      // floods the PSP's accept queue, and over mutual TLS each one costs a handshake. The client
+      // certificate and the PSP's CA are the pool's (one secure context), not each call's.
+      agent: keptAliveAgents(options.tls),
       timeout: { request: options.timeoutMs },
       retry: {
         limit: options.retryLimit,
