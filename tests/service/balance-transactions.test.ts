@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
-import { EXPORT_PAGE_LIMIT, statementDay, type BalanceExportPage, type ExportCursor } from '@pix/contracts';
+import {
+  dayStart,
+  EXPORT_PAGE_LIMIT,
+  nextDay,
+  statementDay,
+  type BalanceExportPage,
+  type ExportCursor,
+} from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import {
   BalanceTransactions,
@@ -222,7 +229,7 @@ describe('balance transactions', () => {
         'a page of the CSV',
         () => balance.exportPage({ storeId: 'seeded-6', livemode: false }, today, today, null, 1000),
       ],
-      ["the nightly check's day", () => balance.onDay(false, today)],
+      ["a window of the nightly check's day", () => balance.within(false, dayStart(today), dayStart(nextDay(today)))],
       ["the nightly check's Pix", () => balance.ofPix(false, ['E1', 'E2', 'E3'])],
     ])('%s', async (_name, operation) => {
       const indexes = await expectIndexServed(operation);

@@ -287,12 +287,12 @@ export class BalanceTransactions {
     return days;
   }
 
-  /** Every movement on connection `livemode` during São Paulo day `day`, every store's (the nightly check's day). */
-  async onDay(livemode: boolean, day: string): Promise<BalanceMovement[]> {
-    const docs = await MovementModel.find({ createdAt: { $gte: dayStart(day), $lt: dayStart(nextDay(day)) } })
+  /** Every movement on connection `livemode` dated in [from, to), every store's (a window of the nightly check's day). */
+  async within(livemode: boolean, from: Date, to: Date): Promise<BalanceMovement[]> {
+    const docs = await MovementModel.find({ createdAt: { $gte: from, $lt: to }, livemode: { $eq: livemode } })
       .lean<StoredMovement[]>()
       .exec();
-    return docs.filter((d) => d.livemode === livemode).map(movementOf);
+    return docs.map(movementOf);
   }
 
   /** Every movement of these Pix on connection `livemode`, whatever day: a command per PIX_BATCH of them. */

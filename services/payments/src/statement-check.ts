@@ -4,8 +4,6 @@ import {
   modeName,
   nextDay,
   nextStatementCheck,
-  PIX_READ_MAX,
-  statementDay,
   StatementCheckDueSchema,
   Subjects,
   type ListedPix,
@@ -17,13 +15,14 @@ import type { Logger } from '@pix/observability';
 import type { BalanceTransactions } from './balance-store';
 import { statementCheckRuns } from './metrics';
 import type { StatementChecks } from './statement-check-store';
-import { compareDay, type PspDay } from './statement-comparison';
+import { compareDayByWindows, type DaySources } from './statement-windows';
 
 /**
  * The nightly statement check (docs/decisions/statement-check.md): for each PSP connection, the
  * PSP's listing of a São Paulo day (asked of the adapter, a page at a time) against the platform's
- * balance transactions of that day, every difference stored (statement-check-store.ts) and told to
- * every replica's gauges (statement-check-metrics.ts).
+ * balance transactions of that day, a window of the day at a time (statement-windows.ts), every
+ * difference stored (statement-check-store.ts) and told to every replica's gauges
+ * (statement-check-metrics.ts).
  */
 
 export interface StatementCheckDeps {
@@ -41,20 +40,33 @@ const RETRY_MS = 5 * 60_000;
 const MAX_DELIVERIES = 24;
 /** Both connections, test first; one the adapter has not configured is skipped. */
 const CONNECTIONS = [false, true] as const;
+/**
+ * Pages of the PSP's listing one window of the day may hold (5,000 Pix at API Pix's 100 a page):
+ * a window with more is halved, so a day's check holds about that many Pix and their movements
+ * in memory at once, whatever the day's volume (statement-windows.ts).
+ */
+const WINDOW_PAGES = 50;
 
-/** The PSP's Pix of the day, every page; null when the adapter has no such connection. */
-async function listedOn(deps: StatementCheckDeps, livemode: boolean, day: string): Promise<ListedPix[] | null> {
-  const from = dayStart(day).toISOString();
-  const to = dayStart(nextDay(day)).toISOString();
-  const listed: ListedPix[] = [];
-  for (let page = 0, pages = 1; page < pages; page++) {
-    const reply = await callRpc(deps.nc, AdapterRpc.listPix, { livemode, from, to, page }, PSP_CALL_MS);
-    if (reply.connection === 'not_configured') return null;
-    pages = reply.pages;
-    listed.push(...reply.pix);
-  }
-  // A PSP's window may hold its ends both: a Pix at midnight belongs to the day it starts.
-  return listed.filter((pix) => statementDay(new Date(pix.horario)) === day);
+/** The check's reads of one connection: the PSP's through the adapter, the movements from the database. */
+function sourcesOf(deps: StatementCheckDeps, livemode: boolean): DaySources {
+  return {
+    async listed(window, mayHalve) {
+      const from = window.from.toISOString();
+      const to = window.to.toISOString();
+      const pix: ListedPix[] = [];
+      for (let page = 0, pages = 1; page < pages; page++) {
+        const reply = await callRpc(deps.nc, AdapterRpc.listPix, { livemode, from, to, page }, PSP_CALL_MS);
+        if (reply.connection === 'not_configured') return 'not_configured';
+        pages = reply.pages;
+        if (mayHalve && pages > WINDOW_PAGES) return 'too_many';
+        pix.push(...reply.pix);
+      }
+      return { pix };
+    },
+    movedWithin: (window) => deps.balance.within(livemode, window.from, window.to),
+    movementsOf: (endToEndIds) => deps.balance.ofPix(livemode, endToEndIds),
+    read: (endToEndIds) => callRpc(deps.nc, AdapterRpc.readPix, { livemode, endToEndIds }, PSP_CALL_MS),
+  };
 }
 
 /** Checks one day of one connection and stores it; null when the adapter has no such connection. */
@@ -63,27 +75,17 @@ async function checkConnection(
   livemode: boolean,
   day: string,
 ): Promise<StatementCheckResult | null> {
-  const listed = await listedOn(deps, livemode, day);
-  if (!listed) return null;
-  const onDay = await deps.balance.onDay(livemode, day);
-  const listedIds = new Set(listed.map((pix) => pix.endToEndId));
-  const toRead = [...new Set(onDay.map((m) => m.endToEndId))].filter((id) => !listedIds.has(id));
-  const psp: PspDay = { listed, read: [], unknown: [] };
-  for (let i = 0; i < toRead.length; i += PIX_READ_MAX) {
-    const endToEndIds = toRead.slice(i, i + PIX_READ_MAX);
-    const reply = await callRpc(deps.nc, AdapterRpc.readPix, { livemode, endToEndIds }, PSP_CALL_MS);
-    psp.read.push(...reply.pix);
-    psp.unknown.push(...reply.unknown);
-  }
-  const movements = await deps.balance.ofPix(livemode, [...listedIds, ...toRead]);
-  const differences = compareDay(psp, movements);
+  const whole = { from: dayStart(day), to: dayStart(nextDay(day)) };
+  const compared = await compareDayByWindows(day, whole, sourcesOf(deps, livemode));
+  if (!compared) return null;
+  const { pixAtPsp, movements, differences } = compared;
   const result: StatementCheckResult = {
     day,
     connection: modeName(livemode),
     livemode,
     checkedAt: new Date().toISOString(),
-    pixAtPsp: listed.length + psp.read.length,
-    movements: movements.length,
+    pixAtPsp,
+    movements,
     differenceCount: differences.length,
     differences,
   };
@@ -92,7 +94,7 @@ async function checkConnection(
   const { differences: _kept, ...figures } = result;
   deps.nc.publish(Subjects.statementChecked, JSON.stringify(figures satisfies StatementChecked));
   statementCheckRuns.inc({ connection: result.connection, outcome: 'completed' });
-  const line = { day, connection: result.connection, pixAtPsp: result.pixAtPsp, differences: differences.length };
+  const line = { day, connection: result.connection, pixAtPsp, differences: differences.length };
   if (differences.length > 0) deps.logger.warn(line, 'the statement differs from the PSP');
   else deps.logger.info(line, 'the statement matches the PSP');
   return result;
