@@ -69,9 +69,10 @@ describe('keptAliveAgents with mutual TLS', () => {
     strangerCa.remove();
     agent.https.destroy();
     expect(error).toBeInstanceOf(RequestError);
-    expect((error as RequestError).code).toMatch(/UNABLE_TO_VERIFY|SELF_SIGNED|CERT/);
+    const failed = error as InstanceType<typeof RequestError>;
+    expect(failed.code).toMatch(/UNABLE_TO_VERIFY|SELF_SIGNED|CERT/);
     // The call's options, which the error carries (and a careless log would print), hold no key.
-    const { https: tls } = (error as RequestError).options;
+    const { https: tls } = failed.options;
     expect([tls.key, tls.certificate, tls.certificateAuthority]).toEqual([undefined, undefined, undefined]);
   });
 });
