@@ -41,10 +41,11 @@ function movement(endToEndId: string, amountCents: number, createdAt: Date, n: n
 }
 
 /**
- * A day of a busy PSP: Pix all day, most with their movement at their `horario`, some a few seconds
- * later (across a window's edge, or the day's), some refunded later the same day or the next, some with a wrong
- * amount or a devolução the platform never recorded; Pix of the day before refunded today (twice),
- * Pix the PSP listed that no payment knows, and Pix the platform has that the PSP does not.
+ * A day of a busy PSP: Pix all day, most with their movement at their `horario`, some up to ten
+ * minutes later (across a window's edge, or the day's), some refunded later the same day or the
+ * next, some with a wrong amount or a devolução the platform never recorded; Pix of the day before
+ * refunded today (once or twice), Pix the PSP listed that no payment knows, and Pix the platform has
+ * that the PSP does not.
  */
 function busyDay(seed: number, count: number): World {
   const next = random(seed);
@@ -72,7 +73,7 @@ function busyDay(seed: number, count: number): World {
     }
   }
   for (let i = 0; i < count / 20; i++) {
-    // The day before's Pix, refunded today (some twice), and one the PSP listed the day before only.
+    // A Pix of the day before (listed that day, not this one), refunded today once or twice.
     const endToEndId = id('old');
     const horario = new Date(START - 1 - Math.floor(next() * DAY_MS));
     const pix: ListedPix = {
