@@ -1,9 +1,11 @@
+import { z } from 'zod';
 import { ErrorMessages, QueryMessages, SandboxMessages } from './errors';
 import { EVENT_TYPES } from './events';
 import {
   checkRequest,
   CreatePaymentBodySchema,
   CreateRefundBodySchema,
+  DisputeDefenseBodySchema,
   EventListQueryParamsSchema,
   ListQueryParamsSchema,
   SandboxPayBodySchema,
@@ -138,5 +140,34 @@ describe('the list queries', () => {
       ok: true,
       value: { page: 1, limit: 50, type: 'refund.created', paymentId: UUID },
     });
+  });
+});
+
+describe("a dispute's defence body", () => {
+  const refused = { ok: false, message: ErrorMessages.disputeDefenseInvalid };
+
+  it('takes a text of 1 to 1000 characters once trimmed, and refuses one of whitespace alone', () => {
+    expect(checkRequest(DisputeDefenseBodySchema, { text: '  Entregue em 2026-11-20.  ' })).toEqual({
+      ok: true,
+      value: { text: 'Entregue em 2026-11-20.' },
+    });
+    expect(checkRequest(DisputeDefenseBodySchema, { text: ` ${'x'.repeat(1000)} ` }).ok).toBe(true);
+    for (const text of ['', '\f', ' \t\n', '\u3000\ufeff', 'x'.repeat(1001)]) {
+      expect(checkRequest(DisputeDefenseBodySchema, { text })).toEqual(refused);
+    }
+  });
+
+  // Schemathesis sent {"text": "\f"}: valid by the document, refused by the gateway. The document's
+  // pattern now says what trimming keeps, character for character.
+  it('documents the blank texts it refuses: its pattern and trim() agree on every character', () => {
+    const text = z.toJSONSchema(DisputeDefenseBodySchema).properties?.text as { pattern?: string } | undefined;
+    const notBlank = new RegExp(text?.pattern ?? '(?!)');
+    const disagree: number[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      if (notBlank.test(char) !== (char.trim() !== '')) disagree.push(code);
+    }
+    expect(disagree).toEqual([]);
   });
 });

@@ -334,11 +334,24 @@ export const DisputeDefenseInputSchema = z.object({
 });
 export type DisputeDefenseInput = z.infer<typeof DisputeDefenseInputSchema>;
 
-/** The defence body: `text`, 1 to MAX_DISPUTE_DEFENSE_CHARS characters once trimmed. */
+/**
+ * Some character that trimming keeps: JavaScript's whitespace and line terminators (what `trim()`
+ * removes and `\s` matches), spelled out rather than `\s`, whose set differs between regex dialects
+ * (Python's holds U+0085 and U+001C-U+001F, and not U+FEFF), so that a client reading the pattern
+ * takes exactly the gateway's blank texts as blank.
+ */
+const NOT_BLANK = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * The defence body: `text`, 1 to MAX_DISPUTE_DEFENSE_CHARS characters once trimmed. That it is not
+ * blank is stated as a pattern, so the OpenAPI document says it (a text of whitespace alone would
+ * otherwise be valid by the document and refused by the gateway).
+ */
 export const DisputeDefenseBodySchema = z.object(
   {
     text: z
       .string(says(ErrorMessages.disputeDefenseInvalid))
+      .regex(NOT_BLANK, says(ErrorMessages.disputeDefenseInvalid))
       .trim()
       .min(1, says(ErrorMessages.disputeDefenseInvalid))
       .refine(atMostChars(MAX_DISPUTE_DEFENSE_CHARS), says(ErrorMessages.disputeDefenseInvalid))

@@ -603,7 +603,14 @@ class DisputeDefenseBody(BaseModel):
         extra="ignore",
         populate_by_name=True,
     )
-    text: Annotated[str, Field(max_length=1000, min_length=1)]
+    text: Annotated[
+        str,
+        Field(
+            max_length=1000,
+            min_length=1,
+            pattern="[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]",
+        ),
+    ]
     """
     Why the claim is not right, sent to the PSP (1 to 1000 characters)
     """
