@@ -1,6 +1,7 @@
 import type { BalanceTransactionType, ListedPix } from '@pix/contracts';
 import type { BalanceMovement } from './model';
 import { compareDay } from './statement-comparison';
+import { movementOf } from './testing/movements';
 
 const PAID = 'E00000000202611281500paidpixxxxxx';
 const OTHER = 'E00000000202611281600otherpixxxxx';
@@ -10,20 +11,7 @@ function pix(endToEndId: string, amountCents: number, devolucoes: ListedPix['dev
 }
 
 function movement(type: BalanceTransactionType, endToEndId: string, amountCents: number, n = 1): BalanceMovement {
-  return {
-    id: `payment-${endToEndId}:${type}:${n}`,
-    storeId: 'store',
-    livemode: false,
-    type,
-    amountCents,
-    paymentId: `payment-${endToEndId}`,
-    refundId: amountCents < 0 ? `refund-${n}` : null,
-    endToEndId,
-    origin: amountCents < 0 ? 'merchant' : null,
-    nature: null,
-    connection: 'test',
-    createdAt: new Date('2026-11-28T15:00:00.000Z'),
-  };
+  return movementOf(type, endToEndId, amountCents, n, new Date('2026-11-28T15:00:00.000Z'));
 }
 
 const returned = (id: string, amountCents: number, status = 'DEVOLVIDO') => ({ id, amountCents, status });

@@ -2,6 +2,7 @@ import { dayStart, nextDay, previousDay, type ListedPix } from '@pix/contracts';
 import type { BalanceMovement } from './model';
 import { compareDay } from './statement-comparison';
 import { compareDayByWindows, NARROWEST_WINDOW_MS, type DaySources, type DayWindow } from './statement-windows';
+import { movementOf } from './testing/movements';
 
 const DAY = '2026-11-20';
 const START = dayStart(DAY).getTime();
@@ -23,21 +24,9 @@ interface World {
   movements: BalanceMovement[];
 }
 
+/** A Pix received (positive) or a merchant's refund of it (negative). */
 function movement(endToEndId: string, amountCents: number, createdAt: Date, n: number): BalanceMovement {
-  return {
-    id: `pay-${endToEndId}:${amountCents > 0 ? 'pix_received' : 'refund'}:${n}`,
-    storeId: 'store',
-    livemode: false,
-    type: amountCents > 0 ? 'pix_received' : 'refund',
-    amountCents,
-    paymentId: `pay-${endToEndId}`,
-    refundId: amountCents < 0 ? `refund-${n}` : null,
-    endToEndId,
-    origin: amountCents < 0 ? 'merchant' : null,
-    nature: null,
-    connection: 'test',
-    createdAt,
-  };
+  return movementOf(amountCents > 0 ? 'pix_received' : 'refund', endToEndId, amountCents, n, createdAt);
 }
 
 /**
