@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { processTree } from '@pix/devstack';
-import { cpuSeconds } from './usage';
+import { cpuSeconds, platformSeconds } from './usage';
 
 // A child that burns 0.3 s of CPU, says so, then waits to be stopped.
 const BURNER = `
@@ -21,5 +21,17 @@ describe('CPU of a process counts its children', () => {
     await once(child, 'exit');
     expect(processTree(process.pid)).not.toContain(child.pid);
     expect(cpuSeconds(process.pid) - before).toBeGreaterThanOrEqual(0.3);
+  });
+});
+
+describe("the platform's CPU", () => {
+  it("leaves out the PSP simulators, a PSP's work, test mode's and the live stand-in", () => {
+    const usage = [
+      { name: 'payments', seconds: 1.5 },
+      { name: 'psp-simulator', seconds: 4 },
+      { name: 'psp-simulator-live', seconds: 2 },
+      { name: 'postgres', seconds: 0.5 },
+    ];
+    expect(platformSeconds(usage)).toBe(2);
   });
 });

@@ -33,6 +33,19 @@ export function peakRssMiB(root: number): number | null {
   return peak;
 }
 
+/**
+ * Whether a stack process is the platform's: the PSP simulators (test mode's and the live stand-in)
+ * do a PSP's work, which issue 41 leaves out of every CPU figure, so totals sum the others only.
+ */
+export function isPlatformProcess(name: string): boolean {
+  return !name.startsWith('psp-simulator');
+}
+
+/** The platform's CPU seconds in a reading of CpuMeter: every process but the PSP's. */
+export function platformSeconds(usage: readonly { name: string; seconds: number }[]): number {
+  return usage.reduce((sum, u) => (isPlatformProcess(u.name) ? sum + u.seconds : sum), 0);
+}
+
 /** CPU used by each named process over a span of time: seconds of CPU, and % of one core. */
 export class CpuMeter {
   private readonly start: Map<string, number>;
