@@ -118,6 +118,28 @@ describe('database commands per operation', () => {
     expect(total(counts)).toBeLessThanOrEqual(8);
   });
 
+  it("the public API's sandbox pay reads the payment from its view: payments reads only what the confirmation needs", async () => {
+    const { body } = await create({ amount: 31, webhookUrl });
+    await eventually(
+      async () => receiver.events(body.id, 'payment.created').length,
+      (n) => n === 1,
+    );
+    const counts = await measure(async () => {
+      const paid = await api(stack.gatewayUrl, 'POST', `/api-public/sandbox/payments/${body.id}/pay`, {
+        token: store.token,
+      });
+      expect(paid.status).toBe(200);
+      await eventually(
+        async () => receiver.events(body.id, 'payment.status_changed').length,
+        (n) => n === 1,
+      );
+    });
+    // The confirmation's own read of the payment (by txid). Before the sandbox read the view, the
+    // route asked payments for the payment first: a second find, and a request more on the bus.
+    expect(counts.get('payments find payments')).toBe(1);
+    expect(total(counts)).toBeLessThanOrEqual(8);
+  });
+
   it("a refund's check and record is one update, and the refund costs at most 6 commands until the PSP settled it", async () => {
     const { body } = await create({ amount: 20 });
     await admin(stack, 'sandbox', 'pay', body.id);

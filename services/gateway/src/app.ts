@@ -89,6 +89,7 @@ export function createApp(options: {
       signer: options.dashboard.signer,
       publicBaseUrl: options.dashboard.publicBaseUrl,
       stores: options.storage.stores,
+      views: options.views,
     }),
   );
   app.use('/public-api/v1/qrcodes', qrRouter(options.nc, options.rpcTimeoutMs, options.publicLimiter));

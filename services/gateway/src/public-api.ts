@@ -166,7 +166,7 @@ function operation<D extends RpcDefinition, B extends z.ZodType = z.ZodUndefined
           idempotencyKeys,
           views,
           call: (request) => callRpc(nc, declared.rpc, request, rpcTimeoutMs),
-          act: (id, request) => sandboxAct(nc, rpcTimeoutMs, scope, id, declared.rpc, request),
+          act: (id, request) => sandboxAct({ nc, rpcTimeoutMs, views }, scope, id, declared.rpc, request),
           body: () => checked(declared.body?.schema ?? undeclared(declared.operationId, 'body'), req.body),
           query: () => checked(declared.query ?? undeclared(declared.operationId, 'query'), req.query),
         });

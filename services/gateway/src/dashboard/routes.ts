@@ -39,6 +39,7 @@ import type { AuthCache } from '../auth-cache';
 import type { AuthFailures } from '../auth-failures';
 import type { PaymentStatusFeed } from '../payment-page/status-feed';
 import { medWith, payWith, sandboxAct } from '../sandbox-actions';
+import type { PaymentViews } from '../payment-views';
 import { writeStatementCsv } from '../statement-csv';
 import type { StreamLimiter } from '../sse-limits';
 import { browserScript, serveScript } from '../pages/browser-scripts';
@@ -79,6 +80,8 @@ export interface DashboardOptions {
   publicBaseUrl: string;
   /** The store's name in the header, and its webhook secrets on the webhooks page. */
   stores: Pick<Stores, 'name' | 'webhookSecrets'>;
+  /** The payments' read model, which the sandbox's buttons read the payment from first. */
+  views: Pick<PaymentViews, 'read'>;
 }
 
 /** A store's data in one mode, as the store-scoped RPCs take it. */
@@ -476,6 +479,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
     return { payment, message: T.payment.cancel.done };
   });
 
+  const sandbox = { nc, rpcTimeoutMs, views: options.views };
   const SANDBOX_ACTIONS = {
     review: SandboxRpc.review,
     clear: SandboxRpc.clear,
@@ -496,30 +500,16 @@ export function dashboardRouter(options: DashboardOptions): Router {
         amountCents = validated.value.amountCents;
       }
       const late = name === 'pay-late';
-      return sandboxAct(
-        nc,
-        rpcTimeoutMs,
-        scope,
-        id,
-        SandboxRpc.pay,
-        payWith({ amountCents, late, dropCallback: false }),
-      );
+      return sandboxAct(sandbox, scope, id, SandboxRpc.pay, payWith({ amountCents, late, dropCallback: false }));
     }
     // A MED return of all that is left of the Pix, for a fraud claim upheld: the dashboard's one kind.
     if (name === 'med') {
-      return sandboxAct(
-        nc,
-        rpcTimeoutMs,
-        scope,
-        id,
-        SandboxRpc.med,
-        medWith({ amountCents: undefined, nature: 'med_fraud' }),
-      );
+      return sandboxAct(sandbox, scope, id, SandboxRpc.med, medWith({ amountCents: undefined, nature: 'med_fraud' }));
     }
     // Own keys only: `constructor` or `toString` name no action.
     if (!Object.hasOwn(SANDBOX_ACTIONS, name)) throw new RpcFailure(404, ErrorMessages.routeNotFound);
     const definition = SANDBOX_ACTIONS[name as keyof typeof SANDBOX_ACTIONS];
-    return sandboxAct(nc, rpcTimeoutMs, scope, id, definition, () => ({ paymentId: id }));
+    return sandboxAct(sandbox, scope, id, definition, () => ({ paymentId: id }));
   });
 
   router.post(
