@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { RequestListener } from 'node:http';
 
 /** Server certificate and key, and the CA whose client certificates are accepted (PEM). */
@@ -29,7 +30,7 @@ export function outlastClients(server: http.Server): void {
 
 /**
  * Serves a request listener over HTTP, or over HTTPS that demands a client certificate signed by
- * `clientCa` (mutual TLS: a peer without one never reaches the listener).
+ * `clientCa` (mutual TLS: a peer without one never reaches the listener) and refuses renegotiation.
  */
 export function listen(
   handler: RequestListener,
@@ -44,6 +45,10 @@ export function listen(
       )
     : http.createServer(handler);
   outlastClients(server);
+  // A connection's client certificate stays the one of its handshake, so it is judged once per
+  // connection (the adapter's callback pins); renegotiating (TLS 1.2) is also a known way to tie
+  // up a server's CPU, and no client of ours needs it.
+  if (tls) server.on('secureConnection', (socket: TLSSocket) => socket.disableRenegotiation());
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

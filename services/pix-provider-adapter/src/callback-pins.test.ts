@@ -1,4 +1,5 @@
-import { checkPins, parsePins } from './callback-pins';
+import type { TLSSocket } from 'node:tls';
+import { checkPins, ConnectionPins, parsePins } from './callback-pins';
 
 /**
  * Two self-signed certificates made with openssl (EC P-256): the PSP's, with its name in the subject
@@ -84,5 +85,27 @@ describe('callback pins', () => {
     expect(parsePins('sha256/abc=, pin-sha256="x", dns:, cn:ok, sha1/AAAA')).toEqual({
       invalid: ['sha256/abc=', 'pin-sha256="x"', 'dns:', 'sha1/AAAA'],
     });
+  });
+
+  it("judge a connection's certificate once, whatever it carries, and each connection on its own", () => {
+    // A TLS socket as the judgement sees it, counting the reads of its certificate.
+    const connection = (pem: string) => {
+      const socket = {
+        reads: 0,
+        getPeerCertificate() {
+          socket.reads++;
+          return { raw: der(pem) } as ReturnType<TLSSocket['getPeerCertificate']>;
+        },
+      };
+      return socket;
+    };
+    const judge = new ConnectionPins(pins(PSP_PIN));
+    const psp = connection(PSP);
+    const merchant = connection(MERCHANT);
+    for (let callback = 0; callback < 3; callback++) {
+      expect(judge.check(psp).pinned).toBe(true);
+      expect(judge.check(merchant)).toMatchObject({ pinned: false, spki: MERCHANT_PIN });
+    }
+    expect([psp.reads, merchant.reads]).toEqual([1, 1]);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash, X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 
 /**
  * How the PSP's client certificate is recognised on the callback endpoint, beyond its chain to the
@@ -62,4 +63,25 @@ export function checkPins(raw: Buffer, pins: readonly CallbackPin[]): PinCheck {
     subject: certificate.subject.replace(/\n/g, ', '),
     issuer: certificate.issuer.replace(/\n/g, ', '),
   };
+}
+
+/**
+ * The pins' judgement of each connection's client certificate, made once however many callbacks
+ * the connection carries (a PSP keeps its connections alive): parsing the certificate and hashing
+ * its key cost more than the rest of a callback's authentication, and a connection's certificate is
+ * the one of its handshake, since the callback server refuses renegotiation (libs/runtime, tls.ts).
+ */
+export class ConnectionPins {
+  private readonly judged = new WeakMap<object, PinCheck>();
+
+  constructor(private readonly pins: readonly CallbackPin[]) {}
+
+  check(socket: Pick<TLSSocket, 'getPeerCertificate'>): PinCheck {
+    let judgement = this.judged.get(socket);
+    if (!judgement) {
+      judgement = checkPins(socket.getPeerCertificate().raw, this.pins);
+      this.judged.set(socket, judgement);
+    }
+    return judgement;
+  }
 }

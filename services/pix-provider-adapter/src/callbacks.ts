@@ -5,7 +5,7 @@ import { publishEvent, type JetStreamClient } from '@pix/messaging';
 import type { Counter, Logger } from '@pix/observability';
 import { factFromRefund, factsFromPix, refundFromDevolucao, type PixFact } from './api-pix/transformers';
 import { PixCallbackSchema, type PixEntry, type ReceivedPix } from '@pix/api-pix';
-import { checkPins, type CallbackPin } from './callback-pins';
+import { ConnectionPins, type CallbackPin } from './callback-pins';
 import { readBack, type CallbackRefusal } from './callback-readback';
 import type { PixProvider } from './providers/provider';
 import type { ToldFacts } from './told-facts';
@@ -29,10 +29,14 @@ export interface CallbackOptions {
 }
 
 /** Who called: the PSP, nobody known (401), or a certificate of the PSP's CA that no pin names (403). */
-function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticated' | 'foreign_certificate' {
+function caller(
+  req: Request,
+  pins: ConnectionPins,
+  options: CallbackOptions,
+): 'psp' | 'unauthenticated' | 'foreign_certificate' {
   const socket = req.socket as TLSSocket;
   if (!socket.authorized) return 'unauthenticated';
-  const { pinned, spki, subject, issuer } = checkPins(socket.getPeerCertificate().raw, options.pins);
+  const { pinned, spki, subject, issuer } = pins.check(socket);
   if (pinned) return 'psp';
   // Public parts of the certificate only: its own pin is what an operator adds for a PSP's renewed one.
   options.logger.warn(
@@ -63,8 +67,9 @@ function caller(req: Request, options: CallbackOptions): 'psp' | 'unauthenticate
 export function callbackRouter(options: CallbackOptions): Router {
   const { logger, refused, connection } = options;
   const refuse = (reason: CallbackRefusal) => refused.inc({ connection: connection.name, reason });
+  const pins = new ConnectionPins(options.pins);
   const authenticate = (req: Request, res: Response, next: NextFunction) => {
-    const who = caller(req, options);
+    const who = caller(req, pins, options);
     if (who === 'psp') return next();
     if (who === 'unauthenticated') {
       res.status(401).json({ message: 'unauthorized' });
