@@ -41,7 +41,9 @@ async function main(): Promise<void> {
     if (!store) throw new Error('no store');
     const ids = await createWebhookPayments(stack.gatewayUrl, store, receiver, PAYS, WAIT_SECONDS);
     await new Promise((r) => setTimeout(r, 2000));
-    const cmdBefore = await commandSamples(stack.opsUrls);
+    // The simulator's commands too: they run on the platform's database server, whose CPU is counted.
+    const opsUrls = { ...stack.opsUrls, ...(stack.psp && { 'psp-simulator': stack.psp.opsUrl }) };
+    const cmdBefore = await commandSamples(opsUrls);
     const cpu = new CpuMeter(stack.processes);
     const fromUs = monotonicUs();
     const latency = await confirmAtFixedRate(nc, receiver, ids, RATE, WAIT_SECONDS);
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
     const paid = latency.received;
     if (paid === 0) throw new Error('no payment.status_changed webhook arrived');
     profiled = { fromUs, toUs: monotonicUs(), cpuMs: new Map(usage.map((u) => [u.name, (u.seconds * 1000) / paid])) };
-    const cmdAfter = await commandSamples(stack.opsUrls);
+    const cmdAfter = await commandSamples(opsUrls);
     const out = [
       `${ids.length} pays at ${latency.ratePerSecond.toFixed(1)}/s, ${latency.refused} refused, ${paid} webhooks; ` +
         `pay → webhook p50 ${latency.p50Ms?.toFixed(0)} ms, p99 ${latency.p99Ms?.toFixed(0)} ms; load ${os.loadavg()[0]?.toFixed(2)}`,

@@ -365,6 +365,15 @@ function simulatorOf(options: StackOptions, peers: StackPeers, secrets: LocalSec
  */
 export const SERVICE_HEAP_FLAGS: readonly string[] = ['--max-old-space-size=192', '--max-semi-space-size=8'];
 
+/**
+ * The node flags of every service and simulator: the heap's, then SERVICE_NODE_FLAGS, such as
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses (docs/development.md: profiling
+ * a service). They come after the heap's flags, so they can change them too (V8 keeps a flag's last value).
+ */
+function serviceNodeFlags(): string[] {
+  return [...SERVICE_HEAP_FLAGS, ...(process.env.SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
+}
+
 /** Starts one service, as its own NATS identity, and waits for its /readyz. */
 export async function startService(
   name: ServiceName,
@@ -374,11 +383,7 @@ export async function startService(
 ): Promise<Started> {
   await assertPortFree(options.ports.ops[name], `${name} (ops)`);
   const logFile = path.join(options.dir, 'logs', `${name}.log`);
-  // SERVICE_NODE_FLAGS: flags for every service's node, such as `--cpu-prof --cpu-prof-dir=/tmp/prof`,
-  // which NODE_OPTIONS refuses (docs/development.md: profiling a service). They come after the
-  // heap's flags, so they can change them too (V8 keeps a flag's last value).
-  const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const started = launch(name, process.execPath, [...SERVICE_HEAP_FLAGS, ...flags, serviceEntry(name, options.root)], {
+  const started = launch(name, process.execPath, [...serviceNodeFlags(), serviceEntry(name, options.root)], {
     env: serviceEnv(name, options, nats, mongoUrl),
     logFile,
     detached: options.detached,
@@ -511,7 +516,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         ownLogin: !options.mongoUrl,
         env: options.pspEnv,
         detached: options.detached,
-        nodeFlags: SERVICE_HEAP_FLAGS,
+        nodeFlags: serviceNodeFlags(),
         callbackUrl: `https://127.0.0.1:${callbackPort}/psp/callbacks`,
       });
       started.push(proc);
