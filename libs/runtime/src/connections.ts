@@ -48,6 +48,9 @@ export async function connectDatabase(
   settings: DatabaseSettings,
   watchdog = new MonitorWatchdog(),
 ): Promise<void> {
+  // Otherwise every query formats a stack trace as it runs (kept for a "Query was already
+  // executed" error we never make): a profiled confirmation spent 0.6 ms of the PSP simulator's CPU on it.
+  mongoose.set('skipOriginalStackTraces', true);
   const options = { ...CLIENT_OPTIONS, ...loginOptions(settings) };
   const replies = new DatabaseReplies();
   const open = async () => {
