@@ -1,3 +1,4 @@
+import type { PspConnection } from '@pix/devstack';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
@@ -137,6 +138,27 @@ describe('database commands per operation', () => {
     // route asked payments for the payment first: a second find, and a request more on the bus.
     expect(counts.get('payments find payments')).toBe(1);
     expect(total(counts)).toBeLessThanOrEqual(8);
+  });
+
+  it("the PSP simulator's books answer a confirmation in 6 commands: its callback reads neither the charge nor the webhook", async () => {
+    // The simulator's database is on the platform's database server, whose CPU the bench counts.
+    const simulator = { opsUrls: { psp: (stack.psp as PspConnection).opsUrl } };
+    let before: CommandCounts = new Map();
+    await measureConfirmation(32, async (id) => {
+      before = await settledCounts(simulator);
+      await admin(stack, 'sandbox', 'pay', id);
+    });
+    const counts = commandsBetween(before, await settledCounts(simulator));
+    // The pay: the charge read (its amount) and its Pix recorded, then its line in the ledger; the
+    // adapter's read-back of the Pix (its charge, its refunds); the callback taken. The callback
+    // goes to the key's webhook as registered (kept in memory) with the key of the charge in hand.
+    expect(Object.fromEntries(counts)).toEqual({
+      'psp-simulator find sandbox_psp_cobs': 2,
+      'psp-simulator findAndModify sandbox_psp_cobs': 1,
+      'psp-simulator update sandbox_psp_pix': 1,
+      'psp-simulator find sandbox_psp_refunds': 1,
+      'psp-simulator update sandbox_psp_cobs': 1,
+    });
   });
 
   it("a refund's check and record is one update, and the refund costs at most 6 commands until the PSP settled it", async () => {

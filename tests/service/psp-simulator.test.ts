@@ -77,7 +77,7 @@ describe('PSP simulator', () => {
     expect(await titles('GET', '/nothing-here')).toEqual([404, 'NaoEncontrado']);
   });
 
-  it('registers, reads and removes a webhook, which must be https', async () => {
+  it('registers, reads, moves and removes a webhook, which must be https', async () => {
     const chave = `test-${Date.now()}@pix.local`;
     const path = `/webhook/${encodeURIComponent(chave)}`;
     const plain = await call('PUT', path, { webhookUrl: 'http://127.0.0.1:1/callbacks' });
@@ -85,6 +85,9 @@ describe('PSP simulator', () => {
     expect((await call('PUT', path, { webhookUrl: 'https://receiver.example/callbacks' })).statusCode).toBe(200);
     const read = await call('GET', path);
     expect(JSON.parse(read.body)).toMatchObject({ chave, webhookUrl: 'https://receiver.example/callbacks' });
+    // Moved: the registration as the simulator keeps it in memory follows.
+    expect((await call('PUT', path, { webhookUrl: 'https://moved.example/callbacks' })).statusCode).toBe(200);
+    expect(JSON.parse((await call('GET', path)).body)).toMatchObject({ webhookUrl: 'https://moved.example/callbacks' });
     expect((await call('DELETE', path)).statusCode).toBe(204);
     expect((await call('GET', path)).statusCode).toBe(404);
     expect((await call('DELETE', path)).statusCode).toBe(404);

@@ -29,12 +29,17 @@ export function callbackSender(deps: {
   // Connections to the receiver are kept and reused, as a PSP's are: a mutual TLS handshake per
   // callback is most of a callback's cost, and a burst of redeliveries would pay it each time.
   const agent = keptAliveAgents(deps.tls);
-  return async (pix: PixEntry) => {
+  /** The Pix key of the charge a callback is about: whose webhook it goes to. */
+  const chaveOf = async (txid: string) => {
+    const charge = await deps.books.findCharge(txid);
+    if (!charge) throw new Error(`a callback for the unknown charge ${txid}`);
+    return charge.cob.chave;
+  };
+  return async (pix: PixEntry, chargeChave?: string) => {
     if (deps.faults.take(pix.devolucoes ? 'callback.devolucao' : 'callback.pix')?.kind === 'drop') return;
-    const charge = await deps.books.findCharge(pix.txid);
-    if (!charge) throw new Error(`a callback for the unknown charge ${pix.txid}`);
-    const registration = await deps.registrations.find(charge.cob.chave);
-    if (!registration) throw new NoWebhookRegistered(charge.cob.chave);
+    const chave = chargeChave ?? (await chaveOf(pix.txid));
+    const registration = await deps.registrations.find(chave);
+    if (!registration) throw new NoWebhookRegistered(chave);
     const body: PixCallback = { pix: [pix] };
     const url = `${registration.webhookUrl.replace(/\/$/, '')}/pix`;
     try {

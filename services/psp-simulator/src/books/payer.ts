@@ -6,9 +6,11 @@ import type { OwedCallbacks } from './owed-callbacks';
 
 /**
  * How the PSP tells the receiver of a Pix (API Pix's callback, POST {webhook}/pix): resolves once
- * the receiver took it, rejects when it did not (the PSP tells it again later).
+ * the receiver took it, rejects when it did not (the PSP tells it again later). `chave`, the
+ * charge's Pix key (whose webhook the callback goes to), when the caller holds the charge; without
+ * it the charge is read.
  */
-export type NotifyReceiver = (pix: PixEntry) => Promise<void>;
+export type NotifyReceiver = (pix: PixEntry, chave?: string) => Promise<void>;
 
 type Outcome = Exclude<AnalysisState, 'EM_ANALISE'>;
 /** A charge that received its Pix. */
@@ -86,7 +88,7 @@ export class SandboxPayer {
     };
     const charge = await this.books.recordLatePix(txid, pix);
     if (!charge) throw new DomainError('charge_not_found');
-    await this.completeNow(pixKey(charge._id, pix), () => this.completeLatePix(charge._id, pix));
+    await this.completeNow(pixKey(charge._id, pix), () => this.completeLatePix(charge, pix));
     return { _id: charge._id, pix };
   }
 
@@ -128,7 +130,7 @@ export class SandboxPayer {
     for (const charge of owing.late) {
       for (const pix of charge.latePix ?? []) {
         if (!pix.notified)
-          await this.callbacks.orLater(pixKey(charge._id, pix), () => this.completeLatePix(charge._id, pix));
+          await this.callbacks.orLater(pixKey(charge._id, pix), () => this.completeLatePix(charge, pix));
       }
     }
   }
@@ -138,22 +140,22 @@ export class SandboxPayer {
     if (!pix) return;
     await this.books.ledgerPix(charge._id, pix);
     if (!pix.dropCallback) {
-      await this.notify({
-        ...callbackPix(charge._id, pix),
-        ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}),
-      });
+      await this.notify(
+        { ...callbackPix(charge._id, pix), ...(pix.held ? { analise: 'EM_ANALISE' as const } : {}) },
+        charge.cob.chave,
+      );
     }
     await this.books.markNotified(charge._id, 'pix');
   }
 
-  private async completeLatePix(txid: string, pix: SandboxPix): Promise<void> {
-    await this.books.ledgerPix(txid, pix);
-    if (!pix.dropCallback) await this.notify(callbackPix(txid, pix));
-    await this.books.markLateNotified(txid, pix.endToEndId);
+  private async completeLatePix(charge: Pick<SandboxCharge, '_id' | 'cob'>, pix: SandboxPix): Promise<void> {
+    await this.books.ledgerPix(charge._id, pix);
+    if (!pix.dropCallback) await this.notify(callbackPix(charge._id, pix), charge.cob.chave);
+    await this.books.markLateNotified(charge._id, pix.endToEndId);
   }
 
   private async completeAnalysis(charge: Paid, analysis: SandboxAnalysis): Promise<void> {
-    await this.notify({ ...callbackPix(charge._id, charge.pix), analise: analysis.outcome });
+    await this.notify({ ...callbackPix(charge._id, charge.pix), analise: analysis.outcome }, charge.cob.chave);
     await this.books.markNotified(charge._id, 'analysis');
   }
 
