@@ -57,6 +57,35 @@ describe('payment views', () => {
     expect(await reader.read(scope, docs[0]!._id)).toEqual(toPayment(docs[11]!));
   });
 
+  it("puts a payment's next view without reading the key first, on the sequence of its last put", async () => {
+    const docs = revisions(3);
+    await writer.write(docs[0]!);
+    const sent = () => open[0]!.stats().outMsgs;
+    const before = sent();
+    await writer.write(docs[1]!);
+    // One message: the conditional put. Before the writer remembered its puts, a read came first.
+    expect(sent() - before).toBe(1);
+    await writer.write(docs[0]!);
+    expect(sent() - before).toBe(1);
+    expect(await reader.read(scope, docs[0]!._id)).toEqual(toPayment(docs[1]!));
+  });
+
+  it('keeps the newest when two writers (two replicas) each remember their own puts', async () => {
+    const other = await connectAs(stack.natsUrl, 'payments', stack.natsCredentials);
+    open.push(other);
+    const second = await PaymentViewWriter.open(other, logger);
+    const docs = revisions(4);
+    await writer.write(docs[0]!);
+    await second.write(docs[1]!);
+    // The first writer's last put of the key is not the key's last any more: it reads, then puts.
+    await writer.write(docs[2]!);
+    await second.write(docs[1]!);
+    await writer.write(docs[1]!);
+    expect(await reader.read(scope, docs[0]!._id)).toEqual(toPayment(docs[2]!));
+    await second.write(docs[3]!);
+    expect(await reader.read(scope, docs[0]!._id)).toEqual(toPayment(docs[3]!));
+  });
+
   it('shows a view to its own store and mode only', async () => {
     const [doc] = revisions(1);
     await writer.write(doc!);

@@ -13,6 +13,11 @@ import { toPayment } from './presenter';
 const WRITE_TIMEOUT_MS = 2000;
 /** Writers of one payment's view racing: each loss means another view landed, so this bounds work, not time. */
 const MAX_TRIES = 20;
+/**
+ * How many keys' last writes a writer remembers: the payments changed in the last few minutes at
+ * the rates measured, which is when their next change (a confirmation, an expiry) mostly comes.
+ */
+const REMEMBERED_KEYS = 10_000;
 
 /**
  * What a write owes its payment's read model: a marker in its outbox, stored by the write's own
@@ -43,6 +48,13 @@ function lostTheRace(err: unknown): boolean {
  * or by PublishRetry) never replaces a newer one, whatever order they arrive in.
  */
 export class PaymentViewWriter {
+  /**
+   * The revision and bucket sequence of the views this writer put last, oldest first: a payment's
+   * next view is put on that sequence without reading the key first. The put is conditional all
+   * the same, so a key another writer (another replica) changed since is read after all.
+   */
+  private readonly lastPut = new Map<string, { rev: number; seq: number }>();
+
   constructor(private readonly kv: KV) {}
 
   /** Opens the bucket, which the provisioning step creates (a replica started before it waits for it). */
@@ -61,16 +73,23 @@ export class PaymentViewWriter {
 
   /**
    * Makes the bucket show `doc` unless it shows the same or a later revision already. A payment's
-   * first view is one conditional put (the key must be new); a later one reads the key's last
-   * view, then puts on its revision, and reads again when another writer came in between.
+   * first view is one conditional put (the key must be new); a later one puts on the sequence of
+   * this writer's last put of the key, or else reads the key's last view and puts on its revision,
+   * and reads again when another writer came in between.
    */
   async write(doc: PaymentDoc): Promise<void> {
     const key = PaymentViewsBucket.key(doc.storeId, isLive(doc), doc._id);
     if (key === undefined) throw new Error(`payment ${doc._id} owes no view: its ids make no key`);
+    const last = this.lastPut.get(key);
+    // The bucket never goes back from a view put (every put is conditional), so it shows that one or a later one.
+    if (last && last.rev >= doc.rev) {
+      paymentViewWrites.inc({ outcome: 'kept' });
+      return;
+    }
     const view: PaymentView = { rev: doc.rev, payment: toPayment(doc) };
     const value = JSON.stringify(view);
     // A new payment's first view expects an empty key; whatever is there is read and compared.
-    let expected: number | undefined = doc.rev === 1 ? 0 : undefined;
+    let expected: number | undefined = doc.rev === 1 ? 0 : last?.seq;
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       if (expected === undefined) {
         const entry = await this.kv.get(key);
@@ -81,7 +100,7 @@ export class PaymentViewWriter {
         expected = entry?.revision ?? 0;
       }
       try {
-        await this.kv.put(key, value, { previousSeq: expected });
+        this.remember(key, doc.rev, await this.kv.put(key, value, { previousSeq: expected }));
         paymentViewWrites.inc({ outcome: 'written' });
         return;
       } catch (err) {
@@ -90,5 +109,11 @@ export class PaymentViewWriter {
       }
     }
     throw new Error(`the view of payment ${doc._id} changed under ${MAX_TRIES} writes in a row`);
+  }
+
+  private remember(key: string, rev: number, seq: number): void {
+    this.lastPut.delete(key);
+    this.lastPut.set(key, { rev, seq });
+    if (this.lastPut.size > REMEMBERED_KEYS) this.lastPut.delete(this.lastPut.keys().next().value as string);
   }
 }
