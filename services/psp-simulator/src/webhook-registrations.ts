@@ -26,15 +26,17 @@ const RegistrationModel = mongoose.model<WebhookRegistration>(
  * outlive a restart, as a PSP's do). The only module of the simulator that talks to the database
  * besides the PSP's books (books/).
  *
- * Each registration found is also kept in memory, so a callback costs no read: a simulator is one
+ * A registration read is also kept in memory, so a callback costs no read: a simulator is one
  * process with a database of its own (Kubernetes runs one replica), and every change of a
- * registration goes through this object, which keeps what it stored. A key without one is read
- * each time, so a registration made meanwhile is found at once.
+ * registration goes through this object. A change forgets the key as it starts and as it ends, and
+ * a read is kept only when no change started, ended or was under way while it ran, so what is kept
+ * is what the database holds. A key without a registration is read each time.
  */
 export class WebhookRegistrations {
   private readonly known = new Map<string, WebhookRegistration>();
-  /** Counts the changes made through this object: a read that a change overtook is not kept. */
-  private changes = 0;
+  /** Changes started and ended so far, and those under way. */
+  private changeSteps = 0;
+  private changesUnderWay = 0;
 
   static async open(logger?: Logger): Promise<WebhookRegistrations> {
     await syncIndexes([RegistrationModel], logger);
@@ -42,34 +44,42 @@ export class WebhookRegistrations {
   }
 
   /** Registers (or moves) the key's webhook; the registration as stored. */
-  async put(chave: string, webhookUrl: string): Promise<WebhookRegistration> {
-    // Forgotten first: a put that fails may have stored the registration or not.
-    this.known.delete(chave);
-    const change = ++this.changes;
-    const stored = (await RegistrationModel.findOneAndUpdate(
-      { _id: chave },
-      { $set: { webhookUrl }, $setOnInsert: { criacao: new Date() } },
-      { upsert: true, new: true, lean: true },
-    )) as WebhookRegistration;
-    // Another change since this one was sent may have been stored before it or after it.
-    if (this.changes === change) this.known.set(chave, stored);
-    return stored;
+  put(chave: string, webhookUrl: string): Promise<WebhookRegistration> {
+    return this.change(
+      chave,
+      async () =>
+        (await RegistrationModel.findOneAndUpdate(
+          { _id: chave },
+          { $set: { webhookUrl }, $setOnInsert: { criacao: new Date() } },
+          { upsert: true, new: true, lean: true },
+        )) as WebhookRegistration,
+    );
   }
 
   async find(chave: string): Promise<WebhookRegistration | null> {
     const known = this.known.get(chave);
     if (known) return known;
-    const changesBefore = this.changes;
+    const stepsBefore = this.changeSteps;
     const stored = await RegistrationModel.findById(chave).lean<WebhookRegistration>().exec();
-    if (stored && this.changes === changesBefore) this.known.set(chave, stored);
+    if (stored && this.changeSteps === stepsBefore && this.changesUnderWay === 0) this.known.set(chave, stored);
     return stored;
   }
 
   /** Removes the key's webhook: false when it had none. */
-  async remove(chave: string): Promise<boolean> {
+  remove(chave: string): Promise<boolean> {
+    return this.change(chave, async () => (await RegistrationModel.deleteOne({ _id: chave })).deletedCount === 1);
+  }
+
+  private async change<T>(chave: string, write: () => Promise<T>): Promise<T> {
     this.known.delete(chave);
-    this.changes++;
-    const removed = await RegistrationModel.deleteOne({ _id: chave });
-    return removed.deletedCount === 1;
+    this.changeSteps++;
+    this.changesUnderWay++;
+    try {
+      return await write();
+    } finally {
+      this.known.delete(chave);
+      this.changeSteps++;
+      this.changesUnderWay--;
+    }
   }
 }
