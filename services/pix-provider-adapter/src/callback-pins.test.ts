@@ -1,4 +1,3 @@
-import type { TLSSocket } from 'node:tls';
 import { checkPins, ConnectionPins, parsePins } from './callback-pins';
 
 /**
@@ -94,7 +93,7 @@ describe('callback pins', () => {
         reads: 0,
         getPeerCertificate() {
           socket.reads++;
-          return { raw: der(pem) } as ReturnType<TLSSocket['getPeerCertificate']>;
+          return { raw: der(pem) };
         },
       };
       return socket;

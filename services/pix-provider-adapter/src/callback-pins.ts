@@ -1,5 +1,4 @@
 import { createHash, X509Certificate } from 'node:crypto';
-import type { TLSSocket } from 'node:tls';
 
 /**
  * How the PSP's client certificate is recognised on the callback endpoint, beyond its chain to the
@@ -76,7 +75,8 @@ export class ConnectionPins {
 
   constructor(private readonly pins: readonly CallbackPin[]) {}
 
-  check(socket: Pick<TLSSocket, 'getPeerCertificate'>): PinCheck {
+  /** `socket`: the callback's TLS socket (what is read of it: its client certificate, DER). */
+  check(socket: { getPeerCertificate(): { raw: Buffer } }): PinCheck {
     let judgement = this.judged.get(socket);
     if (!judgement) {
       judgement = checkPins(socket.getPeerCertificate().raw, this.pins);
