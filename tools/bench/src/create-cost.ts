@@ -6,17 +6,12 @@
  * entries). `node tools/bench/dist/create-cost.js [creates] [rate]`. With PROFILE_DIR set, every
  * service runs under `--cpu-prof` and each one's profile of the measured creates is summarized.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
-import { connectAs, randomPorts, removeStackDir, startStack, stopProcesses } from '@pix/devstack';
-import { formatSummary, monotonicUs, profileServices, summarizeDir } from './cpu-profile';
+import { withCostProbe } from './cost-probe';
 import { commandSamples } from './db-commands';
 import { paceRequests } from './pace';
-import { createStores } from './seed';
-import { CpuMeter, platformSeconds } from './usage';
 
 const CREATES = Number(process.argv[2] ?? 1500);
 const RATE = Number(process.argv[3] ?? 50);
@@ -62,140 +57,112 @@ async function tableRows(pg: Client): Promise<Map<string, { ins: number; upd: nu
 }
 
 async function main(): Promise<void> {
-  const profileDir = process.env.PROFILE_DIR;
-  if (profileDir) profileServices(profileDir);
-  let profiled: { fromUs: number; toUs: number; cpuMs: Map<string, number> } | undefined;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'create-cost-'));
-  const stack = await startStack({
-    dir,
-    ports: await randomPorts(1),
-    detached: false,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
-  });
-  let pg: Client | undefined;
-  try {
-    const nc = await connectAs(stack.natsUrl, 'admin', stack.natsCredentials);
-    const [store] = await createStores(nc, 1);
-    if (!store) throw new Error('no store');
-    await creates(stack.gatewayUrl, store.token, WARMUP, RATE);
-    // PREFILL=n: n more payments like the last one created (each its own ids and keys), as history.
-    const prefill = Number(process.env.PREFILL ?? 0);
-    if (prefill > 0 && stack.mongoAdminUrl) {
-      const mc = new MongoClient(stack.mongoAdminUrl);
-      try {
-        const payments = mc.db().collection<Record<string, unknown>>('payments');
-        const model = await payments.findOne({}, { sort: { createdAt: -1 } });
-        if (!model) throw new Error('no payment to copy');
-        for (let i = 0; i < prefill; i += 1000) {
-          await payments.insertMany(
-            Array.from({ length: Math.min(1000, prefill - i) }, (_, j) => {
-              const n = `${i + j}`.padStart(9, '0');
-              return {
-                ...model,
-                _id: `prefill-${n}`,
-                txid: `PREFILL${n}`.padEnd(26, '0'),
-                listKey: `${String(model.listKey)}~${n}`,
-                statusKey: `${String(model.statusKey)}~${n}`,
-                outbox: [],
-              };
-            }) as never[],
+  await withCostProbe('create-cost', 'create', async ({ stack, store, startWindow }) => {
+    let pg: Client | undefined;
+    try {
+      await creates(stack.gatewayUrl, store.token, WARMUP, RATE);
+      // PREFILL=n: n more payments like the last one created (each its own ids and keys), as history.
+      const prefill = Number(process.env.PREFILL ?? 0);
+      if (prefill > 0 && stack.mongoAdminUrl) {
+        const mc = new MongoClient(stack.mongoAdminUrl);
+        try {
+          const payments = mc.db().collection<Record<string, unknown>>('payments');
+          const model = await payments.findOne({}, { sort: { createdAt: -1 } });
+          if (!model) throw new Error('no payment to copy');
+          for (let i = 0; i < prefill; i += 1000) {
+            await payments.insertMany(
+              Array.from({ length: Math.min(1000, prefill - i) }, (_, j) => {
+                const n = `${i + j}`.padStart(9, '0');
+                return {
+                  ...model,
+                  _id: `prefill-${n}`,
+                  txid: `PREFILL${n}`.padEnd(26, '0'),
+                  listKey: `${String(model.listKey)}~${n}`,
+                  statusKey: `${String(model.statusKey)}~${n}`,
+                  outbox: [],
+                };
+              }) as never[],
+            );
+          }
+        } finally {
+          await mc.close();
+        }
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+      if (process.env.PG_STAT_STATEMENTS === '1' && stack.postgresUrl) {
+        pg = new Client({ connectionString: stack.postgresUrl });
+        await pg.connect();
+        await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+        await pg.query('SELECT pg_stat_statements_reset()');
+      }
+      const rowsBefore = pg ? await tableRows(pg) : null;
+      const cmdBefore = await commands(stack.opsUrls);
+      const window = startWindow();
+      const t0 = performance.now();
+      const ok = await creates(stack.gatewayUrl, store.token, CREATES, RATE);
+      // What the creates set going (outbox clearing, webhooks) ends within a couple of seconds.
+      await new Promise((r) => setTimeout(r, 2000));
+      const cost = window.end(ok);
+      const seconds = (performance.now() - t0) / 1000;
+      const cmdAfter = await commands(stack.opsUrls);
+      const out: string[] = [];
+      out.push(
+        `${ok} of ${CREATES} creates ok at ${RATE}/s over ${seconds.toFixed(1)} s; load ${os.loadavg()[0]?.toFixed(2)}`,
+      );
+      out.push(...cost.lines);
+      for (const [key, after] of [...cmdAfter].sort()) {
+        const d = after - (cmdBefore.get(key) ?? 0);
+        if (d > 0) out.push(`cmd ${key} ${(d / ok).toFixed(3)}`);
+      }
+      if (pg && rowsBefore) {
+        const after = await tableRows(pg);
+        const names = await pg.query<{ table_name: string; collection_name: string; indexes: string }>(
+          `SELECT 'documents_' || c.collection_id AS table_name, c.collection_name,
+                    (SELECT count(*) FROM pg_indexes i WHERE i.schemaname = 'documentdb_data'
+                       AND i.tablename = 'documents_' || c.collection_id) AS indexes
+               FROM documentdb_api_catalog.collections c`,
+        );
+        for (const n of [
+          ...names.rows,
+          ...names.rows.map((r) => ({
+            ...r,
+            table_name: `toast of ${r.table_name}`,
+            collection_name: `(toast) ${r.collection_name}`,
+            indexes: '1',
+          })),
+        ]) {
+          const a = after.get(n.table_name);
+          const b = rowsBefore.get(n.table_name) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+          if (!a) continue;
+          const ins = (a.ins - b.ins) / ok;
+          const upd = (a.upd - b.upd) / ok;
+          const hot = (a.hot - b.hot) / ok;
+          const del = (a.del - b.del) / ok;
+          if (ins + upd + del === 0) continue;
+          const entries = (ins + upd - hot) * Number(n.indexes);
+          out.push(
+            `rows ${n.collection_name.padEnd(28)} ins ${ins.toFixed(2)} upd ${upd.toFixed(2)} (hot ${hot.toFixed(2)}) del ${del.toFixed(2)}; ${n.indexes} indexes: ~${entries.toFixed(2)} index entries`,
           );
         }
-      } finally {
-        await mc.close();
-      }
-    }
-    await new Promise((r) => setTimeout(r, 2000));
-    if (process.env.PG_STAT_STATEMENTS === '1' && stack.postgresUrl) {
-      pg = new Client({ connectionString: stack.postgresUrl });
-      await pg.connect();
-      await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      await pg.query('SELECT pg_stat_statements_reset()');
-    }
-    const rowsBefore = pg ? await tableRows(pg) : null;
-    const cmdBefore = await commands(stack.opsUrls);
-    const cpu = new CpuMeter(stack.processes);
-    const t0 = performance.now();
-    const fromUs = monotonicUs();
-    const ok = await creates(stack.gatewayUrl, store.token, CREATES, RATE);
-    // What the creates set going (outbox clearing, webhooks) ends within a couple of seconds.
-    await new Promise((r) => setTimeout(r, 2000));
-    const usage = cpu.read();
-    profiled = { fromUs, toUs: monotonicUs(), cpuMs: new Map(usage.map((u) => [u.name, (u.seconds * 1000) / ok])) };
-    const seconds = (performance.now() - t0) / 1000;
-    const cmdAfter = await commands(stack.opsUrls);
-    const out: string[] = [];
-    out.push(
-      `${ok} of ${CREATES} creates ok at ${RATE}/s over ${seconds.toFixed(1)} s; load ${os.loadavg()[0]?.toFixed(2)}`,
-    );
-    for (const u of usage) out.push(`cpu ${u.name.padEnd(22)} ${((u.seconds * 1000) / ok).toFixed(3)} ms/create`);
-    const total = usage.reduce((sum, u) => sum + u.seconds, 0);
-    out.push(`cpu ${'total'.padEnd(22)} ${((total * 1000) / ok).toFixed(3)} ms/create`);
-    out.push(
-      `cpu ${'platform'.padEnd(22)} ${((platformSeconds(usage) * 1000) / ok).toFixed(3)} ms/create (the PSP simulators apart)`,
-    );
-    for (const [key, after] of [...cmdAfter].sort()) {
-      const d = after - (cmdBefore.get(key) ?? 0);
-      if (d > 0) out.push(`cmd ${key} ${(d / ok).toFixed(3)}`);
-    }
-    if (pg && rowsBefore) {
-      const after = await tableRows(pg);
-      const names = await pg.query<{ table_name: string; collection_name: string; indexes: string }>(
-        `SELECT 'documents_' || c.collection_id AS table_name, c.collection_name,
-                (SELECT count(*) FROM pg_indexes i WHERE i.schemaname = 'documentdb_data'
-                   AND i.tablename = 'documents_' || c.collection_id) AS indexes
-           FROM documentdb_api_catalog.collections c`,
-      );
-      for (const n of [
-        ...names.rows,
-        ...names.rows.map((r) => ({
-          ...r,
-          table_name: `toast of ${r.table_name}`,
-          collection_name: `(toast) ${r.collection_name}`,
-          indexes: '1',
-        })),
-      ]) {
-        const a = after.get(n.table_name);
-        const b = rowsBefore.get(n.table_name) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
-        if (!a) continue;
-        const ins = (a.ins - b.ins) / ok;
-        const upd = (a.upd - b.upd) / ok;
-        const hot = (a.hot - b.hot) / ok;
-        const del = (a.del - b.del) / ok;
-        if (ins + upd + del === 0) continue;
-        const entries = (ins + upd - hot) * Number(n.indexes);
-        out.push(
-          `rows ${n.collection_name.padEnd(28)} ins ${ins.toFixed(2)} upd ${upd.toFixed(2)} (hot ${hot.toFixed(2)}) del ${del.toFixed(2)}; ${n.indexes} indexes: ~${entries.toFixed(2)} index entries`,
+        const retry = await pg.query<{ relname: string; ins: string; del: string }>(
+          `SELECT relname, n_tup_ins AS ins, n_tup_del AS del FROM pg_stat_all_tables
+              WHERE schemaname = 'documentdb_data' AND relname LIKE 'retry%' AND n_tup_ins > 0`,
         );
+        for (const r of retry.rows)
+          out.push(`retry table ${r.relname}: ${r.ins} rows inserted, ${r.del} deleted (since start)`);
+        const { rows } = await pg.query<{ query: string; calls: string; ms: string; toplevel: boolean }>(
+          `SELECT toplevel, calls, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+               FROM pg_stat_statements ORDER BY calls DESC LIMIT 40`,
+        );
+        for (const r of rows) {
+          out.push(`sql ${r.toplevel ? 'top' : 'sub'} ${(+r.calls / ok).toFixed(2)}/create ${r.ms} ms  ${r.query}`);
+        }
       }
-      const retry = await pg.query<{ relname: string; ins: string; del: string }>(
-        `SELECT relname, n_tup_ins AS ins, n_tup_del AS del FROM pg_stat_all_tables
-          WHERE schemaname = 'documentdb_data' AND relname LIKE 'retry%' AND n_tup_ins > 0`,
-      );
-      for (const r of retry.rows)
-        out.push(`retry table ${r.relname}: ${r.ins} rows inserted, ${r.del} deleted (since start)`);
-      const { rows } = await pg.query<{ query: string; calls: string; ms: string; toplevel: boolean }>(
-        `SELECT toplevel, calls, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
-           FROM pg_stat_statements ORDER BY calls DESC LIMIT 40`,
-      );
-      for (const r of rows) {
-        out.push(`sql ${r.toplevel ? 'top' : 'sub'} ${(+r.calls / ok).toFixed(2)}/create ${r.ms} ms  ${r.query}`);
-      }
+      process.stdout.write(`${out.join('\n')}\n`);
+    } finally {
+      await pg?.end();
     }
-    process.stdout.write(`${out.join('\n')}\n`);
-    await nc.close();
-  } finally {
-    await pg?.end();
-    await stopProcesses(stack.processes);
-    if (!process.env.KEEP) removeStackDir(dir);
-  }
-  if (profileDir && profiled) {
-    const { cpuMs } = profiled;
-    const lines = summarizeDir(profileDir, profiled).flatMap((s) =>
-      formatSummary(s, cpuMs.get(s.process) ?? 0, 'create'),
-    );
-    process.stdout.write(`${lines.join('\n')}\n`);
-  }
+  });
 }
 
 main().catch((err) => {
