@@ -22,8 +22,8 @@ type Body = WebhookAttemptMessage | WebhookDeadLetter;
  * The attempt runner over the in-memory delivery log, a JetStream client that records what is
  * published, and a sender that answers as the test says (at once with a success, unless told).
  */
-function harness(options: { schedule?: number[]; limits?: EndpointLimits } = {}) {
-  const log = new InMemoryDeliveryLog(CONTRACT_SETTINGS);
+function harness(options: { schedule?: number[]; limits?: EndpointLimits; log?: InMemoryDeliveryLog } = {}) {
+  const log = options.log ?? new InMemoryDeliveryLog(CONTRACT_SETTINGS);
   const { js, published } = capturePublished<Body>();
   const metrics = createMetrics(new Registry());
   const limiter = new EndpointLimiter(options.limits ?? { perEndpoint: 4, total: 8 }, metrics.inFlight);
@@ -122,6 +122,38 @@ describe("a payment's events", () => {
     expect(await runner.handle(delivered(held!))).toEqual({ ack: true });
     expect(sent.map((s) => s.sequence)).toEqual([1, 2]);
     expect(log.find(paid.eventId)).toMatchObject({ status: 'delivered', runAttempts: 1 });
+  });
+});
+
+describe("a payment's later event", () => {
+  it('reads nothing of the log for its order when this replica finished the earlier ones, delivered or dead', async () => {
+    const { runner, log, sent, answerWith } = harness({ schedule: [0] });
+    const paymentId = randomUUID();
+    const [created, paid, refunded] = [1, 2, 3].map((sequence) => paymentEvent(paymentId, sequence));
+    const reads = jest.spyOn(log, 'earlierDeliveries');
+    answerWith(DOWN);
+    await runner.takeIn(created!);
+    expect(log.find(created!.eventId)).toMatchObject({ status: 'dead' });
+    answerWith(OK);
+    await runner.takeIn(paid!);
+    await runner.takeIn(refunded!);
+    expect(reads).not.toHaveBeenCalled();
+    expect(sent.map((s) => s.sequence)).toEqual([1, 2, 3]);
+  });
+
+  it('reads the log when an earlier one was finished by another replica', async () => {
+    const one = harness();
+    const another = harness({ log: one.log });
+    const paymentId = randomUUID();
+    const [created, paid, refunded] = [1, 2, 3].map((sequence) => paymentEvent(paymentId, sequence));
+    const reads = jest.spyOn(one.log, 'earlierDeliveries');
+    await one.runner.takeIn(created!);
+    await another.runner.takeIn(paid!);
+    expect(reads).toHaveBeenCalledTimes(1);
+    // The first replica finished event 1, not event 2: it reads before event 3 goes.
+    await one.runner.takeIn(refunded!);
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(one.sent.concat(another.sent).map((s) => s.sequence)).toEqual([1, 3, 2]);
   });
 });
 

@@ -12,6 +12,7 @@ import { publishDeadLetter } from './dead-letters';
 import type { AttemptResult as SentResult } from './deliver';
 import type { AttemptResult, Conclusion, DeliveryLogProtocol, EarlierDeliveries } from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
+import { FinishedEvents } from './finished-events';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
 import type { SecretsCache } from './secrets';
@@ -85,6 +86,9 @@ interface Sent {
  * whose lease ran out is made again under the next number.
  */
 export class AttemptRunner {
+  /** The payments' events this replica finished, so that a later one's order is decided without a read. */
+  private readonly finished = new FinishedEvents();
+
   constructor(private readonly deps: AttemptRunnerDeps) {}
 
   /** The trace context a scheduled message carries in its body. */
@@ -276,9 +280,13 @@ export class AttemptRunner {
     }
   }
 
-  /** The payment's deliveries before this one (null for its first event: none to wait for). */
+  /**
+   * The payment's deliveries before this one; null when there is none to wait for: its first event,
+   * or a later one whose earlier events this replica finished itself (no read then).
+   */
   private earlierOf(msg: WebhookAttemptMessage): Promise<EarlierDeliveries> | null {
-    return msg.sequence > 1 ? this.deps.log.earlierDeliveries(msg.paymentId, msg.sequence) : null;
+    if (this.finished.allBefore(msg.paymentId, msg.sequence)) return null;
+    return this.deps.log.earlierDeliveries(msg.paymentId, msg.sequence);
   }
 
   /**
@@ -367,6 +375,7 @@ export class AttemptRunner {
       statusCode: result.statusCode,
       latencyMs: result.latencyMs,
     };
+    if (conclusion.next !== 'retry') this.finished.finished(msg.paymentId, msg.sequence);
     if (conclusion.next === 'retry') {
       await advance(js, 'retry', msg, { at: conclusion.at });
       if (!again) {

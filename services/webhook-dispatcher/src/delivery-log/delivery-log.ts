@@ -1,7 +1,15 @@
 import type { PaymentEvent } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
-import { concluded, newClaim, newDelivery, nextAttemptOf, replayed } from './documents';
+import {
+  concluded,
+  HOLDS_LATER_EVENTS,
+  holdsLaterEvents,
+  newClaim,
+  newDelivery,
+  nextAttemptOf,
+  replayed,
+} from './documents';
 import { attemptKey, DeliveryModel, deliveries, type AttemptEntry, type DeliveryDoc } from './records';
 
 /** How long the log keeps what it records, and when the stall check looks at a pending delivery. */
@@ -145,13 +153,16 @@ export class DeliveryLog {
     return { recorded: before !== null, successorWaiting: before?.successorWaiting === true };
   }
 
-  /** The payment's deliveries before `sequence`: how many are recorded, and how many still pending. */
+  /**
+   * The payment's deliveries before `sequence`: how many are recorded, and how many are still
+   * pending in their first run (a replay, a later run, holds no later event: docs/webhooks.md).
+   */
   async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
     const all = await deliveries()
-      .find({ paymentId }, { projection: { sequence: 1, status: 1 } })
+      .find({ paymentId }, { projection: { sequence: 1, status: 1, run: 1 } })
       .toArray();
     const earlier = all.filter((d) => d.sequence < sequence);
-    return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending').length };
+    return { recorded: earlier.length, pending: earlier.filter(holdsLaterEvents).length };
   }
 
   /** The payment's delivery of the event after `sequence` (the one a finishing delivery may wake). */
@@ -167,7 +178,7 @@ export class DeliveryLog {
    */
   async waitBehind(paymentId: string, sequence: number): Promise<boolean> {
     const result = await deliveries().updateMany(
-      { paymentId, sequence: { $lt: sequence }, status: 'pending' },
+      { paymentId, sequence: { $lt: sequence }, ...HOLDS_LATER_EVENTS },
       { $set: { successorWaiting: true } },
     );
     return result.matchedCount > 0;

@@ -101,3 +101,13 @@ export function replayed(doc: DeliveryDoc, now: Date, settings: DeliveryLogSetti
     expiresAt: null,
   };
 }
+
+/**
+ * The deliveries a payment's later event waits behind, as a filter and as a test of one delivery:
+ * those pending in their first run. A replay (a later run) is a new delivery of an old event and
+ * holds no later one (docs/webhooks.md).
+ */
+export const HOLDS_LATER_EVENTS = { status: 'pending', run: 1 } as const;
+export function holdsLaterEvents(doc: Pick<DeliveryDoc, 'status' | 'run'>): boolean {
+  return doc.status === HOLDS_LATER_EVENTS.status && doc.run === HOLDS_LATER_EVENTS.run;
+}

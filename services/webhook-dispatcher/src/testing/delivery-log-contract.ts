@@ -109,6 +109,17 @@ export function describeDeliveryLogContract(make: () => ContractSubject): void {
     expect(await log.successorOf(paymentId, 2)).toBeNull();
   });
 
+  it('holds no later event behind a replay: an earlier delivery pending in a later run is not waited for', async () => {
+    const first = await recorded(1, true);
+    const { paymentId } = first;
+    await log.conclude({ eventId: first.eventId, run: 1, attempt: 1 }, SUCCESS, { next: 'delivered' });
+    expect(await log.startReplay((await read(first.eventId))!)).toBe(true);
+    expect(await read(first.eventId)).toMatchObject({ status: 'pending', run: 2 });
+    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 0 });
+    expect(await log.waitBehind(paymentId, 2)).toBe(false);
+    expect(await read(first.eventId)).toMatchObject({ successorWaiting: false });
+  });
+
   it('starts the next run of a delivery only while it is as read', async () => {
     const { eventId } = await recorded(1, true);
     await log.conclude({ eventId, run: 1, attempt: 1 }, SUCCESS, { next: 'delivered' });

@@ -10,7 +10,7 @@ import {
   type DeliveryLogSettings,
   type EarlierDeliveries,
 } from '../delivery-log';
-import { concluded, newClaim, newDelivery, nextAttemptOf, replayed } from '../delivery-log/documents';
+import { concluded, holdsLaterEvents, newClaim, newDelivery, nextAttemptOf, replayed } from '../delivery-log/documents';
 import { attemptKey } from '../delivery-log/records';
 
 /**
@@ -74,7 +74,7 @@ export class InMemoryDeliveryLog implements DeliveryLogProtocol {
 
   async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
     const earlier = this.ofPayment(paymentId).filter((d) => d.sequence < sequence);
-    return { recorded: earlier.length, pending: earlier.filter((d) => d.status === 'pending').length };
+    return { recorded: earlier.length, pending: earlier.filter(holdsLaterEvents).length };
   }
 
   async successorOf(paymentId: string, sequence: number): Promise<DeliveryDoc | null> {
@@ -83,7 +83,7 @@ export class InMemoryDeliveryLog implements DeliveryLogProtocol {
   }
 
   async waitBehind(paymentId: string, sequence: number): Promise<boolean> {
-    const pending = this.ofPayment(paymentId).filter((d) => d.sequence < sequence && d.status === 'pending');
+    const pending = this.ofPayment(paymentId).filter((d) => d.sequence < sequence && holdsLaterEvents(d));
     for (const doc of pending) doc.successorWaiting = true;
     return pending.length > 0;
   }
