@@ -11,6 +11,7 @@ import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { withCostProbe } from './cost-probe';
 import { commandSamples } from './db-commands';
+import { openStatements, topStatements } from './pg-statements';
 import { paceRequests } from './pace';
 
 const CREATES = Number(process.argv[2] ?? 1500);
@@ -89,12 +90,7 @@ async function main(): Promise<void> {
         }
       }
       await new Promise((r) => setTimeout(r, 2000));
-      if (process.env.PG_STAT_STATEMENTS === '1' && stack.postgresUrl) {
-        pg = new Client({ connectionString: stack.postgresUrl });
-        await pg.connect();
-        await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-        await pg.query('SELECT pg_stat_statements_reset()');
-      }
+      pg = await openStatements(stack.postgresUrl);
       const rowsBefore = pg ? await tableRows(pg) : null;
       const cmdBefore = await commands(stack.opsUrls);
       const window = startWindow();
@@ -150,12 +146,9 @@ async function main(): Promise<void> {
         );
         for (const r of retry.rows)
           out.push(`retry table ${r.relname}: ${r.ins} rows inserted, ${r.del} deleted (since start)`);
-        const { rows } = await pg.query<{ query: string; calls: string; ms: string; toplevel: boolean }>(
-          `SELECT toplevel, calls, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
-               FROM pg_stat_statements ORDER BY calls DESC LIMIT 40`,
-        );
+        const rows = await topStatements(pg, 'calls', 40);
         for (const r of rows) {
-          out.push(`sql ${r.toplevel ? 'top' : 'sub'} ${(+r.calls / ok).toFixed(2)}/create ${r.ms} ms  ${r.query}`);
+          out.push(`sql ${r.toplevel ? 'top' : 'sub'} ${(r.calls / ok).toFixed(2)}/create ${r.ms} ms  ${r.query}`);
         }
       }
       process.stdout.write(`${out.join('\n')}\n`);
