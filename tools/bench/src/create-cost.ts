@@ -10,7 +10,7 @@ import os from 'node:os';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { withCostProbe } from './cost-probe';
-import { commandSamples } from './db-commands';
+import { commandLines, commandSamples } from './db-commands';
 import { openStatements, topStatements } from './pg-statements';
 import { paceRequests } from './pace';
 
@@ -106,10 +106,7 @@ async function main(): Promise<void> {
         `${ok} of ${CREATES} creates ok at ${RATE}/s over ${seconds.toFixed(1)} s; load ${os.loadavg()[0]?.toFixed(2)}`,
       );
       out.push(...cost.lines);
-      for (const [key, after] of [...cmdAfter].sort()) {
-        const d = after - (cmdBefore.get(key) ?? 0);
-        if (d > 0) out.push(`cmd ${key} ${(d / ok).toFixed(3)}`);
-      }
+      out.push(...commandLines(cmdBefore, cmdAfter, ok));
       if (pg && rowsBefore) {
         const after = await tableRows(pg);
         const names = await pg.query<{ table_name: string; collection_name: string; indexes: string }>(

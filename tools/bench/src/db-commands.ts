@@ -42,3 +42,21 @@ export async function databaseCommands(opsUrls: Record<string, string>): Promise
   for (const [key, count] of samples) if (!SANDBOX_PSP.test(key)) total += count;
   return total;
 }
+
+/**
+ * The commands sent between two samplings of commandSamples, per unit of work: one `cmd` line per
+ * service and labels that moved, in order, each followed by `suffix` (none: per the tool's unit).
+ */
+export function commandLines(
+  before: Map<string, number> | null,
+  after: Map<string, number> | null,
+  units: number,
+  suffix = '',
+): string[] {
+  const lines: string[] = [];
+  for (const [key, n] of [...(after ?? [])].sort()) {
+    const moved = n - (before?.get(key) ?? 0);
+    if (moved > 0) lines.push(`cmd ${key} ${(moved / units).toFixed(3)}${suffix}`);
+  }
+  return lines;
+}

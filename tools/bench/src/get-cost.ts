@@ -8,6 +8,7 @@
 import os from 'node:os';
 import { withCostProbe } from './cost-probe';
 import { runLoad, type Target } from './load';
+import { createPaymentsThroughApi } from './seed';
 
 const SECONDS = Number(process.argv[2] ?? 15);
 const PAYMENTS = Number(process.argv[3] ?? 200);
@@ -19,16 +20,8 @@ async function main(): Promise<void> {
     'get-cost',
     'get',
     async ({ stack, store, startWindow }) => {
-      const targets: Target[] = [];
-      for (let i = 0; i < PAYMENTS; i++) {
-        const res = await fetch(`${stack.gatewayUrl}/public-api/v1/payments`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ amount: 25.5 }),
-        });
-        const { id } = (await res.json()) as { id: string };
-        targets.push({ path: `/public-api/v1/payments/${id}`, token: store.token });
-      }
+      const ids = await createPaymentsThroughApi(stack.gatewayUrl, store, PAYMENTS);
+      const targets: Target[] = ids.map((id) => ({ path: `/public-api/v1/payments/${id}`, token: store.token }));
       const load = (seconds: number) =>
         runLoad({ baseUrl: stack.gatewayUrl, method: 'GET', targets, connections: CONNECTIONS, seconds });
       await load(3); // warm-up: the JIT, the auth cache, the pools

@@ -9,8 +9,9 @@
  */
 import os from 'node:os';
 import { withCostProbe } from './cost-probe';
-import { commandSamples } from './db-commands';
+import { commandLines, commandSamples } from './db-commands';
 import { openStatements, topStatements } from './pg-statements';
+import { createPaymentsThroughApi } from './seed';
 
 const SECONDS = Number(process.argv[2] ?? 60);
 const PAYMENTS = Number(process.argv[3] ?? 200);
@@ -20,14 +21,7 @@ const QUIET_SECONDS = 20;
 async function main(): Promise<void> {
   // The window's unit is a second of it: ms of CPU per second ÷ 10 is % of one core.
   await withCostProbe('idle-cost', 'second', async ({ stack, store, startWindow }) => {
-    for (let i = 0; i < PAYMENTS; i++) {
-      const res = await fetch(`${stack.gatewayUrl}/public-api/v1/payments`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 25.5 }),
-      });
-      if (!res.ok) throw new Error(`create answered ${res.status}`);
-    }
+    await createPaymentsThroughApi(stack.gatewayUrl, store, PAYMENTS);
     await new Promise((resolve) => setTimeout(resolve, QUIET_SECONDS * 1000));
     const pg = await openStatements(stack.postgresUrl);
     try {
@@ -36,11 +30,11 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
       const cost = window.end(SECONDS);
       const after = await commandSamples(stack.opsUrls);
-      const out = [`idle ${SECONDS} s after ${PAYMENTS} payments; load ${os.loadavg()[0]?.toFixed(2)}`, ...cost.lines];
-      for (const [key, n] of [...(after ?? [])].sort()) {
-        const d = n - (before?.get(key) ?? 0);
-        if (d > 0) out.push(`cmd ${key} ${(d / SECONDS).toFixed(3)}/s`);
-      }
+      const out = [
+        `idle ${SECONDS} s after ${PAYMENTS} payments; load ${os.loadavg()[0]?.toFixed(2)}`,
+        ...cost.lines,
+        ...commandLines(before, after, SECONDS, '/s'),
+      ];
       for (const r of pg ? await topStatements(pg, 'time', 25) : []) {
         out.push(`sql ${(r.calls / SECONDS).toFixed(2)}/s ${r.ms} ms  ${r.query}`);
       }

@@ -10,7 +10,7 @@
 import os from 'node:os';
 import { confirmAtFixedRate, createWebhookPayments } from './confirmations';
 import { withCostProbe } from './cost-probe';
-import { commandSamples } from './db-commands';
+import { commandLines, commandSamples } from './db-commands';
 import { WebhookReceiver } from './webhooks';
 
 const PAYS = Number(process.argv[2] ?? 600);
@@ -39,11 +39,8 @@ async function main(): Promise<void> {
         `${ids.length} pays at ${latency.ratePerSecond.toFixed(1)}/s, ${latency.refused} refused, ${paid} webhooks; ` +
           `pay → webhook p50 ${latency.p50Ms?.toFixed(0)} ms, p99 ${latency.p99Ms?.toFixed(0)} ms; load ${os.loadavg()[0]?.toFixed(2)}`,
         ...cost.lines,
+        ...commandLines(cmdBefore, cmdAfter, paid),
       ];
-      for (const [key, after] of [...(cmdAfter ?? [])].sort()) {
-        const d = after - (cmdBefore?.get(key) ?? 0);
-        if (d > 0) out.push(`cmd ${key} ${(d / paid).toFixed(3)}`);
-      }
       process.stdout.write(`${out.join('\n')}\n`);
     });
   } finally {

@@ -11,6 +11,28 @@ export interface BenchStore {
   token: string;
 }
 
+/**
+ * `count` payments of the store made one after the other through the public API (each with its
+ * view in the read model, as a merchant's are); their ids.
+ */
+export async function createPaymentsThroughApi(
+  gatewayUrl: string,
+  store: BenchStore,
+  count: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${gatewayUrl}/public-api/v1/payments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${store.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 25.5 }),
+    });
+    if (!res.ok) throw new Error(`create answered ${res.status}`);
+    ids.push(((await res.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
 /** Tries per store: a stack just started on a busy machine may not answer the first calls in time. */
 const STORE_TRIES = 3;
 
