@@ -375,7 +375,6 @@ export class AttemptRunner {
       statusCode: result.statusCode,
       latencyMs: result.latencyMs,
     };
-    if (conclusion.next !== 'retry') this.finished.finished(msg.paymentId, msg.sequence);
     if (conclusion.next === 'retry') {
       await advance(js, 'retry', msg, { at: conclusion.at });
       if (!again) {
@@ -387,6 +386,8 @@ export class AttemptRunner {
       }
       return;
     }
+    // Delivered or dead: this delivery is finished (recorded so above), whatever follows fails.
+    this.finished.finished(msg.paymentId, msg.sequence);
     if (conclusion.next === 'dead') {
       await publishDeadLetter(js, msg, conclusion.reason, result.error);
       if (!again) {
