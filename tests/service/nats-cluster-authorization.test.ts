@@ -1,14 +1,17 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Streams, Subjects } from '@pix/contracts';
+import { Consumers, leaderElectedAdvisory, Streams, Subjects } from '@pix/contracts';
 import { connectAs, natsMemberName, startNatsMember } from '@pix/devstack';
+import { startConsumer } from '@pix/messaging';
+import { createLogger } from '@pix/observability';
 import { eventually } from '../support/api';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 
 /**
  * A 3-member JetStream cluster, as the chaos test and production run it, with authorization on:
- * every member has the same authorization, the routes between them are not subject to it, and a
- * member restarted after `kill -9` joins again and catches up.
+ * every member has the same authorization, the routes between them are not subject to it, a
+ * member restarted after `kill -9` joins again and catches up, and a consumer whose leader was
+ * killed receives again as soon as it has a new one.
  */
 describe('a NATS cluster with authorization', () => {
   let stack: PrivateStack;
@@ -27,6 +30,74 @@ describe('a NATS cluster with authorization', () => {
     }
   });
 
+  // Runs first: the members are all up, and each restart below comes after it.
+  it('a consumer whose leader is killed receives again as soon as it has a new leader', async () => {
+    const consumer = Consumers.dispatcherPayments;
+    const admin = await connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, { reconnect: true });
+    const jsm = await jetstreamManager(admin);
+    const leaderOf = () =>
+      jsm.consumers.info(consumer.stream, consumer.durable).then(
+        (info) => info.cluster?.leader ?? '',
+        () => '',
+      );
+    const killedLeader = await eventually(leaderOf, (leader) => leader !== '', 30_000);
+    const others = memberUrls().filter((_, i) => natsMemberName(i) !== killedLeader);
+    // The reader and the publisher are on members that stay up: only the consumer's leader goes.
+    const reader = await connectAs(others.join(','), 'webhook-dispatcher', stack.natsCredentials, { reconnect: true });
+    const writer = await connectAs(others.join(','), 'payments', stack.natsCredentials, { reconnect: true });
+    const received: string[] = [];
+    const running = await startConsumer(reader, consumer, { logger: createLogger('test', 'silent') }, (msg) => {
+      received.push(msg.string());
+      return Promise.resolve({ ack: true });
+    });
+    const elections = reader.subscribe(leaderElectedAdvisory(consumer), { max: 1 });
+    const publish = (body: string) =>
+      jetstream(writer).publish(Subjects.paymentEvent('payment.created', true), body, { msgID: body });
+    try {
+      await publish('before');
+      await eventually(
+        async () => received,
+        (r) => r.includes('before'),
+        10_000,
+      );
+
+      const index = stack.ports.natsCluster!.findIndex((_, i) => natsMemberName(i) === killedLeader);
+      const killed = stack.processes.find((p) => p.name === killedLeader)!;
+      process.kill(killed.pid, 'SIGKILL');
+      for await (const elected of elections) expect(elected.subject).toContain(consumer.durable);
+      expect(await leaderOf()).not.toBe(killedLeader);
+      const electedAt = Date.now();
+      // Published once the stream takes it again (its own leader may have been the killed member too).
+      await eventually(
+        () =>
+          publish('after').then(
+            () => true,
+            () => false,
+          ),
+        (ok) => ok,
+        30_000,
+        200,
+      );
+      // The pull the reader had waited on the killed leader. Without pulling again on the election,
+      // the client noticed only after two missed heartbeats: 4.8-10 s after it, measured.
+      await eventually(
+        async () => received,
+        (r) => r.includes('after'),
+        20_000,
+        50,
+      );
+      expect(Date.now() - electedAt).toBeLessThan(2500);
+
+      const restarted = await startNatsMember(stack.dir, stack.ports.natsCluster!, index, false);
+      stack.replaceProcess(killed, restarted);
+    } finally {
+      await running.stop();
+      await reader.close();
+      await writer.close();
+      await admin.close();
+    }
+  }, 120_000);
+
   it('replicates what one member takes to all three, and a restarted member catches up', async () => {
     const nc = await connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, { reconnect: true });
     const payments = await connectAs(memberUrls()[2]!, 'payments', stack.natsCredentials);
@@ -40,6 +111,7 @@ describe('a NATS cluster with authorization', () => {
           () => 0,
         );
       expect(await eventually(copies, (n) => n === 3, 30_000)).toBe(3);
+      const stored = (await jsm.streams.info(Streams.payments.name)).state.messages;
       await jetstream(payments).publish(Subjects.paymentEvent('payment.created', true), '{}', { msgID: 'cluster-1' });
 
       const { leader } = (await jsm.streams.info(Streams.payments.name)).cluster!;
@@ -52,7 +124,7 @@ describe('a NATS cluster with authorization', () => {
 
       // Over the routes again, with the stream's messages: every copy current.
       expect(await eventually(copies, (n) => n === 3, 60_000, 500)).toBe(3);
-      expect((await jsm.streams.info(Streams.payments.name)).state.messages).toBe(1);
+      expect((await jsm.streams.info(Streams.payments.name)).state.messages).toBe(stored + 1);
     } finally {
       await payments.close();
       await nc.close();

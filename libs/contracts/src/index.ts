@@ -223,7 +223,14 @@ export {
   type RefusedFact,
 } from './signed-facts';
 export { Subjects, subjectMatches, type PaymentDueKind, type PaymentCountKey, type PixCommandKind } from './subjects';
-export { Streams, Consumers, QueueGroups, type StreamDefinition, type ConsumerDefinition } from './streams';
+export {
+  Streams,
+  Consumers,
+  QueueGroups,
+  leaderElectedAdvisory,
+  type StreamDefinition,
+  type ConsumerDefinition,
+} from './streams';
 export { Notices, type NoticeDefinition } from './notices';
 export {
   SERVICE_IDENTITIES,

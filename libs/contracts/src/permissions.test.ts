@@ -104,17 +104,24 @@ describe('who may do what', () => {
     expect(everyone.filter((identity) => mayPublish(identity, subject))).toEqual(['webhook-dispatcher']);
   });
 
-  it('a durable consumer is bound and acked by its reader alone', () => {
+  it('a durable consumer is bound and acked by its reader alone, who alone hears of its new leader', () => {
     for (const consumer of Object.values(contracts.Consumers)) {
       const next = `$JS.API.CONSUMER.MSG.NEXT.${consumer.stream}.${consumer.durable}`;
       const ack = `$JS.ACK.${consumer.stream}.${consumer.durable}.1.2.3.4.5`;
       const create = `$JS.API.CONSUMER.CREATE.${consumer.stream}.${consumer.durable}.${consumer.filterSubjects[0]}`;
+      const elected = `$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${consumer.stream}.${consumer.durable}`;
       for (const identity of others(consumer.reader, 'provisioner')) {
-        expect([identity, mayPublish(identity, next), mayPublish(identity, ack), mayPublish(identity, create)]).toEqual(
-          [identity, false, false, false],
-        );
+        expect([
+          identity,
+          mayPublish(identity, next),
+          mayPublish(identity, ack),
+          mayPublish(identity, create),
+          maySubscribe(identity, elected),
+        ]).toEqual([identity, false, false, false, false]);
       }
       expect(mayPublish(consumer.reader, next) && mayPublish(consumer.reader, ack)).toBe(true);
+      expect(maySubscribe(consumer.reader, elected)).toBe(true);
+      expect(mayPublish(consumer.reader, elected)).toBe(false);
       // Its configuration is the provisioning step's: the reader binds, it does not create.
       expect(mayPublish(consumer.reader, create)).toBe(false);
     }

@@ -8,7 +8,7 @@ import { DispatcherRpc } from './rpc/dispatcher';
 import { GatewayRpc } from './rpc/gateway';
 import { PaymentsRpc } from './rpc/payments';
 import { SandboxRpc } from './rpc/sandbox';
-import { Consumers, Streams, type ConsumerDefinition, type StreamDefinition } from './streams';
+import { Consumers, leaderElectedAdvisory, Streams, type ConsumerDefinition, type StreamDefinition } from './streams';
 import { Subjects } from './subjects';
 
 /**
@@ -204,6 +204,7 @@ function grantsOfAll(): Map<NatsIdentity, Grants> {
   }
   for (const consumer of Object.values(Consumers) as ConsumerDefinition[]) {
     useJetStream(consumer.reader, JetStreamApi.durableReader(consumer));
+    receive(consumer.reader, JETSTREAM_ACCOUNT, leaderElectedAdvisory(consumer));
   }
   JetStreamApi.administration.forEach((subject) => of('provisioner').publish.add(subject));
   return grants;

@@ -94,6 +94,16 @@ export interface ConsumerDefinition {
   maxAckPending?: number;
 }
 
+/**
+ * JetStream's advisory that a durable consumer has a new leader (its member lost, or stepped down),
+ * published in the account that holds JetStream. A pull waiting on the old leader went with it: the
+ * consumer's reader pulls again on this (libs/messaging's startConsumer) rather than after two
+ * missed heartbeats.
+ */
+export function leaderElectedAdvisory(consumer: Pick<ConsumerDefinition, 'stream' | 'durable'>): string {
+  return `$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${consumer.stream}.${consumer.durable}`;
+}
+
 export const Consumers = {
   /** payments consumes its own scheduled work when it falls due. */
   paymentsDue: {
