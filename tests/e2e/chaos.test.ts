@@ -374,6 +374,7 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
           `${readiness.answered} probes answered, ${readiness.notReady.length} not ready, ` +
           `${readiness.unanswered} not answered within 2 s`,
         faultTable(faults, owed, client),
+        `chaos: the last owed webhook of each fault: ${lastOwed(faults, owed)}`,
         `chaos: * missed issue 19's target (first good create ${TARGETS.firstCreateMs / 1000} s, the database's ` +
           `${TARGETS.firstCreateAfterDatabaseMs / 1000} s; ready ${TARGETS.readyAfterStartMs / 1000} s; ` +
           `owed webhooks ${TARGETS.owedAfterRecoveryMs / 1000} s after recovery; p99 ${TARGETS.webhookP99Ms / 1000} s outside faults)`,
@@ -690,6 +691,22 @@ function busy(from: { busy: number; all: number }, to: { busy: number; all: numb
 /** An event is owed during a fault when it was caused before the fault was over and not delivered when it struck. */
 function owedDuring(o: Owed, f: Fault): boolean {
   return o.causedAt <= f.recovery && o.deliveredAt > f.start;
+}
+
+/** Which webhook owed during each fault came last, and when it was caused: what the table's last column waited on. */
+function lastOwed(faults: Fault[], owed: Owed[]): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return faults
+    .flatMap((f) => {
+      const last = owed.filter((o) => owedDuring(o, f)).sort((a, b) => b.deliveredAt - a.deliveredAt)[0];
+      if (!last) return [];
+      const caused = last.causedAt - f.start;
+      return [
+        `${f.name}: ${last.event} caused ${seconds(Math.abs(caused))} ${caused < 0 ? 'before' : 'after'} it struck, ` +
+          `delivered ${seconds(last.deliveredAt - f.recovery)} after its recovery`,
+      ];
+    })
+    .join('; ');
 }
 
 /** The per-fault figures, as a table. */
