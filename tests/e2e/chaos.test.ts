@@ -693,12 +693,19 @@ function owedDuring(o: Owed, f: Fault): boolean {
   return o.causedAt <= f.recovery && o.deliveredAt > f.start;
 }
 
+/** Of the webhooks owed during a fault, the one delivered last (none owed: undefined). */
+function lastOwedDuring(f: Fault, owed: Owed[]): Owed | undefined {
+  let last: Owed | undefined;
+  for (const o of owed) if (owedDuring(o, f) && (!last || o.deliveredAt > last.deliveredAt)) last = o;
+  return last;
+}
+
 /** Which webhook owed during each fault came last, and when it was caused: what the table's last column waited on. */
 function lastOwed(faults: Fault[], owed: Owed[]): string {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   return faults
     .flatMap((f) => {
-      const last = owed.filter((o) => owedDuring(o, f)).sort((a, b) => b.deliveredAt - a.deliveredAt)[0];
+      const last = lastOwedDuring(f, owed);
       if (!last) return [];
       const caused = last.causedAt - f.start;
       return [
@@ -714,7 +721,8 @@ function faultTable(faults: Fault[], owed: Owed[], client: MerchantClient): stri
   const seconds = (ms: number | undefined) => (ms === undefined ? '–' : (ms / 1000).toFixed(1));
   const rows = faults.map((f) => {
     const during = owed.filter((o) => owedDuring(o, f));
-    const afterRecovery = during.length ? Math.max(...during.map((o) => o.deliveredAt - f.recovery)) : undefined;
+    const last = lastOwedDuring(f, during);
+    const afterRecovery = last && last.deliveredAt - f.recovery;
     const attempts = client.attempts.filter((a) => a.at >= f.start && a.sentAt <= f.recovery);
     return [
       f.name,
