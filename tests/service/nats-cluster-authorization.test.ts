@@ -1,5 +1,5 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Consumers, leaderElectedAdvisory, Streams, Subjects } from '@pix/contracts';
 import { connectAs, natsMemberName, startNatsMember } from '@pix/devstack';
 import { startConsumer } from '@pix/messaging';
@@ -21,6 +21,16 @@ describe('a NATS cluster with authorization', () => {
   afterAll(() => stack?.stop());
 
   const memberUrls = () => stack.natsUrl.split(',');
+  // The stream's leader and the replicas that are current; none while the stream elects a leader.
+  const copies = (jsm: JetStreamManager) => () =>
+    jsm.streams.info(Streams.payments.name).then(
+      ({ cluster }) =>
+        (cluster?.leader ? 1 : 0) + (cluster?.replicas ?? []).filter((r) => r.current && !r.offline).length,
+      () => 0,
+    );
+  // No account-info request on connect: right after a member's restart the cluster may still be
+  // electing its meta leader, and the calls below retry until it answers.
+  const managerOf = (nc: NatsConnection) => jetstreamManager(nc, { checkAPI: false });
 
   it('refuses an anonymous client on every member and takes each identity on every member', async () => {
     for (const url of memberUrls()) {
@@ -34,7 +44,7 @@ describe('a NATS cluster with authorization', () => {
   it('a consumer whose leader is killed receives again as soon as it has a new leader', async () => {
     const consumer = Consumers.dispatcherPayments;
     const admin = await connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, { reconnect: true });
-    const jsm = await jetstreamManager(admin);
+    const jsm = await managerOf(admin);
     const leaderOf = () =>
       jsm.consumers.info(consumer.stream, consumer.durable).then(
         (info) => info.cluster?.leader ?? '',
@@ -90,6 +100,8 @@ describe('a NATS cluster with authorization', () => {
 
       const restarted = await startNatsMember(stack.dir, stack.ports.natsCluster!, index, false);
       stack.replaceProcess(killed, restarted);
+      // The next test starts from a whole cluster.
+      expect(await eventually(copies(jsm), (n) => n === 3, 60_000, 500)).toBe(3);
     } finally {
       await running.stop();
       await reader.close();
@@ -102,15 +114,8 @@ describe('a NATS cluster with authorization', () => {
     const nc = await connectAs(stack.natsUrl, 'provisioner', stack.natsCredentials, { reconnect: true });
     const payments = await connectAs(memberUrls()[2]!, 'payments', stack.natsCredentials);
     try {
-      const jsm = await jetstreamManager(nc);
-      // The leader and the replicas that are current; none while the stream elects a leader.
-      const copies = () =>
-        jsm.streams.info(Streams.payments.name).then(
-          ({ cluster }) =>
-            (cluster?.leader ? 1 : 0) + (cluster?.replicas ?? []).filter((r) => r.current && !r.offline).length,
-          () => 0,
-        );
-      expect(await eventually(copies, (n) => n === 3, 30_000)).toBe(3);
+      const jsm = await managerOf(nc);
+      expect(await eventually(copies(jsm), (n) => n === 3, 30_000)).toBe(3);
       const stored = (await jsm.streams.info(Streams.payments.name)).state.messages;
       await jetstream(payments).publish(Subjects.paymentEvent('payment.created', true), '{}', { msgID: 'cluster-1' });
 
@@ -123,7 +128,7 @@ describe('a NATS cluster with authorization', () => {
       stack.replaceProcess(killed, restarted);
 
       // Over the routes again, with the stream's messages: every copy current.
-      expect(await eventually(copies, (n) => n === 3, 60_000, 500)).toBe(3);
+      expect(await eventually(copies(jsm), (n) => n === 3, 60_000, 500)).toBe(3);
       expect((await jsm.streams.info(Streams.payments.name)).state.messages).toBe(stored + 1);
     } finally {
       await payments.close();
