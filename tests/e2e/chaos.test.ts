@@ -709,7 +709,7 @@ function lastOwed(faults: Fault[], owed: Owed[]): string {
       if (!last) return [];
       const caused = last.causedAt - f.start;
       return [
-        `${f.name}: ${last.event} caused ${seconds(Math.abs(caused))} ${caused < 0 ? 'before' : 'after'} it struck, ` +
+        `${f.name}: ${last.event} of ${last.paymentId} caused ${seconds(Math.abs(caused))} ${caused < 0 ? 'before' : 'after'} it struck, ` +
           `delivered ${seconds(last.deliveredAt - f.recovery)} after its recovery`,
       ];
     })
