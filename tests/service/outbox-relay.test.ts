@@ -233,6 +233,27 @@ describe('the outbox of a payment', () => {
     expect(order[0]).toBe(`view:${doc._id}:1`);
   });
 
+  it("publishes what waits as soon as another write's publish goes through, not at the writer's next try", async () => {
+    const first = pendingPaymentDoc({ storeId: 'outbox-store' });
+    failing = true;
+    expect(await store.insert(first, [created(first._id)])).toBe('created');
+    // Away through the tries at 0.25, 0.75 and 1.75 s: the next is 2 s later.
+    await new Promise((resolve) => setTimeout(resolve, 1_900));
+    failing = false;
+    const second = pendingPaymentDoc({ storeId: 'outbox-store' });
+    expect(await store.insert(second, [created(second._id)])).toBe('created');
+    const back = Date.now();
+    await eventually(
+      async () => ids(published),
+      (sent) => sent.includes(`evt_${first._id}`),
+      5_000,
+      20,
+    );
+    // Before the writer's next try (at 3.75 s, 1.85 s after this), whose wait was all it had before.
+    expect(Date.now() - back).toBeLessThan(500);
+    expect(viewed).toContainEqual({ _id: first._id, rev: 1 });
+  });
+
   it('publishes messages stored before they named their writer, and removes them as then', async () => {
     const doc = pendingPaymentDoc({ storeId: 'outbox-store' });
     const stored = { ...created(doc._id), at: new Date(Date.now() - 10_000) };

@@ -239,7 +239,7 @@ export class PaymentStore implements PaymentStorage {
    * lets go of its hold: nothing is written to say so. The write has happened, so a failure here is
    * not the caller's: the messages are published again as soon as JetStream takes them
    * (PublishRetry, which keeps the payment as written for its view), and the hold stays until
-   * then. False when it failed.
+   * then; one that goes through sends what waits there at once. False when it failed.
    */
   private async publishOwed(owed: Owed): Promise<boolean> {
     if (owed.outbox.length > 0) {
@@ -249,6 +249,7 @@ export class PaymentStore implements PaymentStorage {
         this.retry.later(owed, err);
         return false;
       }
+      this.retry.back();
     }
     owed.hold.release();
     return true;
