@@ -54,7 +54,7 @@ describe('publishing again while JetStream is away', () => {
     expect(state.tries).toEqual([250, 750, 1_750, 1_900]);
   });
 
-  it('flush tries what waits now, after a drain under way', async () => {
+  it('flush (shutdown) tries what waits now, not at its next try', async () => {
     const { retry, state } = retryOver();
     retry.later('a', new Error('away'));
     state.away = false;
