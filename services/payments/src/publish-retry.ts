@@ -9,11 +9,10 @@ const LAST_WAIT_MS = 2000;
  * leader after losing one, NATS restarting), published again by this process as soon as JetStream
  * takes them, oldest first: one is tried after 250 ms (doubling to 2 s while it fails), and once one
  * goes through the rest follow at once. A later write's own publish going through says JetStream is
- * back too (`back`): what waits goes then, not at the next try, which may be 2 s away and then wait
- * up to a publish's timeout (a chaos run saw 4.6 s between the first publish taken and the retry's).
- * So what a write owes reaches its stream within moments of the stream's return, not after the
- * relay's next look at outboxes older than a few seconds; the relay stays the net for a writer that
- * died.
+ * back too (`back`): what waits goes then, not at the next try, which may be 2 s away, and a try
+ * sent while a stream still elects its leader waits out the publish's 2 s timeout besides. So what
+ * a write owes reaches its stream within moments of the stream's return, not after the relay's next
+ * look at outboxes older than a few seconds; the relay stays the net for a writer that died.
  */
 export class PublishRetry<T> {
   private readonly waiting = new Set<T>();
