@@ -721,7 +721,7 @@ function faultTable(faults: Fault[], owed: Owed[], client: MerchantClient): stri
   const seconds = (ms: number | undefined) => (ms === undefined ? '–' : (ms / 1000).toFixed(1));
   const rows = faults.map((f) => {
     const during = owed.filter((o) => owedDuring(o, f));
-    const last = lastOwedDuring(f, during);
+    const last = lastOwedDuring(f, owed);
     const afterRecovery = last && last.deliveredAt - f.recovery;
     const attempts = client.attempts.filter((a) => a.at >= f.start && a.sentAt <= f.recovery);
     return [
