@@ -5,9 +5,15 @@ import path from 'node:path';
 import { packageOf, summarizeDir } from './cpu-profile';
 
 // Burns 400 ms in alpha, then 400 ms in beta, and prints the monotonic microsecond between them.
+// The clock is read once per 100,000 square roots: read on every one, its native frame
+// (hrtimeBigInt) could outweigh burn's own time and top the ranking.
 const BURNER = `
   const now = () => Number(process.hrtime.bigint() / 1000n);
-  function burn(until) { let x = 0; while (now() < until) x += Math.sqrt(x + 1); return x; }
+  function burn(until) {
+    let x = 0;
+    while (now() < until) for (let i = 0; i < 100_000; i++) x += Math.sqrt(x + i);
+    return x;
+  }
   function alpha() { return burn(now() + 400_000); }
   function beta() { return burn(now() + 400_000); }
   alpha();
