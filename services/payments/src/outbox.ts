@@ -166,8 +166,10 @@ export class OutboxRelay extends Periodic {
 
   /** One pass now: before the first write, so this writer's record is there should it die. */
   async pass(): Promise<void> {
-    const relayed = await this.store.relay(this.silentAfterMs);
-    outboxLeftovers.set(relayed);
+    const { relayed, waiting } = await this.store.relay(this.silentAfterMs);
+    // The gauge counts both: either is a payment whose messages JetStream had not taken.
+    outboxLeftovers.set(relayed + waiting);
     if (relayed > 0) this.logger.info({ payments: relayed }, 'outbox leftovers published');
+    if (waiting > 0) this.logger.info({ payments: waiting }, 'outboxes wait for JetStream to publish again');
   }
 }

@@ -54,11 +54,19 @@ export interface PaymentStorage {
   ): Promise<WriteResult<R>>;
   /**
    * The outbox relay's pass: publishes the messages their writer will not, those of a writer silent
-   * for `staleAfterMs` (dead) among them; answers how many payments owed messages as it looked.
+   * for `staleAfterMs` (dead) among them.
    */
-  relay(staleAfterMs: number): Promise<number>;
+  relay(staleAfterMs: number): Promise<RelayPass>;
   /** Finishes what is under way: publishes what waits to be published again, once (shutdown). */
   flush(): Promise<void>;
+}
+
+/** What a relay pass found owed, in payments: apart, since only the first were published. */
+export interface RelayPass {
+  /** Payments whose messages the pass published. */
+  relayed: number;
+  /** Payments whose write's publish failed, waiting for JetStream in this process (PublishRetry). */
+  waiting: number;
 }
 
 /** A change of a payment: the fields to set and the messages it owes to JetStream. */

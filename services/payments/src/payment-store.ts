@@ -23,6 +23,7 @@ import {
   type NewPayment,
   type PaymentStorage,
   type Publish,
+  type RelayPass,
   type Skip,
   type StoreScope,
   type WriteResult,
@@ -316,7 +317,7 @@ export class PaymentStore implements PaymentStorage {
    * Answers how many payments owed messages as it looked: those it published, and those whose
    * outbox this process waits to publish again (JetStream away).
    */
-  async relay(staleAfterMs: number): Promise<number> {
+  async relay(staleAfterMs: number): Promise<RelayPass> {
     const now = new Date();
     const unsettled = this.writer.unsettled();
     await this.sayAlive(now);
@@ -340,7 +341,7 @@ export class PaymentStore implements PaymentStorage {
       this.logger.warn({ writer: dead._id, seenAt: dead.seenAt }, 'outbox writer silent: published what it left');
     }
     relayed += await this.publishUnnamed(new Date(now.getTime() - UNNAMED_MIN_AGE_MS));
-    return relayed + this.retry.size;
+    return { relayed, waiting: this.retry.size };
   }
 
   /**

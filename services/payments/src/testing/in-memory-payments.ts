@@ -10,6 +10,7 @@ import {
   type Change,
   type NewPayment,
   type PaymentStorage,
+  type RelayPass,
   type Publish,
   type Skip,
   type WriteResult,
@@ -112,10 +113,10 @@ export class InMemoryPayments implements PaymentStorage {
   }
 
   /** Publishes every outbox still holding messages (one process: no writer to wait for). */
-  async relay(): Promise<number> {
+  async relay(): Promise<RelayPass> {
     const owing = [...this.docs.values()].filter((d) => d.outbox.length > 0);
     for (const doc of owing) await this.publishOutbox(doc);
-    return owing.length;
+    return { relayed: owing.length, waiting: 0 };
   }
 
   async flush(): Promise<void> {
