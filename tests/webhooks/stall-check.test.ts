@@ -75,6 +75,34 @@ describe('a delivery whose attempt message went missing', () => {
     expect((await stalled()) - before).toBe(1);
   }, 150_000);
 
+  it('publishes nothing for an event held behind an earlier one still retried: that one wakes it', async () => {
+    let createdAnswers = 0;
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
+    const store = await createStore(stack, 'Stall store 3');
+    const id = await createPayment(stack, store.token, url);
+    await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d[0]?.attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
+    );
+    const before = await stalled();
+    // Its status change is held behind payment.created, whose retry is 20 s away: the check finds
+    // it not moved on 5 s after it was held, and again 10 s later, before the retry.
+    await admin(stack, 'sandbox', 'pay', id);
+    const deliveries = await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d.length === 2 && d.every((delivery) => delivery.status === 'delivered'),
+      120_000,
+      1000,
+    );
+    expect(receiver.events(id).map((h) => [h.json.event, h.headers['webhook-id']])).toEqual([
+      ['payment.created', deliveries[0]?.eventId],
+      ['payment.created', deliveries[0]?.eventId],
+      ['payment.status_changed', deliveries[1]?.eventId],
+    ]);
+    expect(deliveries[1]?.attempts).toHaveLength(1);
+    expect((await stalled()) - before).toBe(0);
+  }, 150_000);
+
   it('is delivered when a first attempt is lost after JetStream stored it', async () => {
     receiver.respond = () => 200;
     const store = await createStore(stack, 'Stall store 2');
