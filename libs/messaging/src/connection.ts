@@ -93,7 +93,17 @@ export function violationLabel(subject: string): string {
   const tokens = subject.split('.');
   if (subject.startsWith('$JS.ACK.')) return [...tokens.slice(0, 4), '>'].join('.');
   if (subject.startsWith('_INBOX.')) return [...tokens.slice(0, 2), '>'].join('.');
+  // A service import's reply subject: a random token per request.
+  if (subject.startsWith('_R_.')) return '_R_.>';
   return subject;
+}
+
+/**
+ * Which connection to the cluster a client has now: a reconnect, to the same server or another,
+ * makes a new one (the server names each client it takes).
+ */
+export function currentConnection(nc: NatsConnection): string {
+  return `${nc.info?.server_id}/${nc.info?.client_id}`;
 }
 
 /** True while the connection is up: not closed, not draining, not waiting to reconnect. */

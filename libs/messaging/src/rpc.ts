@@ -12,8 +12,9 @@ import {
 } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import type { z } from 'zod';
+import { currentConnection, isNatsConnected } from './connection';
 import { contextFromHeaders, deadlineOf, traceHeaders, withDeadline } from './headers';
-import { failSpan, natsAttributes, natsRequestDuration, rpcExpired, tracer } from './telemetry';
+import { failSpan, natsAttributes, natsRequestDuration, rpcAnswersDropped, rpcExpired, tracer } from './telemetry';
 import { isTransient } from './transient';
 
 /**
@@ -77,13 +78,14 @@ export function serveRpc<D extends RpcDefinition>(
         logger.error({ subject, reply: msg.reply }, 'a message without a reply subject to answer on; dropped');
         return;
       }
+      const takenOn = currentConnection(nc);
       // The handler's span is a child of the caller's, whose context travels in the headers.
       const answering = tracer
         .startActiveSpan(
           `${subject} process`,
           { kind: SpanKind.SERVER, attributes: natsAttributes(subject, 'process') },
           contextFromHeaders(msg.headers),
-          (span) => answer(msg, span).finally(() => span.end()),
+          (span) => answer(msg, span, takenOn).finally(() => span.end()),
         )
         .catch((error: unknown) => logger.error({ err: error, subject }, 'rpc reply failed'));
       inFlight.add(answering);
@@ -97,7 +99,7 @@ export function serveRpc<D extends RpcDefinition>(
     },
   };
 
-  async function answer(msg: Msg, span: Span): Promise<void> {
+  async function answer(msg: Msg, span: Span, takenOn: string): Promise<void> {
     const deadline = deadlineOf(msg.headers);
     if (deadline !== undefined && Date.now() >= deadline) {
       rpcExpired.inc({ subject });
@@ -125,6 +127,15 @@ export function serveRpc<D extends RpcDefinition>(
         failSpan(span, err);
         reply = { ok: false, error: { status: 500, message: ErrorMessages.internal } };
       }
+    }
+    // NATS lets an answer onto its reply subject only over the connection that took the request
+    // (the permission is per connection, a service import's reply subject per server): once that
+    // connection is gone, an answer would be refused as a permissions violation and page an SRE for
+    // a NATS member's restart. The caller stopped hearing either way, and asks again.
+    if (!isNatsConnected(nc) || currentConnection(nc) !== takenOn) {
+      rpcAnswersDropped.inc({ subject });
+      logger.warn({ subject }, 'an answer not sent: NATS reconnected since its request was taken');
+      return;
     }
     msg.respond(JSON.stringify(reply));
   }

@@ -59,6 +59,15 @@ export const rpcExpired = libraryMetric(
   }),
 );
 
+export const rpcAnswersDropped = libraryMetric(
+  new Counter({
+    name: 'nats_request_answers_dropped_total',
+    help: 'Answers not sent because NATS reconnected after their request was taken: NATS would refuse them, and the caller asks again',
+    labelNames: ['subject'] as const,
+    registers: [],
+  }),
+);
+
 export const permissionViolations = libraryMetric(
   new Counter({
     name: 'nats_permission_violations_total',
