@@ -314,8 +314,8 @@ export class PaymentStore implements PaymentStorage {
    * is unknown (a failed command may have landed), each writer silent for `staleAfterMs` (it is then
    * marked gone, unless it spoke meanwhile), and messages from before writers were named. Each is
    * found by the outbox index, by writer and instant: the payments they left, not every payment.
-   * Answers how many payments owed messages as it looked: those it published, and those whose
-   * outbox this process waits to publish again (JetStream away).
+   * Answers how many payments owed messages as it looked, apart: those it published, and those
+   * whose outbox this process waits to publish again (JetStream away), which it leaves to the retry.
    */
   async relay(staleAfterMs: number): Promise<RelayPass> {
     const now = new Date();
