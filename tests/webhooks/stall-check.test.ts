@@ -86,7 +86,7 @@ describe('a delivery whose attempt message went missing', () => {
     );
     const before = await stalled();
     // Its status change is held behind payment.created, whose retry is 20 s away: the check finds
-    // it not moved on 5 s after it was held, and again 10 s later, before the retry.
+    // it not moved on 5 s after it was held, well before the retry (and may look again 10 s later).
     await admin(stack, 'sandbox', 'pay', id);
     const deliveries = await eventually(
       () => deliveriesOf(stack, id),
