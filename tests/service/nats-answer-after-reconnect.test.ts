@@ -3,9 +3,8 @@ import { PaymentsRpc } from '@pix/contracts';
 import { connectAs } from '@pix/devstack';
 import { connectNats, serveRpc, type RpcServer } from '@pix/messaging';
 import { createRegistry } from '@pix/observability';
-import pino from 'pino';
-import { Writable } from 'node:stream';
 import { eventually } from '../support/api';
+import { capturedLog } from '../support/captured-log';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 
 /**
@@ -20,16 +19,7 @@ describe('an answer to a request taken before NATS reconnected', () => {
   let stack: PrivateStack;
   const open: NatsConnection[] = [];
   const servers: RpcServer[] = [];
-  const lines: string[] = [];
-  const logger = pino(
-    { level: 'warn' },
-    new Writable({
-      write: (chunk: Buffer, _encoding, done) => {
-        lines.push(chunk.toString());
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = capturedLog('warn');
   const request = JSON.stringify({ storeId: 'store', id: 'payment' });
 
   beforeAll(async () => {

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createUser } from '@nats-io/nkeys';
@@ -19,7 +18,7 @@ import {
 import { connectAs, type StackNats } from '@pix/devstack';
 import { callRpc, connectNats, CounterReader, publishEvent } from '@pix/messaging';
 import { createRegistry } from '@pix/observability';
-import pino from 'pino';
+import { capturedLog } from '../support/captured-log';
 import { eventually } from '../support/api';
 import { sharedStack, startPrivateStack, type PrivateStack } from '../support/stack';
 
@@ -195,16 +194,7 @@ describe('what it may not do, NATS refuses', () => {
 
 describe('a refusal fails loudly in the caller', () => {
   it('is logged as an error and counted in nats_permission_violations_total', async () => {
-    const lines: string[] = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write: (chunk: Buffer, _encoding, done) => {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturedLog('info');
     const registry = createRegistry('webhook-dispatcher');
     const nc = await connectNats(stack.natsUrl, 'webhook-dispatcher', logger, {
       seedFile: stack.natsCredentials!['webhook-dispatcher'],
