@@ -6,6 +6,8 @@ import { eventually } from '../support/api';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createPayment, deliveriesOf, metric } from './helpers';
+import { withDb } from '../support/db';
+import { databaseOf } from '@pix/devstack';
 
 /**
  * The stall check under the attempt messages: a delivery whose next attempt's message is gone
@@ -100,6 +102,53 @@ describe('a delivery whose attempt message went missing', () => {
       ['payment.status_changed', deliveries[1]?.eventId],
     ]);
     expect(deliveries[1]?.attempts).toHaveLength(1);
+    expect((await stalled()) - before).toBe(0);
+  }, 150_000);
+
+  it('marks the earlier event of one held while that was not recorded, which then wakes it', async () => {
+    let createdAnswers = 0;
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
+    const store = await createStore(stack, 'Stall store 4');
+    const id = await createPayment(stack, store.token, url);
+    await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d[0]?.attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
+    );
+    const before = await stalled();
+    await admin(stack, 'sandbox', 'pay', id);
+    const [created] = await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d.length === 2 && d[1]?.status === 'pending',
+    );
+    // As if the status change had been held while payment.created was not recorded yet (intake is
+    // parallel), its look then lost: nobody marked payment.created to wake it. The check, 5 s on,
+    // finds it behind a pending event and marks that one.
+    await withDb(
+      stack.mongoAdminUrl!,
+      (db) =>
+        db
+          .collection('webhook_deliveries')
+          .updateOne({ _id: created!.eventId as never }, { $set: { successorWaiting: false } }),
+      databaseOf(stack.mongoUrl),
+    );
+
+    const deliveries = await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d.length === 2 && d.every((delivery) => delivery.status === 'delivered'),
+      120_000,
+      1000,
+    );
+    // Woken as payment.created's retry succeeded (20 s after its failure), not at a later look (the
+    // check's looks behind it double: 5, 15, 35 s after the hold).
+    const retried = Date.parse(deliveries[0]!.attempts[1]!.at);
+    const woken = Date.parse(deliveries[1]!.attempts[0]!.at);
+    expect(woken - retried).toBeGreaterThanOrEqual(0);
+    expect(woken - retried).toBeLessThan(3000);
+    expect(receiver.events(id).map((h) => h.json.event)).toEqual([
+      'payment.created',
+      'payment.created',
+      'payment.status_changed',
+    ]);
     expect((await stalled()) - before).toBe(0);
   }, 150_000);
 

@@ -24,15 +24,17 @@ export function recheckDelay(stallAfterMs: number, checks: number): number {
  * once, and one found made is recorded again instead. One found not moved on again is looked at
  * after twice as long.
  *
- * A delivery held behind an earlier event of its payment still pending has lost nothing: that event
- * wakes it when it finishes, and is itself checked. It is looked at again later, and nothing is
- * published: published, its attempt would only be held again (a merchant's outage held over a
- * hundred such events in a 30 s chaos run, each published again once or twice, for nothing).
+ * A delivery held behind an earlier event of its payment still pending has lost nothing once that
+ * event is marked to wake it when it finishes (the check marks it), and that event is itself
+ * checked. It is looked at again later, and nothing is published: published, its attempt would only
+ * be held again (a merchant's outage held over a hundred such events in a 30 s chaos run, each
+ * published again once or twice, for nothing).
  *
  * The cost follows the work: one range read per pass on the `checkAt` index, which holds only what
- * is due, and nothing per delivery that is on time; a delivery never attempted reads its payment's
- * earlier deliveries first (the index on the payment). Every replica runs it; two publishing the
- * same attempt publish one message (its id) or make it once (its claim).
+ * is due, and nothing per delivery that is on time; a delivery never attempted first marks its
+ * payment's earlier deliveries still pending (one update on the index on the payment). Every
+ * replica runs it; two publishing the same attempt publish one message (its id) or make it once
+ * (its claim).
  */
 export class StallSweep extends Periodic {
   constructor(
@@ -79,13 +81,14 @@ export class StallSweep extends Periodic {
 
   /**
    * Whether the delivery waits behind an earlier event of its payment still pending: only one of
-   * the payment's first run never attempted can (attempts.ts, holdBehind). The earlier one was
-   * marked when this one was held, and wakes it as it finishes. (Not marked only when this event
-   * went ahead of it, its grace for a missing predecessor over, and then lost its message: it is
-   * published at the first check after the earlier one finishes.)
+   * the payment's first run never attempted can (attempts.ts, holdBehind). The earlier ones are
+   * marked here, in the one command that finds them, so that the one that finishes wakes this one:
+   * a delivery held while its predecessor was not recorded yet was marked by nobody, and with its
+   * scheduled look lost (a stream's leader change) would otherwise wait for a check after the
+   * predecessor finished, each further apart.
    */
-  private async heldBehindPending(doc: DeliveryDoc): Promise<boolean> {
-    if (doc.run !== 1 || doc.claimed !== 0) return false;
-    return (await this.log.earlierDeliveries(doc.paymentId, doc.sequence)).pending > 0;
+  private heldBehindPending(doc: DeliveryDoc): Promise<boolean> {
+    if (doc.run !== 1 || doc.claimed !== 0) return Promise.resolve(false);
+    return this.log.waitBehind(doc.paymentId, doc.sequence);
   }
 }
