@@ -298,7 +298,11 @@ export class AttemptRunner {
    */
   private async holdBehind(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<'held' | 'go'> {
     const { log, logger } = this.deps;
-    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) return 'held';
+    const line = { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence };
+    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
+      logger.debug(line, 'webhook held behind an earlier event of its payment still pending');
+      return 'held';
+    }
     if (earlier.recorded < msg.sequence - 1) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
@@ -306,12 +310,14 @@ export class AttemptRunner {
       if (now < givesUpAt) {
         const at = new Date(Math.min(now + waitDelay(msg.waits, MISSING_LOOK_MAX_MS), givesUpAt));
         await advance(this.deps.js, 'held', msg, { at, missingSince });
+        // Its first hold only: a predecessor missing for its whole grace would log a line every 2 s.
+        logger[msg.missingSince === null ? 'info' : 'debug'](
+          { ...line, missingSince, lookAt: at.toISOString() },
+          'webhook held: an earlier event of its payment is not recorded yet',
+        );
         return 'held';
       }
-      logger.warn(
-        { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence },
-        'earlier events of the payment never arrived; delivering out of order',
-      );
+      logger.warn(line, 'earlier events of the payment never arrived; delivering out of order');
     }
     return 'go';
   }
