@@ -6,6 +6,7 @@ export { isTransient } from './transient';
 export { retrySetup } from './setup-retry';
 export { provisionJetStream } from './provision';
 export {
+  bodyField,
   publishEvent,
   retryDelay,
   startConsumer,

@@ -86,6 +86,21 @@ export async function publishEvent(
 export type HandlerOutcome = { ack: true } | { ack: false; retryInMs: number };
 
 /**
+ * A `serializeBy` key: the string `field` of a message's JSON body (a payment's id, a charge's
+ * txid); undefined when the body has none or is not JSON, and the message then waits for no other.
+ */
+export function bodyField(field: string): (msg: JsMsg) => string | undefined {
+  return (msg) => {
+    try {
+      const value = msg.json<Record<string, unknown>>()[field];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
  * Consumes a durable consumer until stopped. Each message is handled in a CONSUMER span, child of
  * the publisher's; the handler decides ack or a delayed redelivery. A handler that throws is
  * logged and redelivered after `retryOnErrorMs`, so nothing is dropped on a bug or an outage.

@@ -1,6 +1,7 @@
 import './tracing';
 import { Consumers, PaymentsRpc, QueueGroups, Streams, Subjects } from '@pix/contracts';
 import {
+  bodyField,
   CounterReader,
   FactSigner,
   FactVerifier,
@@ -8,7 +9,6 @@ import {
   retrySetup,
   serveRpc,
   startConsumer,
-  type JsMsg,
 } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
@@ -34,21 +34,11 @@ import { StatementCheckGauges } from './statement-check-metrics';
 import { StatementChecks } from './statement-check-store';
 import { exportBalancePage, listBalanceTransactions, statementOfDay, statementOfMonth } from './statement';
 
-/** The key a message is about, to keep one charge's (or payment's) messages in order. */
-function fieldOf(field: string): (msg: JsMsg) => string | undefined {
-  return (msg) => {
-    try {
-      const value = msg.json<Record<string, unknown>>()[field];
-      return typeof value === 'string' ? value : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-}
 /** Messages each of payments' consumers handles at once, per replica. */
 const CONSUMER_CONCURRENCY = 64;
-const txidOf = fieldOf('txid');
-const paymentIdOf = fieldOf('paymentId');
+/** The key a message is about, to keep one charge's (or payment's) messages in order. */
+const txidOf = bodyField('txid');
+const paymentIdOf = bodyField('paymentId');
 
 async function main(): Promise<void> {
   const service = await Service.start('payments', config);

@@ -1,6 +1,7 @@
 import './tracing';
 import { AdapterRpc, Consumers, QueueGroups, SandboxRpc, Streams, Subjects } from '@pix/contracts';
 import {
+  bodyField,
   callerGone,
   FactSigner,
   jetstream,
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     {
       logger,
       parallel: true,
-      serializeBy: (msg) => (msg.json() as { txid?: string }).txid,
+      serializeBy: bodyField('txid'),
       maxInFlight: COMMANDS_IN_FLIGHT,
       traceOf: (msg) => PspCommands.traceOf(msg),
     },
