@@ -1,6 +1,9 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Consumers } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
+import { jetStreamAdmin } from '../support/streams';
 import { eventually } from '../support/api';
-import { commandCounts, commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
+import { commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createPayment, deliveriesOf } from './helpers';
@@ -18,7 +21,8 @@ function of(service: string, counts: CommandCounts): CommandCounts {
  * stack of the test's own (nothing else runs on it): the dispatcher records the delivery with its
  * first attempt claimed (one insert) and records the attempt's result with the delivery's new state
  * (one findAndModify), and reads a payment's earlier deliveries only for an event whose predecessors
- * it did not finish itself (another replica did, or one is in flight: the second case). The store's
+ * it did not finish itself (another replica did, or one is pending: the second case). A payment's
+ * events taken in together go one after another, so the later one finds the earlier finished. The store's
  * signing secrets come from the dispatcher's cache, so the gateway is not asked again.
  */
 describe('database commands per delivered webhook', () => {
@@ -93,11 +97,10 @@ describe('database commands per delivered webhook', () => {
     });
   });
 
-  it('holds payment.status_changed behind a payment.created in flight, and wakes it for 6 commands more', async () => {
-    // payment.created is answered only once payment.status_changed has been taken in and is held.
-    let answerCreated: () => void = () => undefined;
-    const createdAnswered = new Promise<number>((resolve) => (answerCreated = () => resolve(200)));
-    receiver.respond = (hook) => (hook.json.event === 'payment.created' ? createdAnswered : 200);
+  it('holds payment.status_changed behind a payment.created being retried, and wakes it', async () => {
+    // payment.created's first attempt fails; its retry goes 5 s later (the default schedule).
+    let createdAnswers = 0;
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
     try {
       const before = await settledCounts(stack);
       const id = await createPayment(stack, store.token, url);
@@ -105,30 +108,68 @@ describe('database commands per delivered webhook', () => {
         async () => receiver.events(id, 'payment.created'),
         (hooks) => hooks.length === 1,
       );
-      const updates = async () => (await commandCounts(stack)).get('webhook-dispatcher update webhook_deliveries') ?? 0;
-      const updatesBefore = await updates();
       await admin(stack, 'sandbox', 'pay', id);
-      // The held event marks the pending one it waits behind (an update); then created is answered.
-      await eventually(updates, (n) => n > updatesBefore);
-      answerCreated();
       await eventually(
         async () => receiver.events(id, 'payment.status_changed'),
         (hooks) => hooks.length === 1,
+        20_000,
       );
       const dispatcher = of('webhook-dispatcher', commandsBetween(before, await settledCounts(stack, 1_500)));
 
       expect(Object.fromEntries(dispatcher)).toEqual({
-        // created: recorded with its attempt claimed, then its result (which finds the mark)
-        'insert webhook_deliveries': 2, // ...and status_changed recorded, unclaimed, as it is held
-        'findAndModify webhook_deliveries': 2, // both results
+        // created recorded with its attempt claimed; status_changed recorded, unclaimed, as it is held
+        'insert webhook_deliveries': 2,
+        // created's two results (the second finds the mark), status_changed's one
+        'findAndModify webhook_deliveries': 3,
         // status_changed's earlier events read as it is taken in (not again as it is woken: the
         // wake says they finished); created, finishing, reads the delivery it wakes
         'find webhook_deliveries': 2,
-        'update webhook_deliveries': 2, // the mark on created; the claim of the woken attempt
+        // the mark on created; the claims of created's retry and of the woken attempt
+        'update webhook_deliveries': 3,
+      });
+      expect(receiver.events(id).map((hook) => hook.json.event)).toEqual([
+        'payment.created',
+        'payment.created',
+        'payment.status_changed',
+      ]);
+    } finally {
+      receiver.respond = () => 200;
+    }
+  });
+
+  it("takes a payment's events that come together one after another: 2 commands each", async () => {
+    // The dispatcher's intake paused while the payment is made and paid: its two events come in
+    // one pull, as after payments' publishes waited out a NATS election.
+    const nc = await jetStreamAdmin(stack);
+    const jsm = await jetstreamManager(nc);
+    const { stream, durable } = Consumers.dispatcherPayments;
+    try {
+      const before = await settledCounts(stack);
+      await jsm.consumers.pause(stream, durable, new Date(Date.now() + 120_000));
+      const id = await createPayment(stack, store.token, url);
+      await admin(stack, 'sandbox', 'pay', id);
+      await eventually(
+        async () => (await jsm.consumers.info(stream, durable)).num_pending,
+        (pending) => pending >= 2,
+      );
+      await jsm.consumers.resume(stream, durable);
+      await eventually(
+        async () => receiver.events(id),
+        (hooks) => hooks.length === 2,
+      );
+      const dispatcher = of('webhook-dispatcher', commandsBetween(before, await settledCounts(stack, 1_500)));
+
+      // status_changed waited in this replica for created to finish: no read of the earlier
+      // events, no hold. Taken in at once, it found created not recorded (held: a read, an
+      // insert, then a scheduled look) or pending (a read, a mark, the wake's read and claim).
+      expect(Object.fromEntries(dispatcher)).toEqual({
+        'insert webhook_deliveries': 2,
+        'findAndModify webhook_deliveries': 2,
       });
       expect(receiver.events(id).map((hook) => hook.json.event)).toEqual(['payment.created', 'payment.status_changed']);
     } finally {
-      receiver.respond = () => 200;
+      await jsm.consumers.resume(stream, durable).catch(() => undefined);
+      await nc.close();
     }
   });
 });
