@@ -3,7 +3,7 @@ import { Consumers } from '@pix/contracts';
 import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { jetStreamAdmin } from '../support/streams';
 import { eventually } from '../support/api';
-import { commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
+import { commandCounts, commandsBetween, settledCounts, total, type CommandCounts } from '../support/db-commands';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createPayment, deliveriesOf } from './helpers';
@@ -21,8 +21,8 @@ function of(service: string, counts: CommandCounts): CommandCounts {
  * stack of the test's own (nothing else runs on it): the dispatcher records the delivery with its
  * first attempt claimed (one insert) and records the attempt's result with the delivery's new state
  * (one findAndModify), and reads a payment's earlier deliveries only for an event whose predecessors
- * it did not finish itself (another replica did, or one is pending: the second case). A payment's
- * events taken in together go one after another, so the later one finds the earlier finished. The store's
+ * it did not finish itself (another replica did, or one is in flight longer than the moment a later
+ * event waits for it: the second case; the third, one that finishes within it). The store's
  * signing secrets come from the dispatcher's cache, so the gateway is not asked again.
  */
 describe('database commands per delivered webhook', () => {
@@ -97,10 +97,12 @@ describe('database commands per delivered webhook', () => {
     });
   });
 
-  it('holds payment.status_changed behind a payment.created being retried, and wakes it', async () => {
-    // payment.created's first attempt fails; its retry goes 5 s later (the default schedule).
-    let createdAnswers = 0;
-    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
+  it('holds payment.status_changed behind a payment.created in flight, and wakes it for 6 commands more', async () => {
+    // payment.created is answered only once payment.status_changed has been taken in and is held:
+    // it waits a moment for the event in hand (events-in-hand.ts), then goes on and is held.
+    let answerCreated: () => void = () => undefined;
+    const createdAnswered = new Promise<number>((resolve) => (answerCreated = () => resolve(200)));
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' ? createdAnswered : 200);
     try {
       const before = await settledCounts(stack);
       const id = await createPayment(stack, store.token, url);
@@ -108,30 +110,28 @@ describe('database commands per delivered webhook', () => {
         async () => receiver.events(id, 'payment.created'),
         (hooks) => hooks.length === 1,
       );
+      const updates = async () => (await commandCounts(stack)).get('webhook-dispatcher update webhook_deliveries') ?? 0;
+      const updatesBefore = await updates();
       await admin(stack, 'sandbox', 'pay', id);
+      // The held event marks the pending one it waits behind (an update); then created is answered.
+      await eventually(updates, (n) => n > updatesBefore);
+      answerCreated();
       await eventually(
         async () => receiver.events(id, 'payment.status_changed'),
         (hooks) => hooks.length === 1,
-        20_000,
       );
       const dispatcher = of('webhook-dispatcher', commandsBetween(before, await settledCounts(stack, 1_500)));
 
       expect(Object.fromEntries(dispatcher)).toEqual({
-        // created recorded with its attempt claimed; status_changed recorded, unclaimed, as it is held
-        'insert webhook_deliveries': 2,
-        // created's two results (the second finds the mark), status_changed's one
-        'findAndModify webhook_deliveries': 3,
+        // created: recorded with its attempt claimed, then its result (which finds the mark)
+        'insert webhook_deliveries': 2, // ...and status_changed recorded, unclaimed, as it is held
+        'findAndModify webhook_deliveries': 2, // both results
         // status_changed's earlier events read as it is taken in (not again as it is woken: the
         // wake says they finished); created, finishing, reads the delivery it wakes
         'find webhook_deliveries': 2,
-        // the mark on created; the claims of created's retry and of the woken attempt
-        'update webhook_deliveries': 3,
+        'update webhook_deliveries': 2, // the mark on created; the claim of the woken attempt
       });
-      expect(receiver.events(id).map((hook) => hook.json.event)).toEqual([
-        'payment.created',
-        'payment.created',
-        'payment.status_changed',
-      ]);
+      expect(receiver.events(id).map((hook) => hook.json.event)).toEqual(['payment.created', 'payment.status_changed']);
     } finally {
       receiver.respond = () => 200;
     }
@@ -159,8 +159,8 @@ describe('database commands per delivered webhook', () => {
       );
       const dispatcher = of('webhook-dispatcher', commandsBetween(before, await settledCounts(stack, 1_500)));
 
-      // status_changed waited in this replica for created to finish: no read of the earlier
-      // events, no hold. Taken in at once, it found created not recorded (held: a read, an
+      // status_changed waited a moment in this replica for created to finish: no read of the
+      // earlier events, no hold. Taken in at once, it found created not recorded (held: a read, an
       // insert, then a scheduled look) or pending (a read, a mark, the wake's read and claim).
       expect(Object.fromEntries(dispatcher)).toEqual({
         'insert webhook_deliveries': 2,

@@ -12,6 +12,7 @@ import { publishDeadLetter } from './dead-letters';
 import type { AttemptResult as SentResult } from './deliver';
 import type { AttemptResult, Conclusion, DeliveryLogProtocol, EarlierDeliveries } from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
+import { EventsInHand } from './events-in-hand';
 import { FinishedEvents } from './finished-events';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
@@ -34,6 +35,12 @@ export const MISSING_PREDECESSOR_GRACE_MS = 10 * 60_000;
 /** Waits while busy (deferral) or behind an earlier event (hold) back off from/to these. */
 const WAIT_FIRST_MS = 250;
 const DEFER_MAX_MS = 5_000;
+/**
+ * How long an event taken in waits for its payment's earlier events this replica has in hand: long
+ * enough for an attempt at an endpoint that answers at once, short enough that one at a slow
+ * endpoint holds the intake's place only briefly (events-in-hand.ts).
+ */
+const EARLIER_IN_HAND_WAIT_MS = 500;
 /** Behind an event not recorded yet: nothing wakes it, so it looks again often. */
 const MISSING_LOOK_MAX_MS = 2_000;
 
@@ -88,6 +95,8 @@ interface Sent {
 export class AttemptRunner {
   /** The payments' events this replica finished, so that a later one's order is decided without a read. */
   private readonly finished = new FinishedEvents();
+  /** The payments' events this replica is taking in, for a later one to wait a moment for. */
+  private readonly inHand = new EventsInHand();
 
   constructor(private readonly deps: AttemptRunnerDeps) {}
 
@@ -106,7 +115,13 @@ export class AttemptRunner {
     const url = event.webhookUrl;
     if (!url) return;
     const msg = firstAttempt({ event, paymentId: event.paymentId, storeId: event.storeId, url }, 1);
-    await this.admit({ from: 'intake', msg, event, recorded: false });
+    const doneWith = this.inHand.begin(event.paymentId, event.sequence);
+    try {
+      await this.inHand.earlierDone(event.paymentId, event.sequence, EARLIER_IN_HAND_WAIT_MS);
+      await this.admit({ from: 'intake', msg, event, recorded: false });
+    } finally {
+      doneWith();
+    }
   }
 
   /** An attempt message from WEBHOOK_ATTEMPTS. */

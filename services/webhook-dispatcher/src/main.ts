@@ -1,6 +1,6 @@
 import './tracing';
 import { Consumers, DispatcherRpc, PaymentEventSchema, QueueGroups, type PaymentEvent } from '@pix/contracts';
-import { bodyField, FactVerifier, jetstream, serveRpc, startConsumer, type HandlerOutcome } from '@pix/messaging';
+import { FactVerifier, jetstream, serveRpc, startConsumer, type HandlerOutcome } from '@pix/messaging';
 import { writeStartFailure } from '@pix/observability';
 import { connectDatabase, connectMessaging, FactGate, RefusedFacts, Service } from '@pix/runtime';
 import { serveWebhookRpcs } from './admin-rpc';
@@ -86,18 +86,11 @@ async function main(): Promise<void> {
   };
   const consumer = await startConsumer(
     nc,
-    // In parallel, but one payment's events one after another: taken in at once (a burst after
-    // payments' publishes waited out a NATS election), a later event would find its predecessor
-    // not recorded yet and wait for it on a scheduled look, which a stream's new leader may fire
-    // seconds late. In turn, it finds the predecessor finished (no read) or pending (marked to
-    // wake it). Events of one payment on the other replica still meet the hold.
+    // In parallel: a later event of a payment waits a moment for the earlier ones this replica
+    // has in hand (events-in-hand.ts), and one recorded before an earlier one waits for it (the
+    // order hold), so taking them in at once costs no order.
     Consumers.dispatcherPayments,
-    {
-      logger,
-      parallel: true,
-      serializeBy: bodyField('paymentId'),
-      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT + INTAKE_HEADROOM,
-    },
+    { logger, parallel: true, maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT + INTAKE_HEADROOM },
     async (msg) => ((await paymentFacts.admit(msg)) ? takeIn(msg.json()) : { ack: true }),
   );
   service.addReadinessCheck('payments consumer', consumer.isBound);
