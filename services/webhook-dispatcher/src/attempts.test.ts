@@ -123,6 +123,34 @@ describe("a payment's events", () => {
     expect(sent.map((s) => s.sequence)).toEqual([1, 2]);
     expect(log.find(paid.eventId)).toMatchObject({ status: 'delivered', runAttempts: 1 });
   });
+
+  it('go in order when one in the middle comes last: the later one looks again rather than wait on a mark', async () => {
+    const { runner, log, published, sent, holdAnswer } = harness();
+    const paymentId = randomUUID();
+    const [created, paid, refunded] = [1, 2, 3].map((n) => paymentEvent(paymentId, n)) as [
+      PaymentEvent,
+      PaymentEvent,
+      PaymentEvent,
+    ];
+    const answerCreated = holdAnswer(created);
+    const takingCreated = runner.takeIn(created);
+    await until(() => sent.length === 1);
+
+    // created in flight, paid not recorded yet: a mark on created would wake paid, never refunded.
+    await runner.takeIn(refunded);
+    const looks = () =>
+      published.map((p) => p.body as WebhookAttemptMessage).filter((m) => m.eventId === refunded.eventId);
+    expect(looks()).toMatchObject([{ reason: 'held', waits: 1 }]);
+
+    await runner.takeIn(paid);
+    answerCreated(OK);
+    await takingCreated;
+    const wake = published.map((p) => p.body as WebhookAttemptMessage).find((m) => m.eventId === paid.eventId);
+    expect(await runner.handle(delivered(wake!))).toEqual({ ack: true });
+    expect(await runner.handle(delivered(looks()[0]!))).toEqual({ ack: true });
+    expect(sent.map((s) => s.sequence)).toEqual([1, 2, 3]);
+    expect(log.find(refunded.eventId)).toMatchObject({ status: 'delivered', runAttempts: 1 });
+  });
 });
 
 describe("a payment's later event", () => {

@@ -306,19 +306,17 @@ export class AttemptRunner {
 
   /**
    * Holds this event behind an earlier one of its payment, if it must wait; `go` when it may go
-   * now. Behind one still pending, the earlier one is marked (this one is recorded already) and
-   * publishes this one's attempt when it ends (wakeSuccessor); if that message is lost, the stall
-   * check publishes it again. Behind one not recorded yet nothing wakes it, so it looks again by a
-   * scheduled message.
+   * now. With an earlier event not recorded yet, nothing can wake it (a mark on the ones recorded
+   * wakes their successor, not this event), so it looks again by a scheduled message until all are
+   * recorded, for 10 minutes at most. With all recorded and one still pending, the pending ones are
+   * marked (this one is recorded already), and the one just before it publishes this one's attempt
+   * as it ends (wakeSuccessor); if that message is lost, the stall check publishes it again.
    */
   private async holdBehind(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<'held' | 'go'> {
     const { log, logger } = this.deps;
     const line = { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence };
-    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
-      logger.debug(line, 'webhook held behind an earlier event of its payment still pending');
-      return 'held';
-    }
-    if (earlier.recorded < msg.sequence - 1) {
+    const missing = earlier.recorded < msg.sequence - 1;
+    if (missing) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();
       const givesUpAt = Date.parse(missingSince) + MISSING_PREDECESSOR_GRACE_MS;
@@ -332,8 +330,12 @@ export class AttemptRunner {
         );
         return 'held';
       }
-      logger.warn(line, 'earlier events of the payment never arrived; delivering out of order');
     }
+    if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
+      logger.debug(line, 'webhook held behind an earlier event of its payment still pending');
+      return 'held';
+    }
+    if (missing) logger.warn(line, 'earlier events of the payment never arrived; delivering out of order');
     return 'go';
   }
 

@@ -31,8 +31,8 @@ export function recheckDelay(stallAfterMs: number, checks: number): number {
  * published again once or twice, for nothing).
  *
  * The cost follows the work: one range read per pass on the `checkAt` index, which holds only what
- * is due, and nothing per delivery that is on time; a delivery never attempted first marks its
- * payment's earlier deliveries still pending (one update on the index on the payment). Every
+ * is due, and nothing per delivery that is on time; a delivery never attempted first reads its
+ * payment's earlier deliveries and marks those still pending (the index on the payment). Every
  * replica runs it; two publishing the same attempt publish one message (its id) or make it once
  * (its claim).
  */
@@ -80,15 +80,17 @@ export class StallSweep extends Periodic {
   }
 
   /**
-   * Whether the delivery waits behind an earlier event of its payment still pending: only one of
-   * the payment's first run never attempted can (attempts.ts, holdBehind). The earlier ones are
-   * marked here, in the one command that finds them, so that the one that finishes wakes this one:
-   * a delivery held while its predecessor was not recorded yet was marked by nobody, and with its
-   * scheduled look lost (a stream's leader change) would otherwise wait for a check after the
-   * predecessor finished, each further apart.
+   * Whether the delivery waits behind an earlier event of its payment still pending, all of them
+   * recorded: only one of the payment's first run never attempted can (attempts.ts, holdBehind).
+   * The pending ones are marked here, so that the one just before it wakes it as it ends: an event
+   * held while a predecessor was not recorded yet was marked by nobody, and with its scheduled look
+   * lost would otherwise wait for a check after they finished, each check further apart. With one
+   * still not recorded no mark can wake it: its attempt is published again, and looks for it.
    */
-  private heldBehindPending(doc: DeliveryDoc): Promise<boolean> {
-    if (doc.run !== 1 || doc.claimed !== 0) return Promise.resolve(false);
+  private async heldBehindPending(doc: DeliveryDoc): Promise<boolean> {
+    if (doc.run !== 1 || doc.claimed !== 0) return false;
+    const earlier = await this.log.earlierDeliveries(doc.paymentId, doc.sequence);
+    if (earlier.recorded < doc.sequence - 1 || earlier.pending === 0) return false;
     return this.log.waitBehind(doc.paymentId, doc.sequence);
   }
 }
