@@ -137,7 +137,7 @@ describe('database commands per delivered webhook', () => {
     }
   });
 
-  it("takes a payment's events that come together one after another: 2 commands each", async () => {
+  it("delivers a payment's events that come together for 2 commands each: the later waits a moment", async () => {
     // The dispatcher's intake paused while the payment is made and paid: its two events come in
     // one pull, as after payments' publishes waited out a NATS election.
     const nc = await jetStreamAdmin(stack);
