@@ -31,6 +31,18 @@ describe('a delivery whose attempt message went missing', () => {
   };
 
   let url: string;
+  /** A payment of a new store whose payment.created failed its first attempt: its retry is 20 s away. */
+  const paymentWithCreatedRetried = async (storeName: string): Promise<string> => {
+    let createdAnswers = 0;
+    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
+    const store = await createStore(stack, storeName);
+    const id = await createPayment(stack, store.token, url);
+    await eventually(
+      () => deliveriesOf(stack, id),
+      (d) => d[0]?.attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
+    );
+    return id;
+  };
 
   beforeAll(async () => {
     url = await receiver.start();
@@ -78,14 +90,7 @@ describe('a delivery whose attempt message went missing', () => {
   }, 150_000);
 
   it('publishes nothing for an event held behind an earlier one still retried: that one wakes it', async () => {
-    let createdAnswers = 0;
-    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
-    const store = await createStore(stack, 'Stall store 3');
-    const id = await createPayment(stack, store.token, url);
-    await eventually(
-      () => deliveriesOf(stack, id),
-      (d) => d[0]?.attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
-    );
+    const id = await paymentWithCreatedRetried('Stall store 3');
     const before = await stalled();
     // Its status change is held behind payment.created, whose retry is 20 s away: the check finds
     // it not moved on 5 s after it was held, well before the retry (and may look again 10 s later).
@@ -106,14 +111,7 @@ describe('a delivery whose attempt message went missing', () => {
   }, 150_000);
 
   it('marks the earlier event of one held while that was not recorded, which then wakes it', async () => {
-    let createdAnswers = 0;
-    receiver.respond = (hook) => (hook.json.event === 'payment.created' && createdAnswers++ === 0 ? 500 : 200);
-    const store = await createStore(stack, 'Stall store 4');
-    const id = await createPayment(stack, store.token, url);
-    await eventually(
-      () => deliveriesOf(stack, id),
-      (d) => d[0]?.attempts[0]?.outcome === 'failure' && d[0].nextAttemptAt !== null,
-    );
+    const id = await paymentWithCreatedRetried('Stall store 4');
     const before = await stalled();
     await admin(stack, 'sandbox', 'pay', id);
     const [created] = await eventually(
