@@ -10,7 +10,13 @@ import { advance, firstAttempt, type AttemptStep } from './attempt-messages';
 import { decide, retryAt } from './conclusion';
 import { publishDeadLetter } from './dead-letters';
 import type { AttemptResult as SentResult } from './deliver';
-import type { AttemptResult, Conclusion, DeliveryLogProtocol, EarlierDeliveries } from './delivery-log';
+import {
+  someNotRecorded,
+  type AttemptResult,
+  type Conclusion,
+  type DeliveryLogProtocol,
+  type EarlierDeliveries,
+} from './delivery-log';
 import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import { EventsInHand } from './events-in-hand';
 import { FinishedEvents } from './finished-events';
@@ -182,7 +188,7 @@ export class AttemptRunner {
     }
     if (this.decidesOrder(entry)) {
       const earlier = await this.earlierOf(msg);
-      if (earlier && (earlier.pending > 0 || earlier.recorded < msg.sequence - 1)) {
+      if (earlier && (earlier.pending > 0 || someNotRecorded(earlier, msg.sequence))) {
         // Recorded before it marks the earlier event it waits for, so that the earlier one,
         // finishing, finds it to wake.
         await this.recordUnclaimed(entry);
@@ -315,7 +321,7 @@ export class AttemptRunner {
   private async holdBehind(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<'held' | 'go'> {
     const { log, logger } = this.deps;
     const line = { eventId: msg.eventId, paymentId: msg.paymentId, sequence: msg.sequence };
-    const missing = earlier.recorded < msg.sequence - 1;
+    const missing = someNotRecorded(earlier, msg.sequence);
     if (missing) {
       const now = Date.now();
       const missingSince = msg.missingSince ?? new Date(now).toISOString();

@@ -2,7 +2,7 @@ import { withTraceCarrier, type JetStreamClient } from '@pix/messaging';
 import type { Logger } from '@pix/observability';
 import { Periodic } from '@pix/runtime';
 import { advance, firstAttempt } from './attempt-messages';
-import type { DeliveryDoc, DeliveryLogProtocol } from './delivery-log';
+import { someNotRecorded, type DeliveryDoc, type DeliveryLogProtocol } from './delivery-log';
 import type { DispatcherMetrics } from './metrics';
 
 /** Deliveries looked at per pass at most: a dispatcher back from a long stop catches up over a few passes. */
@@ -90,7 +90,7 @@ export class StallSweep extends Periodic {
   private async heldBehindPending(doc: DeliveryDoc): Promise<boolean> {
     if (doc.run !== 1 || doc.claimed !== 0) return false;
     const earlier = await this.log.earlierDeliveries(doc.paymentId, doc.sequence);
-    if (earlier.recorded < doc.sequence - 1 || earlier.pending === 0) return false;
+    if (someNotRecorded(earlier, doc.sequence) || earlier.pending === 0) return false;
     return this.log.waitBehind(doc.paymentId, doc.sequence);
   }
 }

@@ -39,6 +39,14 @@ export interface EarlierDeliveries {
   pending: number;
 }
 
+/**
+ * Whether an event before `sequence` is not recorded yet: a payment's events are numbered from 1
+ * without a gap, so all are recorded when `sequence - 1` are.
+ */
+export function someNotRecorded(earlier: EarlierDeliveries, sequence: number): boolean {
+  return earlier.recorded < sequence - 1;
+}
+
 /** One attempt of one run of an event's delivery. */
 export interface AttemptTarget {
   eventId: string;

@@ -14,6 +14,7 @@ export {
   type DeliveryLogProtocol,
   type DeliveryLogSettings,
   type EarlierDeliveries,
+  someNotRecorded,
 } from './delivery-log';
 export {
   deliveriesOf,
