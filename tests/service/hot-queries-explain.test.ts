@@ -144,8 +144,7 @@ describe('every hot query is served by an index of its schema', () => {
         expiresAt: new Date(now + HOUR_MS),
         pix: i % 2 ? { endToEndId: `E${i}`, amountCents: 1000, paidAt: new Date(), held: true, notified: true } : null,
         analysis: null,
-        latePix: [],
-        pixIds: i % 2 ? [`E${i}`] : [],
+        ...(i % 2 && { latePix: [], pixIds: [`E${i}`] }),
         failNextRefund: null,
       })) as never[],
     );
