@@ -323,7 +323,8 @@ export class PaymentStore implements PaymentStorage {
    * pass), reads the others', then publishes what no writer will: this writer's writes whose outcome
    * is unknown (a failed command may have landed), each writer silent for `staleAfterMs` (it is then
    * marked gone, unless it spoke meanwhile), and messages from before writers were named (at the
-   * first pass, then every UNNAMED_LOOK_EVERY_MS). Each is found by the outbox index, by writer and instant: the payments they left, not every payment.
+   * first pass, then every UNNAMED_LOOK_EVERY_MS). Each is found by the outbox index, by writer and
+   * instant: the payments they left, not every payment.
    * Answers how many payments owed messages as it looked, apart: those it published, and those
    * whose outbox this process waits to publish again (JetStream away), which it leaves to the retry.
    */
