@@ -80,7 +80,7 @@ describe('the API Pix client over mutual TLS', () => {
   /** The API Pix requests of an operation the simulator served, oldest first. */
   async function journal(operation: string) {
     const { body } = await backOffice<{
-      requests: { params: Record<string, string>; query: Record<string, string> }[];
+      requests: { params: Record<string, string>; query: Record<string, string>; status: number | null }[];
     }>('GET', `/journal?operation=${operation}`);
     return body.requests;
   }
@@ -431,23 +431,51 @@ describe('the API Pix client over mutual TLS', () => {
     expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
   });
 
-  it('refuses a client without a certificate signed by the PSP CA', async () => {
-    // The platform's own credentials, presented with another CA's certificate.
-    const stranger = new ApiPixClient({
+  /** A client of the stack's PSP with the platform's credentials, and this certificate and key. */
+  function clientOf(certificate: string, key: string, options: { maxConnections?: number; timeoutMs?: number } = {}) {
+    return new ApiPixClient({
       baseUrl: psp.apiUrl,
       tokenUrl: psp.oauthUrl,
       clientId: psp.clientId,
       clientSecret: readLocalSecrets(stack.secretsFile).pspClientSecret,
       pixKey: psp.receiverKey,
-      tls: {
-        certificate: strangers.stranger.cert,
-        key: strangers.stranger.key,
-        certificateAuthority: fs.readFileSync(psp.pki.pspCa, 'utf8'),
-      },
-      timeoutMs: 2000,
+      tls: { certificate, key, certificateAuthority: fs.readFileSync(psp.pki.pspCa, 'utf8') },
+      timeoutMs: options.timeoutMs ?? 2000,
       retryLimit: 0,
+      maxConnections: options.maxConnections ?? 64,
       onRequest: () => undefined,
     });
+  }
+
+  it('keeps at most its connections open to a slow PSP: the calls beyond wait for one, and each is answered', async () => {
+    const pem = (file: string) => fs.readFileSync(file, 'utf8');
+    const client = clientOf(pem(psp.pki.adapterClient.cert), pem(psp.pki.adapterClient.key), {
+      maxConnections: 2,
+      timeoutMs: 10_000,
+    });
+    await client.checkAccess();
+    expect(client.connectionUse()).toEqual({ open: 1, waiting: 0 });
+    await fault('cob.get', { kind: 'slow', delayMs: 1500, times: 6 });
+    const reads = Array.from({ length: 6 }, (_, i) => client.readCharge(`bounded${String(i).padStart(25, '0')}`));
+    // Two on the wire, four waiting in the pool (not four more handshakes against a slow PSP).
+    await eventually(
+      async () => client.connectionUse(),
+      (use) => use.open === 2 && use.waiting === 4,
+      5000,
+    );
+    expect(await Promise.all(reads)).toEqual(Array(6).fill(null));
+    expect(client.connectionUse()).toEqual({ open: 2, waiting: 0 });
+    const served = (await journal('cob.get')).filter((line) => line.params.txid?.startsWith('bounded'));
+    expect(served.map((line) => line.status)).toEqual(Array(6).fill(404));
+    // The adapter's own pool, as an operator sees it: its connections to the PSP, no call waiting.
+    const scraped = await (await fetch(`${stack.opsUrls['pix-provider-adapter']}/metrics`)).text();
+    expect(scraped).toMatch(/^psp_connections_open\{[^}]*connection="test"[^}]*\} [0-9]+$/m);
+    expect(scraped).toMatch(/^psp_calls_waiting\{[^}]*connection="test"[^}]*\} 0$/m);
+  });
+
+  it('refuses a client without a certificate signed by the PSP CA', async () => {
+    // The platform's own credentials, presented with another CA's certificate.
+    const stranger = clientOf(strangers.stranger.cert, strangers.stranger.key);
     await expect(
       stranger.createCharge({ txid: 'a'.repeat(32), amountCents: 500, expiresInSeconds: 60, description: null }),
     ).rejects.toThrow();

@@ -59,13 +59,38 @@ export interface MutualTls {
  * only, through one secure context made here: given to got per call instead, the key and certificates
  * would be parsed again for each new connection (a quarter of a handshake's CPU, paid by every
  * connection a PSP's restart or a burst of errors makes), and got's options, which its errors carry,
- * would hold the key.
+ * would hold the key. `maxConnections` bounds the connections open to each host (Node's default: no
+ * bound); a call beyond it waits in the pool for one to free, within its own timeout (got's
+ * `timeout.request` counts from the call, not from its connection).
  */
-export function keptAliveAgents(tls?: MutualTls): { http: http.Agent; https: https.Agent } {
+export function keptAliveAgents(tls?: MutualTls, maxConnections = Infinity): KeptAliveAgents {
   const secureContext =
     tls && createSecureContext({ cert: tls.certificate, key: tls.key, ca: tls.certificateAuthority });
+  const pool = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxSockets: maxConnections };
   return {
-    http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, ...(secureContext && { secureContext }) }),
+    http: new http.Agent(pool),
+    https: new https.Agent({ ...pool, ...(secureContext && { secureContext }) }),
   };
+}
+
+export interface KeptAliveAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/** What a pool holds now: connections open (busy or idle), and calls waiting for one. */
+export interface PoolUse {
+  open: number;
+  waiting: number;
+}
+
+export function poolUse(agents: KeptAliveAgents): PoolUse {
+  const count = (byHost: NodeJS.ReadOnlyDict<readonly unknown[]>) =>
+    Object.values(byHost).reduce((sum, list) => sum + (list?.length ?? 0), 0);
+  const use = { open: 0, waiting: 0 };
+  for (const agent of [agents.http, agents.https]) {
+    use.open += count(agent.sockets) + count(agent.freeSockets);
+    use.waiting += count(agent.requests);
+  }
+  return use;
 }

@@ -1,11 +1,33 @@
 import { MODE_NAMES } from '@pix/contracts';
 import { Counter, Gauge, type Registry } from '@pix/observability';
+import type { PoolUse } from '@pix/http';
 import { CALLBACK_REFUSALS } from './callback-readback';
 
 /** The adapter's metrics, each by PSP connection (`connection`: test or live). */
 export function adapterMetrics(registry: Registry) {
   const registers = [registry];
+  /** Each open connection's pool, read when scraped. */
+  const connectionUse = new Map<string, () => PoolUse>();
   const metrics = {
+    connectionUse,
+    connectionsOpen: new Gauge({
+      name: 'psp_connections_open',
+      help: 'Connections open to the PSP (busy or idle), by connection: at most PIX_MAX_CONNECTIONS a host',
+      labelNames: ['connection'] as const,
+      registers,
+      collect() {
+        for (const [connection, use] of connectionUse) this.set({ connection }, use().open);
+      },
+    }),
+    callsWaiting: new Gauge({
+      name: 'psp_calls_waiting',
+      help: 'Calls to the PSP waiting for a connection (all PIX_MAX_CONNECTIONS busy), by connection',
+      labelNames: ['connection'] as const,
+      registers,
+      collect() {
+        for (const [connection, use] of connectionUse) this.set({ connection }, use().waiting);
+      },
+    }),
     requests: new Counter({
       name: 'psp_requests_total',
       help: 'Calls to the PSP, by connection, operation and outcome (after retries)',

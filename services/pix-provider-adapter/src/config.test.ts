@@ -92,6 +92,14 @@ describe("the adapter's PSP connections", () => {
     expect(issues({ ...testConnection, PIX_INFRACTIONS: 'payzu' })[0]).toMatch(/^PIX_INFRACTIONS: /);
   });
 
+  it('keeps 64 connections to a PSP at most unless told, and refuses a bound that is none', () => {
+    expect(adapterEnv.parse(testConnection).PIX_MAX_CONNECTIONS).toBe(64);
+    expect(adapterEnv.parse({ ...testConnection, PIX_MAX_CONNECTIONS: '8' }).PIX_MAX_CONNECTIONS).toBe(8);
+    for (const bound of ['0', '-1', '2.5', 'many']) {
+      expect(issues({ ...testConnection, PIX_MAX_CONNECTIONS: bound })[0]).toMatch(/^PIX_MAX_CONNECTIONS: /);
+    }
+  });
+
   it('a live connection is whole or refused, naming each missing part; its callbacks on a port of their own', () => {
     const partial: Record<string, string> = { ...testConnection, ...live };
     delete partial.LIVE_PSP_CLIENT_SECRET;

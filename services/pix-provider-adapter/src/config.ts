@@ -80,6 +80,11 @@ export const adapterEnv = z
     PIX_TIMEOUT: duration('5s'),
     PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
     /**
+     * Connections each PSP connection keeps open to its PSP at most, per replica: more calls wait
+     * for one (psp_calls_waiting), within PIX_TIMEOUT. Sized from what the PSP allows a client.
+     */
+    PIX_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000).default(64),
+    /**
      * The callback endpoint is HTTPS with mutual TLS: this server certificate and key, and the CA
      * whose client certificates (the PSP's) are accepted.
      */

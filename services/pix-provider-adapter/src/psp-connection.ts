@@ -102,7 +102,7 @@ export interface PspConnection {
  */
 export function openConnection(
   settings: ConnectionSettings,
-  options: { timeoutMs: number; retryLimit: number; onRequest: OnPspRequest },
+  options: { timeoutMs: number; retryLimit: number; maxConnections: number; onRequest: OnPspRequest },
 ): PspConnection {
   const pem = (file: string) => {
     try {
@@ -120,6 +120,7 @@ export function openConnection(
       pixKey: settings.receiverKey,
       timeoutMs: options.timeoutMs,
       retryLimit: options.retryLimit,
+      maxConnections: options.maxConnections,
       onRequest: options.onRequest,
       baseUrl: settings.apiUrl,
       tokenUrl: settings.tokenUrl,

@@ -40,6 +40,7 @@ export async function serveConnection(
     psp = openConnection(settings, {
       timeoutMs: config.PIX_TIMEOUT,
       retryLimit: config.PIX_RETRY_LIMIT,
+      maxConnections: config.PIX_MAX_CONNECTIONS,
       onRequest: (operation, outcome) => metrics.requests.inc({ connection, operation, outcome }),
     });
   } catch (err) {
@@ -47,6 +48,7 @@ export async function serveConnection(
     return;
   }
   const provider = psp.client;
+  metrics.connectionUse.set(connection, () => provider.connectionUse());
 
   const app = express();
   app.disable('x-powered-by');

@@ -1,4 +1,15 @@
-import { callFailure, got, HTTPError, keptAliveAgents, type CallFailure, type Method, type MutualTls } from '@pix/http';
+import {
+  callFailure,
+  got,
+  HTTPError,
+  keptAliveAgents,
+  poolUse,
+  type CallFailure,
+  type KeptAliveAgents,
+  type Method,
+  type MutualTls,
+  type PoolUse,
+} from '@pix/http';
 import { traceContextHeaders } from '@pix/observability';
 import { refusalDetail } from './refusal-detail';
 import type { z } from 'zod';
@@ -52,6 +63,8 @@ export interface ApiPixClientOptions {
   tls: MutualTls;
   timeoutMs: number;
   retryLimit: number;
+  /** Connections kept open to the PSP at most (per host): calls beyond them wait for one. */
+  maxConnections: number;
   /** Called once per operation with its outcome (metrics). */
   onRequest: OnPspRequest;
 }
@@ -85,13 +98,17 @@ interface Call<S extends z.ZodType> {
 export class ApiPixClient implements PixProvider, InfractionProvider {
   private token: { value: string; expiresAt: number } | null = null;
   private readonly http: typeof got;
+  private readonly agents: KeptAliveAgents;
 
   constructor(private readonly options: ApiPixClientOptions) {
+    // Connections are kept and reused: under load (and retries) a new connection per request
+    // floods the PSP's accept queue, and over mutual TLS each one costs a handshake. The client
+    // certificate and the PSP's CA are the pool's (one secure context), not each call's. Bounded,
+    // so a backlog (a PSP back from an outage, a burst of retries) waits here instead of opening a
+    // handshake per call against a PSP that is already slow.
+    this.agents = keptAliveAgents(options.tls, options.maxConnections);
     this.http = got.extend({
-      // Connections are kept and reused: under load (and retries) a new connection per request
-      // floods the PSP's accept queue, and over mutual TLS each one costs a handshake. The client
-      // certificate and the PSP's CA are the pool's (one secure context), not each call's.
-      agent: keptAliveAgents(options.tls),
+      agent: this.agents,
       timeout: { request: options.timeoutMs },
       retry: {
         limit: options.retryLimit,
@@ -307,6 +324,11 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
    */
   async checkAccess(): Promise<void> {
     await this.newToken();
+  }
+
+  /** The connections open to the PSP now, and the calls waiting for one (psp_connections_open, psp_calls_waiting). */
+  connectionUse(): PoolUse {
+    return poolUse(this.agents);
   }
 
   private async accessToken(): Promise<string> {
