@@ -5,6 +5,7 @@ import { databaseOf, readLocalSecrets, withDatabase, type PemFiles, type PspConn
 import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import { Streams, Subjects } from '@pix/contracts';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
+import type { OnPspRequest } from '../../services/pix-provider-adapter/src/providers/provider';
 import { api, eventually } from '../support/api';
 import { paymentsClient, statusChangedEvents } from '../support/payments';
 import { makeTestPki, type TestPki } from '../support/certificates';
@@ -431,8 +432,14 @@ describe('the API Pix client over mutual TLS', () => {
     expect(await statusChangedEvents(stack, payment.id, 1)).toHaveLength(1);
   });
 
+  const pem = (file: string) => fs.readFileSync(file, 'utf8');
+
   /** A client of the stack's PSP with the platform's credentials, and this certificate and key. */
-  function clientOf(certificate: string, key: string, options: { maxConnections?: number; timeoutMs?: number } = {}) {
+  function clientOf(
+    certificate: string,
+    key: string,
+    options: { maxConnections?: number; timeoutMs?: number; onRequest?: OnPspRequest } = {},
+  ) {
     return new ApiPixClient({
       baseUrl: psp.apiUrl,
       tokenUrl: psp.oauthUrl,
@@ -443,12 +450,11 @@ describe('the API Pix client over mutual TLS', () => {
       timeoutMs: options.timeoutMs ?? 2000,
       retryLimit: 0,
       maxConnections: options.maxConnections ?? 64,
-      onRequest: () => undefined,
+      onRequest: options.onRequest ?? (() => undefined),
     });
   }
 
   it('keeps at most its connections open to a slow PSP: the calls beyond wait for one, and each is answered', async () => {
-    const pem = (file: string) => fs.readFileSync(file, 'utf8');
     const client = clientOf(pem(psp.pki.adapterClient.cert), pem(psp.pki.adapterClient.key), {
       maxConnections: 2,
       timeoutMs: 10_000,
@@ -471,6 +477,28 @@ describe('the API Pix client over mutual TLS', () => {
     const scraped = await (await fetch(`${stack.opsUrls['pix-provider-adapter']}/metrics`)).text();
     expect(scraped).toMatch(/^psp_connections_open\{[^}]*connection="test"[^}]*\} [0-9]+$/m);
     expect(scraped).toMatch(/^psp_calls_waiting\{[^}]*connection="test"[^}]*\} 0$/m);
+  });
+
+  it('asks the PSP for one token however many calls need one, at first and after the PSP forgot it', async () => {
+    const tokenRequests: string[] = [];
+    const client = clientOf(pem(psp.pki.adapterClient.cert), pem(psp.pki.adapterClient.key), {
+      timeoutMs: 10_000,
+      onRequest: (operation, outcome) => {
+        if (operation === 'token') tokenRequests.push(outcome);
+      },
+    });
+    const reads = (prefix: string) =>
+      Promise.all(Array.from({ length: 8 }, (_, i) => client.readCharge(`${prefix}${String(i).padStart(24, '0')}`)));
+    // Eight calls at once on a new client: one token request, which all eight wait for.
+    expect(await reads('onetoken')).toEqual(Array(8).fill(null));
+    expect(tokenRequests).toEqual(['success']);
+    // A PSP restarted knows no token: eight calls refused 401 together renew it once.
+    for (const proc of stack.simulatorProcesses()) await stack.stopProcess(proc);
+    await stack.startPspSimulator();
+    expect(await reads('renewed')).toEqual(Array(8).fill(null));
+    expect(tokenRequests).toEqual(['success', 'success']);
+    const served = (await journal('cob.get')).filter((line) => line.params.txid?.startsWith('renewed'));
+    expect(served.map((line) => line.status)).toEqual(Array(8).fill(404));
   });
 
   it('refuses a client without a certificate signed by the PSP CA', async () => {

@@ -97,6 +97,8 @@ interface Call<S extends z.ZodType> {
  */
 export class ApiPixClient implements PixProvider, InfractionProvider {
   private token: { value: string; expiresAt: number } | null = null;
+  /** The token request under way, which every call needing a token meanwhile waits for. */
+  private tokenAsked: Promise<string> | null = null;
   private readonly http: typeof got;
   private readonly agents: KeptAliveAgents;
 
@@ -279,14 +281,16 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
     return counted(this.options.onRequest, operation, async () => {
       const url = `${this.options.baseUrl.replace(/\/$/, '')}/${call.path}`;
       const failed = pspError(operation, call.method, url);
+      let sent = '';
       const send = async (): Promise<{ status: number; body: unknown }> => {
         try {
+          sent = await this.accessToken();
           const response = await this.http(url, {
             method: call.method,
             json: call.json,
             signal: call.signal,
             ...(call.retry ? {} : { retry: { limit: 0 } }),
-            headers: { ...traceContextHeaders(), authorization: `Bearer ${await this.accessToken()}` },
+            headers: { ...traceContextHeaders(), authorization: `Bearer ${sent}` },
           });
           return { status: response.statusCode, body: response.body };
         } catch (err) {
@@ -298,8 +302,10 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
       };
       let answer = await send();
       // A token the PSP no longer knows (it restarted, or revoked it): renew it once and ask again.
+      // Only the token this call sent is dropped: a newer one, which another call renewed
+      // meanwhile, is kept, so the calls a PSP restart refuses together renew it once.
       if (answer.status === 401) {
-        this.token = null;
+        if (this.token?.value === sent) this.token = null;
         answer = await send();
       }
       if (answer.status >= 200 && answer.status < 300) return call.schema ? call.schema.parse(json(answer.body)) : null;
@@ -323,7 +329,7 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
    * certificates are taken now. Throws the PspError of the token request when they are not.
    */
   async checkAccess(): Promise<void> {
-    await this.newToken();
+    await (this.tokenAsked ?? this.newToken());
   }
 
   /** The connections open to the PSP now, and the calls waiting for one (psp_connections_open, psp_calls_waiting). */
@@ -333,10 +339,23 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
 
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now()) return this.token.value;
-    return this.newToken();
+    return this.tokenAsked ?? this.newToken();
   }
 
+  /**
+   * One token request at a time, whatever the calls waiting for it: after a restart, an expiry or
+   * a PSP's restart, every call at that moment needs a token, and asking for one each would send a
+   * PSP that is slow already as many token requests (each with its retries) as calls.
+   */
   private newToken(): Promise<string> {
+    const asked = this.askToken().finally(() => {
+      if (this.tokenAsked === asked) this.tokenAsked = null;
+    });
+    this.tokenAsked = asked;
+    return asked;
+  }
+
+  private askToken(): Promise<string> {
     return counted(this.options.onRequest, 'token', async () => {
       const basic = Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64');
       const failed = pspError('token', 'POST', this.options.tokenUrl);
