@@ -325,8 +325,9 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
   }
 
   /**
-   * Asks the PSP for a new access token (and keeps it): whether this connection's credentials and
-   * certificates are taken now. Throws the PspError of the token request when they are not.
+   * Asks the PSP for a new access token (and keeps it), or waits for the request under way:
+   * whether this connection's credentials and certificates are taken now. Throws the PspError of
+   * the token request when they are not.
    */
   async checkAccess(): Promise<void> {
     await (this.tokenAsked ?? this.newToken());
