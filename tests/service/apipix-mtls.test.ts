@@ -446,7 +446,7 @@ describe('the API Pix client over mutual TLS', () => {
       clientId: psp.clientId,
       clientSecret: readLocalSecrets(stack.secretsFile).pspClientSecret,
       pixKey: psp.receiverKey,
-      tls: { certificate, key, certificateAuthority: fs.readFileSync(psp.pki.pspCa, 'utf8') },
+      tls: { certificate, key, certificateAuthority: pem(psp.pki.pspCa) },
       timeoutMs: options.timeoutMs ?? 2000,
       retryLimit: 0,
       maxConnections: options.maxConnections ?? 64,

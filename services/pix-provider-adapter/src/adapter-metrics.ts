@@ -8,26 +8,29 @@ export function adapterMetrics(registry: Registry) {
   const registers = [registry];
   /** Each open connection's pool, read when scraped. */
   const connectionUse = new Map<string, () => PoolUse>();
+  /** A gauge of one figure of every open connection's pool. */
+  const poolGauge = (name: string, help: string, figure: keyof PoolUse) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['connection'] as const,
+      registers,
+      collect() {
+        for (const [connection, use] of connectionUse) this.set({ connection }, use()[figure]);
+      },
+    });
   const metrics = {
     connectionUse,
-    connectionsOpen: new Gauge({
-      name: 'psp_connections_open',
-      help: 'Connections open to the PSP (busy or idle), by connection: at most PIX_MAX_CONNECTIONS a host',
-      labelNames: ['connection'] as const,
-      registers,
-      collect() {
-        for (const [connection, use] of connectionUse) this.set({ connection }, use().open);
-      },
-    }),
-    callsWaiting: new Gauge({
-      name: 'psp_calls_waiting',
-      help: 'Calls to the PSP waiting for a connection (all PIX_MAX_CONNECTIONS busy), by connection',
-      labelNames: ['connection'] as const,
-      registers,
-      collect() {
-        for (const [connection, use] of connectionUse) this.set({ connection }, use().waiting);
-      },
-    }),
+    connectionsOpen: poolGauge(
+      'psp_connections_open',
+      'Connections open to the PSP (busy or idle), by connection: at most PIX_MAX_CONNECTIONS a host',
+      'open',
+    ),
+    callsWaiting: poolGauge(
+      'psp_calls_waiting',
+      'Calls to the PSP waiting for a connection (all PIX_MAX_CONNECTIONS busy), by connection',
+      'waiting',
+    ),
     requests: new Counter({
       name: 'psp_requests_total',
       help: 'Calls to the PSP, by connection, operation and outcome (after retries)',

@@ -330,7 +330,7 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
    * the token request when they are not.
    */
   async checkAccess(): Promise<void> {
-    await (this.tokenAsked ?? this.newToken());
+    await this.newToken();
   }
 
   /** The connections open to the PSP now, and the calls waiting for one (psp_connections_open, psp_calls_waiting). */
@@ -340,7 +340,7 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
 
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now()) return this.token.value;
-    return this.tokenAsked ?? this.newToken();
+    return this.newToken();
   }
 
   /**
@@ -349,11 +349,10 @@ export class ApiPixClient implements PixProvider, InfractionProvider {
    * PSP that is slow already as many token requests (each with its retries) as calls.
    */
   private newToken(): Promise<string> {
-    const asked = this.askToken().finally(() => {
-      if (this.tokenAsked === asked) this.tokenAsked = null;
+    this.tokenAsked ??= this.askToken().finally(() => {
+      this.tokenAsked = null;
     });
-    this.tokenAsked = asked;
-    return asked;
+    return this.tokenAsked;
   }
 
   private askToken(): Promise<string> {
