@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
+import { DATABASE_CLIENT_OPTIONS } from '@pix/runtime';
 import {
   dayStart,
   EXPORT_PAGE_LIMIT,
@@ -47,9 +48,10 @@ describe('balance transactions', () => {
   const storeId = `statement-${randomUUID()}`;
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/balance_transactions'), {
-      monitorCommands: true,
-    });
+    await mongoose.connect(
+      sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/balance_transactions'),
+      DATABASE_CLIENT_OPTIONS,
+    );
     mongoose.connection.getClient().on('commandStarted', listen);
     await syncPaymentIndexes();
     await syncBalanceIndexes();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandStartedEvent, Document } from 'mongodb';
 import mongoose from 'mongoose';
+import { DATABASE_CLIENT_OPTIONS } from '@pix/runtime';
 import { createLogger } from '@pix/observability';
 import { GatewayStorage, hashToken } from '../../services/gateway/src/storage';
 import { PaymentModel } from '../../services/payments/src/model';
@@ -80,7 +81,7 @@ describe('every hot query is served by an index of its schema', () => {
   const deliveryLog = new DeliveryLog({ retentionMs: HOUR_MS, stallAfterMs: 2 * 60_000, leaseMs: 5_000 });
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/hot_queries'), { monitorCommands: true });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/hot_queries'), DATABASE_CLIENT_OPTIONS);
     mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => sent.push(event));
     await Promise.all([
       syncPaymentIndexes(),

@@ -1,5 +1,6 @@
 import { MongoNetworkError, type CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
+import { DATABASE_CLIENT_OPTIONS } from '@pix/runtime';
 import { Subjects } from '@pix/contracts';
 import { createLogger } from '@pix/observability';
 import {
@@ -67,9 +68,7 @@ describe('the outbox of a payment', () => {
   }
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'), {
-      monitorCommands: true,
-    });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/outbox_relay'), DATABASE_CLIENT_OPTIONS);
     await syncPaymentIndexes();
     mongoose.connection.getClient().on('commandStarted', record);
     // This writer's record, as the service makes it before its first write.

@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { DATABASE_CLIENT_OPTIONS } from '@pix/runtime';
 import { createLogger } from '@pix/observability';
 import type { OutboxMessage } from '../../services/payments/src/model';
 import { PaymentStore, syncPaymentIndexes } from '../../services/payments/src/payment-store';
@@ -19,8 +20,8 @@ export function racingStores(database: string, count: number) {
 
   beforeAll(async () => {
     await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, `/${database}`), {
+      ...DATABASE_CLIENT_OPTIONS,
       maxPoolSize: count,
-      monitorCommands: true,
     });
     await syncPaymentIndexes();
   });

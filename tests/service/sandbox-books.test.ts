@@ -1,5 +1,6 @@
 import type { CommandStartedEvent } from 'mongodb';
 import mongoose from 'mongoose';
+import { DATABASE_CLIENT_OPTIONS } from '@pix/runtime';
 import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import { sharedStack } from '../support/stack';
 
@@ -17,9 +18,7 @@ describe("the sandbox PSP's charges", () => {
   });
 
   beforeAll(async () => {
-    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/sandbox_books'), {
-      monitorCommands: true,
-    });
+    await mongoose.connect(sharedStack().mongoAdminUrl!.replace(/\/[^/]*$/, '/sandbox_books'), DATABASE_CLIENT_OPTIONS);
     mongoose.connection.getClient().on('commandStarted', (event: CommandStartedEvent) => {
       if (event.command[event.commandName] === 'sandbox_psp_cobs') sent.push(event.commandName);
     });

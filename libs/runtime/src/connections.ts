@@ -8,9 +8,15 @@ import type { Service } from './service';
 
 /**
  * Indexes and collections come from syncIndexes (indexes.ts) only: mongoose would otherwise build
- * them for every model as it compiles, at the same time as syncIndexes builds them too.
+ * them for every model as it compiles, at the same time as syncIndexes builds them too (and a test
+ * counting a write's commands would count those builds).
  */
-const CLIENT_OPTIONS = { serverSelectionTimeoutMS: 10_000, monitorCommands: true, autoIndex: false, autoCreate: false };
+export const DATABASE_CLIENT_OPTIONS = {
+  serverSelectionTimeoutMS: 10_000,
+  monitorCommands: true,
+  autoIndex: false,
+  autoCreate: false,
+};
 /** How often the client's checks are looked at (MonitorWatchdog). */
 const WATCHDOG_INTERVAL_MS = 5_000;
 
@@ -51,7 +57,7 @@ export async function connectDatabase(
   // Otherwise every query formats a stack trace as it runs (kept for a "Query was already
   // executed" error we never make): a profiled confirmation spent 0.6 ms of the PSP simulator's CPU on it.
   mongoose.set('skipOriginalStackTraces', true);
-  const options = { ...CLIENT_OPTIONS, ...loginOptions(settings) };
+  const options = { ...DATABASE_CLIENT_OPTIONS, ...loginOptions(settings) };
   const replies = new DatabaseReplies();
   const open = async () => {
     await mongoose.connect(settings.MONGO_URL, options);

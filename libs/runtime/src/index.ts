@@ -3,7 +3,13 @@
  * every service's storage and secrets need (the duplicate-key check, digests, constant-time comparison).
  */
 export { Service } from './service';
-export { connectDatabase, connectMessaging, type DatabaseSettings, type NatsSettings } from './connections';
+export {
+  connectDatabase,
+  connectMessaging,
+  DATABASE_CLIENT_OPTIONS,
+  type DatabaseSettings,
+  type NatsSettings,
+} from './connections';
 export { syncIndexes } from './indexes';
 export { MonitorWatchdog } from './database-watchdog';
 export { POOL_UPKEEP_MS } from './pool-upkeep';
