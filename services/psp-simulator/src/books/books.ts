@@ -54,6 +54,12 @@ export interface SandboxCharge {
   latePix?: SandboxPix[];
   /** The endToEndIds of every Pix of the charge, the way a refund finds its Pix. */
   pixIds?: string[];
+  /**
+   * The endToEndIds of the charge's Pix a refund was asked of, kept before the refund is stored: a
+   * read of a Pix with none asked needs no read of the refunds. Absent on a charge stored before it
+   * was kept, whose every read looks.
+   */
+  refundedPixIds?: string[];
   /** The motivo with which the PSP will refuse the next refund of the charge's Pix; null: none asked. */
   failNextRefund?: string | null;
 }
@@ -93,6 +99,7 @@ const ChargeSchema = new Schema<SandboxCharge>(
     analysis: { type: Schema.Types.Mixed, default: null },
     latePix: { type: Schema.Types.Mixed, default: undefined },
     pixIds: { type: [String], default: undefined },
+    refundedPixIds: { type: [String], default: undefined },
     failNextRefund: { type: String, default: null },
   },
   { collection: 'sandbox_psp_cobs', versionKey: false, minimize: false },
@@ -108,7 +115,11 @@ for (const field of ['pixIds', 'pix.endToEndId', 'pix.notified', 'analysis.notif
 
 const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema);
 
-/** The driver's collection under the charges' model, for the insert that needs none of mongoose's casting. */
+/**
+ * The driver's collection under the charges' model, for the commands of a charge and a pay (every
+ * field they write is built whole here): mongoose's casting and query objects cost the simulator
+ * more CPU than the engine's work for them (sandbox_psp_pix's, below, alike).
+ */
 function chargesCollection(): mongo.Collection<SandboxCharge> {
   return ChargeModel.collection as unknown as mongo.Collection<SandboxCharge>;
 }
@@ -124,6 +135,10 @@ const ReceivedPixSchema = new Schema<ReceivedPixLine>(
 // GET /pix: the Pix received in a window, in a stable order, a page at a time.
 ReceivedPixSchema.index({ paidAt: 1, _id: 1 });
 const ReceivedPixModel = mongoose.model<ReceivedPixLine>('SandboxReceivedPix', ReceivedPixSchema);
+
+function receivedPixCollection(): mongo.Collection<ReceivedPixLine> {
+  return ReceivedPixModel.collection as unknown as mongo.Collection<ReceivedPixLine>;
+}
 
 const RefundModel = mongoose.model<SandboxRefund>(
   'SandboxRefund',
@@ -155,7 +170,7 @@ export class SandboxBooks {
   }
 
   findCharge(txid: string): Promise<SandboxCharge | null> {
-    return ChargeModel.findById(txid).lean<SandboxCharge>().exec();
+    return chargesCollection().findOne({ _id: txid });
   }
 
   /**
@@ -175,6 +190,7 @@ export class SandboxBooks {
       pix: null,
       analysis: null,
       // latePix and pixIds come with the first Pix ($push makes them): none is indexed before.
+      refundedPixIds: [],
       failNextRefund: null,
     };
     try {
@@ -194,12 +210,12 @@ export class SandboxBooks {
    * first; null when there is no such charge.
    */
   async recordPix(txid: string, pix: SandboxPix, now: Date): Promise<SandboxCharge | null> {
-    const recorded = await ChargeModel.findOneAndUpdate(
+    const recorded = await chargesCollection().findOneAndUpdate(
       { _id: txid, pix: null, 'cob.status': 'ATIVA', expiresAt: { $gt: now } },
       { $set: { pix, 'cob.status': 'CONCLUIDA' }, $push: { pixIds: pix.endToEndId } },
-      { new: true, lean: true },
+      { returnDocument: 'after' },
     );
-    return (recorded as SandboxCharge | null) ?? this.findCharge(txid);
+    return recorded ?? this.findCharge(txid);
   }
 
   /**
@@ -255,7 +271,7 @@ export class SandboxBooks {
 
   /** The receiver acknowledged the callback of the charge's Pix, or of its analysis. */
   async markNotified(txid: string, what: 'pix' | 'analysis'): Promise<void> {
-    await ChargeModel.updateOne({ _id: txid }, { $set: { [`${what}.notified`]: true } });
+    await chargesCollection().updateOne({ _id: txid }, { $set: { [`${what}.notified`]: true } });
   }
 
   /** The receiver acknowledged the callback of a late Pix of the charge. */
@@ -280,7 +296,7 @@ export class SandboxBooks {
    * written: before its callback, so a Pix whose callback is lost is still listed.
    */
   async ledgerPix(txid: string, pix: SandboxPix): Promise<void> {
-    await ReceivedPixModel.updateOne(
+    await receivedPixCollection().updateOne(
       { _id: pix.endToEndId },
       { $setOnInsert: { txid, paidAt: pix.paidAt } },
       { upsert: true },
@@ -326,24 +342,26 @@ export class SandboxBooks {
   /** The charge that received the Pix `endToEndId`, and that Pix. */
   async pixOf(endToEndId: string): Promise<{ charge: SandboxCharge; pix: SandboxPix } | null> {
     const charge =
-      (await ChargeModel.findOne({ pixIds: { $eq: endToEndId } })
-        .lean<SandboxCharge>()
-        .exec()) ??
-      (await ChargeModel.findOne({ 'pix.endToEndId': { $eq: endToEndId } })
-        .lean<SandboxCharge>()
-        .exec());
+      (await chargesCollection().findOne({ pixIds: { $eq: endToEndId } })) ??
+      (await chargesCollection().findOne({ 'pix.endToEndId': { $eq: endToEndId } }));
     const pix = charge && receivedBy(charge).find((p) => p.endToEndId === endToEndId);
     return charge && pix ? { charge, pix } : null;
   }
 
   /**
    * Stores a refund under its key unless one is there (PUT /devolucao is idempotent by id), counting
-   * the request: one command. Returns the refund as stored, and whether this call created it.
+   * the request: two commands, its Pix first marked on its charge as refunded (refundsOfPix reads
+   * the refunds of a marked Pix only). Returns the refund as stored, and whether this call created it.
    */
   async putRefund(
     key: string,
     created: Omit<SandboxRefund, '_id' | 'requests'>,
   ): Promise<{ refund: SandboxRefund; created: boolean }> {
+    // A charge stored before the marks were kept stays without them: its reads look every time.
+    await chargesCollection().updateOne(
+      { _id: created.pix.txid, refundedPixIds: { $exists: true } },
+      { $addToSet: { refundedPixIds: created.endToEndId } },
+    );
     const result = await RefundModel.findOneAndUpdate(
       { _id: key },
       { $setOnInsert: created, $inc: { requests: 1 } },
@@ -365,8 +383,12 @@ export class SandboxBooks {
     return RefundModel.findById(key).lean<SandboxRefund>().exec();
   }
 
-  /** The refunds of a Pix (a Pix has a few): what is left of it to refund. */
-  refundsOfPix(endToEndId: string): Promise<SandboxRefund[]> {
+  /**
+   * The refunds of a Pix of `charge` (a Pix has a few): what is left of it to refund. None, without
+   * a command, when the charge as read has no refund asked of it.
+   */
+  refundsOfPix(charge: Pick<SandboxCharge, 'refundedPixIds'>, endToEndId: string): Promise<SandboxRefund[]> {
+    if (charge.refundedPixIds && !charge.refundedPixIds.includes(endToEndId)) return Promise.resolve([]);
     return RefundModel.find({ endToEndId: { $eq: endToEndId } })
       .lean<SandboxRefund[]>()
       .exec();

@@ -87,7 +87,7 @@ export class SandboxPsp {
   async getPix(endToEndId: string): Promise<PixEntry | null> {
     const found = await this.books.pixOf(endToEndId);
     if (!found) return null;
-    const devolucoes = (await this.books.refundsOfPix(endToEndId)).map((refund) => refund.devolucao);
+    const devolucoes = (await this.books.refundsOfPix(found.charge, endToEndId)).map((refund) => refund.devolucao);
     return { ...listedPix(found.charge, found.pix), ...(devolucoes.length && { devolucoes }) };
   }
 
@@ -134,7 +134,7 @@ export class SandboxPsp {
     const found = await this.books.pixOf(endToEndId);
     if (!found) return { refused: 'no-such-pix' };
     const amountCents = brlToCents(Number(request.valor)) ?? 0;
-    const taken = (await this.books.refundsOfPix(endToEndId))
+    const taken = (await this.books.refundsOfPix(found.charge, endToEndId))
       .filter((refund) => refund.devolucao.status !== 'NAO_REALIZADO')
       .reduce((sum, refund) => sum + refund.amountCents, 0);
     if (amountCents > found.pix.amountCents - taken) return { refused: 'more-than-the-pix' };
@@ -173,7 +173,7 @@ export class SandboxPsp {
   ): Promise<{ txid: string; devolucao: Devolucao } | { refused: OwnReturnRefusal }> {
     const found = await this.books.pixOf(endToEndId);
     if (!found) return { refused: 'no-such-pix' };
-    const taken = (await this.books.refundsOfPix(endToEndId))
+    const taken = (await this.books.refundsOfPix(found.charge, endToEndId))
       .filter((refund) => refund.devolucao.status !== 'NAO_REALIZADO')
       .reduce((sum, refund) => sum + refund.amountCents, 0);
     const amountCents = asked.amountCents ?? found.pix.amountCents - taken;
