@@ -25,19 +25,27 @@ export function parseDuration(text: string): number | null {
   return factor === undefined ? null : Math.round(value * factor);
 }
 
+/** The milliseconds `text` says, or the issue of a value that is not a duration. */
+function durationMs(text: string, ctx: z.RefinementCtx): number {
+  const ms = parseDuration(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `not a duration (e.g. 30s, 5m, 2h): ${text}` });
+    return z.NEVER;
+  }
+  return ms;
+}
+
 /** zod type for a duration variable; the parsed value is milliseconds. */
 export function duration(defaultValue: string) {
+  return z.string().default(defaultValue).transform(durationMs);
+}
+
+/** zod type for a duration variable without a default: milliseconds, or undefined when unset. */
+export function optionalDuration() {
   return z
     .string()
-    .default(defaultValue)
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === null) {
-        ctx.addIssue({ code: 'custom', message: `not a duration (e.g. 30s, 5m, 2h): ${text}` });
-        return z.NEVER;
-      }
-      return ms;
-    });
+    .optional()
+    .transform((text, ctx) => (text === undefined ? undefined : durationMs(text, ctx)));
 }
 
 /** zod type for a TCP port variable. */

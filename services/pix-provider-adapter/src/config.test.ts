@@ -92,6 +92,35 @@ describe("the adapter's PSP connections", () => {
     expect(issues({ ...testConnection, PIX_INFRACTIONS: 'payzu' })[0]).toMatch(/^PIX_INFRACTIONS: /);
   });
 
+  it("sizes the live connection's calls on their own, each unset taken from the test connection's", () => {
+    const calls = (env: Record<string, string>) => connectionSettings(adapterEnv.parse(env)).map((c) => c.calls);
+    expect(calls({ ...testConnection, ...live })).toEqual([
+      { timeoutMs: 5000, retryLimit: 3, maxConnections: 64 },
+      { timeoutMs: 5000, retryLimit: 3, maxConnections: 64 },
+    ]);
+    const test = { PIX_TIMEOUT: '2s', PIX_RETRY_LIMIT: '1', PIX_MAX_CONNECTIONS: '16' };
+    expect(calls({ ...testConnection, ...live, ...test, LIVE_PSP_MAX_CONNECTIONS: '200' })).toEqual([
+      { timeoutMs: 2000, retryLimit: 1, maxConnections: 16 },
+      { timeoutMs: 2000, retryLimit: 1, maxConnections: 200 },
+    ]);
+    expect(calls({ ...testConnection, ...live, LIVE_PSP_TIMEOUT: '10s', LIVE_PSP_RETRY_LIMIT: '0' })[1]).toEqual({
+      timeoutMs: 10_000,
+      retryLimit: 0,
+      maxConnections: 64,
+    });
+    expect(issues({ ...testConnection, ...live, LIVE_PSP_TIMEOUT: 'soon' })).toEqual([
+      'LIVE_PSP_TIMEOUT: not a duration (e.g. 30s, 5m, 2h): soon',
+    ]);
+    for (const [name, value] of [
+      ['LIVE_PSP_MAX_CONNECTIONS', '0'],
+      ['LIVE_PSP_RETRY_LIMIT', '11'],
+    ]) {
+      expect(issues({ ...testConnection, ...live, [name as string]: value as string })[0]).toMatch(
+        new RegExp(`^${name}: `),
+      );
+    }
+  });
+
   it('keeps 64 connections to a PSP at most unless told, and refuses a bound that is none', () => {
     expect(adapterEnv.parse(testConnection).PIX_MAX_CONNECTIONS).toBe(64);
     expect(adapterEnv.parse({ ...testConnection, PIX_MAX_CONNECTIONS: '8' }).PIX_MAX_CONNECTIONS).toBe(8);

@@ -1,4 +1,14 @@
-import { CommonEnv, MongoEnv, duration, factSigningKey, loadConfig, port, secret, z } from '@pix/config';
+import {
+  CommonEnv,
+  MongoEnv,
+  duration,
+  factSigningKey,
+  loadConfig,
+  optionalDuration,
+  port,
+  secret,
+  z,
+} from '@pix/config';
 import { parsePins } from './callback-pins';
 
 const file = z.string().min(1);
@@ -19,6 +29,11 @@ const pins = z
     });
     return z.NEVER;
   });
+
+/** Retries of a call to a PSP, each after a longer wait. */
+const retryLimit = z.coerce.number().int().min(0).max(10);
+/** Connections to a PSP at most, per replica and host. */
+const maxConnections = z.coerce.number().int().min(1).max(1000);
 
 /**
  * The live connection's settings (LIVE_PSP_*), the same parts as the test one's: all of them, or
@@ -76,14 +91,14 @@ export const adapterEnv = z
     PIX_TLS_CERT_FILE: file,
     PIX_TLS_KEY_FILE: file,
     PIX_TLS_CA_FILE: file,
-    /** Per-attempt timeout and retries (with exponential backoff) of calls to either PSP. */
+    /** Per-attempt timeout and retries (with exponential backoff) of the test connection's calls to its PSP. */
     PIX_TIMEOUT: duration('5s'),
-    PIX_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
+    PIX_RETRY_LIMIT: retryLimit.default(3),
     /**
-     * Connections each PSP connection keeps open to its PSP at most, per replica: more calls wait
+     * Connections the test connection keeps open to its PSP at most, per replica: more calls wait
      * for one (psp_calls_waiting), within PIX_TIMEOUT. Sized from what the PSP allows a client.
      */
-    PIX_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000).default(64),
+    PIX_MAX_CONNECTIONS: maxConnections.default(64),
     /**
      * The callback endpoint is HTTPS with mutual TLS: this server certificate and key, and the CA
      * whose client certificates (the PSP's) are accepted.
@@ -108,6 +123,13 @@ export const adapterEnv = z
     LIVE_PSP_CALLBACK_TLS_KEY_FILE: file.optional(),
     LIVE_PSP_CALLBACK_CLIENT_CA_FILE: file.optional(),
     LIVE_PSP_CALLBACK_PINS: pins,
+    /**
+     * The live connection's calls, sized from its own PSP's published limits and latency; each
+     * unset is the test connection's (PIX_TIMEOUT, PIX_RETRY_LIMIT, PIX_MAX_CONNECTIONS).
+     */
+    LIVE_PSP_TIMEOUT: optionalDuration(),
+    LIVE_PSP_RETRY_LIMIT: retryLimit.optional(),
+    LIVE_PSP_MAX_CONNECTIONS: maxConnections.optional(),
     /**
      * Reconciliation with the PSP (GET /pix): how often the Pix it received are read, so a lost
      * callback delays a payment by about this much; and how far each window reaches back before the

@@ -31,6 +31,8 @@ export interface ConnectionSettings {
   callbackPins: readonly CallbackPin[];
   /** Whether its PSP reports infractions (MED claims) as Efí does: read, and answered. */
   infractions: boolean;
+  /** Its calls: each attempt's timeout, the retries, and the connections open to its PSP at most. */
+  calls: { timeoutMs: number; retryLimit: number; maxConnections: number };
 }
 
 /** The connections the settings describe: the test one always, the live one when LIVE_PSP_API_URL is set. */
@@ -53,6 +55,11 @@ export function connectionSettings(config: Config): ConnectionSettings[] {
     },
     callbackPins: config.PSP_CALLBACK_PINS,
     infractions: config.PIX_INFRACTIONS === 'efi',
+    calls: {
+      timeoutMs: config.PIX_TIMEOUT,
+      retryLimit: config.PIX_RETRY_LIMIT,
+      maxConnections: config.PIX_MAX_CONNECTIONS,
+    },
   };
   const apiUrl = config.LIVE_PSP_API_URL;
   if (apiUrl === undefined) return [test];
@@ -83,6 +90,11 @@ export function connectionSettings(config: Config): ConnectionSettings[] {
     },
     callbackPins: config.LIVE_PSP_CALLBACK_PINS,
     infractions: config.LIVE_PSP_INFRACTIONS === 'efi',
+    calls: {
+      timeoutMs: config.LIVE_PSP_TIMEOUT ?? test.calls.timeoutMs,
+      retryLimit: config.LIVE_PSP_RETRY_LIMIT ?? test.calls.retryLimit,
+      maxConnections: config.LIVE_PSP_MAX_CONNECTIONS ?? test.calls.maxConnections,
+    },
   };
   return [test, live];
 }
@@ -100,10 +112,7 @@ export interface PspConnection {
  * mutual TLS). Throws when a file cannot be read, with the file's setting in the message and
  * nothing of its content.
  */
-export function openConnection(
-  settings: ConnectionSettings,
-  options: { timeoutMs: number; retryLimit: number; maxConnections: number; onRequest: OnPspRequest },
-): PspConnection {
+export function openConnection(settings: ConnectionSettings, options: { onRequest: OnPspRequest }): PspConnection {
   const pem = (file: string) => {
     try {
       return readPem(file);
@@ -118,9 +127,7 @@ export function openConnection(
       clientId: settings.clientId,
       clientSecret: settings.clientSecret,
       pixKey: settings.receiverKey,
-      timeoutMs: options.timeoutMs,
-      retryLimit: options.retryLimit,
-      maxConnections: options.maxConnections,
+      ...settings.calls,
       onRequest: options.onRequest,
       baseUrl: settings.apiUrl,
       tokenUrl: settings.tokenUrl,

@@ -38,9 +38,6 @@ export async function serveConnection(
   let psp;
   try {
     psp = openConnection(settings, {
-      timeoutMs: config.PIX_TIMEOUT,
-      retryLimit: config.PIX_RETRY_LIMIT,
-      maxConnections: config.PIX_MAX_CONNECTIONS,
       onRequest: (operation, outcome) => metrics.requests.inc({ connection, operation, outcome }),
     });
   } catch (err) {
