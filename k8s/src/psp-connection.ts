@@ -80,6 +80,9 @@ const LAYOUT = {
       callbackTlsCert: 'CALLBACK_TLS_CERT_FILE',
       callbackTlsKey: 'CALLBACK_TLS_KEY_FILE',
       callbackClientCa: 'CALLBACK_CLIENT_CA_FILE',
+      timeout: 'PIX_TIMEOUT',
+      retryLimit: 'PIX_RETRY_LIMIT',
+      maxConnections: 'PIX_MAX_CONNECTIONS',
     },
     volumePrefix: '',
     dirPrefix: '/etc/pix/psp',
@@ -102,6 +105,9 @@ const LAYOUT = {
       callbackTlsCert: 'LIVE_PSP_CALLBACK_TLS_CERT_FILE',
       callbackTlsKey: 'LIVE_PSP_CALLBACK_TLS_KEY_FILE',
       callbackClientCa: 'LIVE_PSP_CALLBACK_CLIENT_CA_FILE',
+      timeout: 'LIVE_PSP_TIMEOUT',
+      retryLimit: 'LIVE_PSP_RETRY_LIMIT',
+      maxConnections: 'LIVE_PSP_MAX_CONNECTIONS',
     },
     volumePrefix: 'live-',
     dirPrefix: '/etc/pix/live-psp',
@@ -181,6 +187,8 @@ interface ConnectionValues {
   receiverKey: string;
   callbackUrl: string;
   callbackPins: string[];
+  /** Its calls' settings, each absent left to the adapter's default. */
+  calls?: PspConnection['calls'];
 }
 
 /** Registered at the PSP by the adapter as it starts (PUT /webhook/{chave}): its callback route's name. */
@@ -228,6 +236,23 @@ function simulatorConnectionFiles(chart: Chart, simulator: Settings['psp']['simu
   return files;
 }
 
+/** The variables of the call settings a connection gives; one it leaves out is the adapter's default. */
+function callsEnv(
+  v: (typeof LAYOUT)[ConnectionName]['variables'],
+  calls: PspConnection['calls'],
+): Record<string, kplus.EnvValue> {
+  const given: [string, string | number | undefined][] = [
+    [v.timeout, calls.timeout],
+    [v.retryLimit, calls.retryLimit],
+    [v.maxConnections, calls.maxConnections],
+  ];
+  return Object.fromEntries(
+    given.flatMap(([name, setting]) =>
+      setting === undefined ? [] : [[name, kplus.EnvValue.fromValue(String(setting))]],
+    ),
+  );
+}
+
 function connectionFiles(
   chart: Chart,
   name: ConnectionName,
@@ -259,6 +284,7 @@ function connectionFiles(
       [v.callbackTlsKey]: file(callback, callbackTls.keys.key),
       [v.callbackClientCa]: file(callbackCa, callbackClientCa.keys.ca),
       [v.callbackPins]: value(values.callbackPins.join(',')),
+      ...callsEnv(v, values.calls ?? {}),
     },
     volumes: [api, callback, callbackCa].map((dir) => dir.volume),
     mounts: [api, callback, callbackCa].map((dir) => dir.mount),

@@ -61,6 +61,21 @@ const pspConnection = z.object({
    * Public values.
    */
   callbackPins: z.array(z.string().min(1)).min(1),
+  /**
+   * Its calls, sized from what the PSP publishes (…_TIMEOUT, …_RETRY_LIMIT, …_MAX_CONNECTIONS):
+   * each attempt's timeout (`10s`), the retries, the connections open to it per adapter replica.
+   * Each absent is the adapter's own (5s, 3, 64; the live connection's, the test one's).
+   */
+  calls: z
+    .strictObject({
+      timeout: z
+        .string()
+        .regex(/^\d+(\.\d+)?(ms|s|m)$/, 'a duration such as 500ms, 10s or 1m')
+        .optional(),
+      retryLimit: z.number().int().min(0).max(10).optional(),
+      maxConnections: z.number().int().min(1).max(1000).optional(),
+    })
+    .default({}),
 });
 
 export const SettingsSchema = z.object({

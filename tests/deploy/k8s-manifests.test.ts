@@ -82,6 +82,7 @@ type PspConnection = {
   apiCidrs: string[];
   callbackCidrs: string[];
   callbackPins: string[];
+  calls?: { timeout?: string; retryLimit?: number; maxConnections?: number };
 };
 
 /**
@@ -666,6 +667,11 @@ describe('k8s/dist', () => {
     // The adapter registers where the PSP calls back as it starts: the callback route's name.
     expect(env.LIVE_PSP_CALLBACK_URL!.value).toBe(`https://${platform.psp.live.callbackHost}/psp/callbacks`);
     expect(env.LIVE_PSP_CALLBACK_PORT!.value).toBe(String(LIVE_CALLBACK_PORT));
+    // Its calls as its PSP allows them; what the settings leave out is the adapter's default.
+    expect(env.LIVE_PSP_TIMEOUT!.value).toBe(platform.psp.live.calls?.timeout);
+    expect(env.LIVE_PSP_MAX_CONNECTIONS!.value).toBe(String(platform.psp.live.calls?.maxConnections));
+    expect(env.LIVE_PSP_RETRY_LIMIT).toBeUndefined();
+    expect(env.PIX_MAX_CONNECTIONS).toBeUndefined();
     // Its files are its own: no folder is shared with the test connection's.
     const mounts = podOf(adapter).containers[0].volumeMounts as { mountPath: string }[];
     expect(new Set(mounts.map((m) => m.mountPath)).size).toBe(mounts.length);
@@ -691,13 +697,13 @@ describe('k8s/dist', () => {
       [
         '-e',
         `const { connectionSettings } = require(${JSON.stringify(path.join(root, 'services', ADAPTER, 'dist', 'psp-connection.js'))});
-         process.stdout.write(JSON.stringify(connectionSettings(${JSON.stringify(config)}).map((c) => [c.name, c.apiUrl, c.callbackPort])));`,
+         process.stdout.write(JSON.stringify(connectionSettings(${JSON.stringify(config)}).map((c) => [c.name, c.apiUrl, c.callbackPort, c.calls])));`,
       ],
       { encoding: 'utf8' },
     );
     expect(JSON.parse(connections.stdout)).toEqual([
-      ['test', 'https://psp-simulator:8443/v2', 8081],
-      ['live', platform.psp.live.apiUrl, 8082],
+      ['test', 'https://psp-simulator:8443/v2', 8081, { timeoutMs: 5000, retryLimit: 3, maxConnections: 64 }],
+      ['live', platform.psp.live.apiUrl, 8082, { timeoutMs: 10_000, retryLimit: 3, maxConnections: 32 }],
     ]);
   });
 
@@ -1058,13 +1064,17 @@ describe('k8s settings of the PSP', () => {
     );
   });
 
-  it('refuses a connection without pins or API ranges, a URL not https://, and the old mode setting', () => {
+  it('refuses a connection without pins or API ranges, a URL not https://, calls out of bounds, and the old mode setting', () => {
     const live = platform.psp.live;
     expect(refusal(withPsp({ live: { ...live, callbackPins: [] } }))).toContain('psp.live.callbackPins');
     expect(refusal(withPsp({ live: { ...live, apiCidrs: [] } }))).toContain('psp.live.apiCidrs');
     expect(refusal(withPsp({ live: { ...live, apiUrl: 'http://pix.psp.example' } }))).toContain('psp.live.apiUrl');
     expect(refusal(withPsp({ test: { ...HOMOLOGATION, callbackPins: [] }, simulator: { enabled: false } }))).toContain(
       'psp.test.callbackPins',
+    );
+    expect(refusal(withPsp({ live: { ...live, calls: { timeout: 'soon' } } }))).toContain('psp.live.calls.timeout');
+    expect(refusal(withPsp({ live: { ...live, calls: { maxConnections: 0 } } }))).toContain(
+      'psp.live.calls.maxConnections',
     );
     // A settings file of before: its mode and ranges would be dropped in silence, so it is refused.
     expect(refusal(withPsp({ ...platform.psp, provider: 'apipix' }))).toMatch(/psp: Unrecognized key: "provider"/);
