@@ -14,10 +14,13 @@ describe('the attempt lifecycle', () => {
     await advance(js, 'first', base);
     await advance(js, 'stall-check', base, { stallLook: 4 });
     await advance(js, 'wake', base);
+    await advance(js, 'endpoint-back', base);
     expect(published.map((p) => [p.subject, p.id, p.body.attempt, p.body.reason, p.body.waits])).toEqual([
       ['webhooks.attempts.due', `${event.eventId}:1:3`, 3, 'attempt', 0],
       ['webhooks.attempts.due', `${event.eventId}:1:3:stall-check-4`, 3, 'attempt', 0],
       ['webhooks.attempts.due', `${event.eventId}:1:3:wake`, 3, 'woken', 2],
+      // A retry brought forward: the same attempt as its schedule's, under an id of its own.
+      ['webhooks.attempts.due', `${event.eventId}:1:3:endpoint-back`, 3, 'attempt', 2],
     ]);
   });
 
@@ -50,7 +53,18 @@ describe('the attempt lifecycle', () => {
 
   it('has a rule for every step', () => {
     expect(Object.keys(LIFECYCLE).sort()).toEqual(
-      ['first', 'first-later', 'hand-back', 'held', 'no-secrets', 'redo', 'retry', 'stall-check', 'wake'].sort(),
+      [
+        'endpoint-back',
+        'first',
+        'first-later',
+        'hand-back',
+        'held',
+        'no-secrets',
+        'redo',
+        'retry',
+        'stall-check',
+        'wake',
+      ].sort(),
     );
   });
 });

@@ -7,32 +7,44 @@ import { attemptId } from './delivery-log';
  * published is a step of this table, and `advance` is the only publisher. A message carries
  * everything its attempt needs (the event, the URL, the run and attempt), and why it waited.
  *
- * | step          | when                                                              | message            | goes            |
- * |---------------|-------------------------------------------------------------------|--------------------|-----------------|
- * | `first`       | an event taken in whose endpoint is busy; a replay (a new run)   | attempt 1, attempt | now             |
- * | `first-later` | an event taken in, when the schedule's first delay is not 0       | attempt 1, attempt | that delay      |
- * | `stall-check` | a pending delivery that did not move on (its message was lost)    | next attempt       | now             |
- * | `no-secrets`  | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s          |
- * | `held`        | an earlier event of the payment is not recorded yet               | same, held         | look again      |
- * | `wake`        | the earlier event it waits for finished                           | attempt 1, woken   | now             |
- * | `retry`       | the attempt failed with attempts left                             | next, attempt      | the schedule    |
- * | `redo`        | its claim lapsed without a result (its replica died mid-attempt)  | next, attempt      | in place        |
- * | `hand-back`   | its endpoint has no room, the replica stops, a live claim is out  | same, unchanged    | back, later     |
+ * | step            | when                                                              | message            | goes         |
+ * |-----------------|-------------------------------------------------------------------|--------------------|--------------|
+ * | `first`         | an event taken in whose endpoint is busy; a replay (a new run)   | attempt 1, attempt | now          |
+ * | `first-later`   | an event taken in, when the schedule's first delay is not 0       | attempt 1, attempt | that delay   |
+ * | `stall-check`   | a pending delivery that did not move on (its message was lost)    | next attempt       | now          |
+ * | `no-secrets`    | the store's signing secrets cannot be read (the gateway is away)  | same, deferred     | in 5 s       |
+ * | `held`          | an earlier event of the payment is not recorded yet               | same, held         | look again   |
+ * | `wake`          | the earlier event it waits for finished                           | attempt 1, woken   | now          |
+ * | `retry`         | the attempt failed with attempts left                             | next, attempt      | the schedule |
+ * | `endpoint-back` | a retry waiting for its schedule, once its endpoint answers 2xx   | same, attempt      | now          |
+ * | `redo`          | its claim lapsed without a result (its replica died mid-attempt)  | next, attempt      | in place     |
+ * | `hand-back`     | its endpoint has no room, the replica stops, a live claim is out  | same, unchanged    | back, later  |
  *
  * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
  * twice (a redelivered event, a replay retried) is one message; the stall check adds which look it
- * is, and a wake that it is one, since a message JetStream stored (and maybe lost) keeps its id
- * taken for the duplicate window. The rest are scheduled messages on the event's own subject, which
- * fire onto webhooks.attempts.due when due; a schedule replaces the one before it there, so an
- * event never has two next steps waiting. A wake does not go through the schedule: a stream's new
- * leader may fire schedules seconds late, and a woken event should not wait for that. The last two
- * publish nothing: an attempt whose claim lapsed is made again by the message that found it (`in
- * place`: one more hop was where, in a chaos run, a redo went missing), and a message whose
+ * is, and a wake or a retry brought forward that it is one, since a message JetStream stored (and
+ * maybe lost) keeps its id taken for the duplicate window. The rest are scheduled messages on the
+ * event's own subject, which fire onto webhooks.attempts.due when due; a schedule replaces the one
+ * before it there, so an event never has two next steps waiting. A wake does not go through the
+ * schedule: a stream's new leader may fire schedules seconds late, and a woken event should not
+ * wait for that. Nor does a retry brought forward: a new schedule could replace a later one that
+ * another replica set meanwhile; its own schedule fires later and finds the attempt made. The last
+ * two publish nothing: an attempt whose claim lapsed is made again by the message that found it
+ * (`in place`: one more hop was where, in a chaos run, a redo went missing), and a message whose
  * endpoint has no room is handed back to its consumer for a little later (`back`: a nak with a
  * delay; a scheduled message might fire late under a stream's new leader).
  */
 export type AttemptStep =
-  'first' | 'first-later' | 'stall-check' | 'no-secrets' | 'held' | 'wake' | 'retry' | 'redo' | 'hand-back';
+  | 'first'
+  | 'first-later'
+  | 'stall-check'
+  | 'no-secrets'
+  | 'held'
+  | 'wake'
+  | 'retry'
+  | 'endpoint-back'
+  | 'redo'
+  | 'hand-back';
 
 interface StepRule {
   /** Why the message waited, or `kept` when the message goes on as it came. */
@@ -53,6 +65,7 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   held: { reason: 'held', attempt: 'same', waits: 'count', publish: 'scheduled' },
   wake: { reason: 'woken', attempt: 'same', waits: 'keep', publish: 'now' },
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
+  'endpoint-back': { reason: 'attempt', attempt: 'same', waits: 'keep', publish: 'now' },
   redo: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'in-place' },
   'hand-back': { reason: 'kept', attempt: 'same', waits: 'keep', publish: 'back' },
 };
@@ -116,7 +129,11 @@ export async function advance(
   if (rule.publish === 'now') {
     const id = attemptId(next.eventId, next.run, next.attempt);
     const suffix =
-      step === 'wake' ? ':wake' : options.stallLook === undefined ? '' : `:stall-check-${options.stallLook}`;
+      step === 'wake' || step === 'endpoint-back'
+        ? `:${step}`
+        : options.stallLook === undefined
+          ? ''
+          : `:stall-check-${options.stallLook}`;
     await publishEvent(js, Subjects.webhookAttemptDue, published, `${id}${suffix}`);
   } else {
     await js.publish(Subjects.webhookAttemptScheduled(next.paymentId, next.sequence), JSON.stringify(published), {

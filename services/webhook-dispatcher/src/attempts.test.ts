@@ -310,3 +310,52 @@ describe('a failed attempt', () => {
     expect(log.find(event.eventId)).toMatchObject({ status: 'dead', deadReason: 'refused', runAttempts: 1 });
   });
 });
+
+describe("an endpoint's waiting retries", () => {
+  it('go at once when the endpoint answers 2xx again, and their schedule then finds them made', async () => {
+    const { runner, log, published, sent, answerWith, metrics } = harness({ schedule: [0, 60 * 60_000] });
+    answerWith(DOWN);
+    const waiting = paymentEvent(randomUUID(), 1);
+    await runner.takeIn(waiting);
+    const scheduled = published[0]!.body as WebhookAttemptMessage;
+    expect(published[0]!.at!.getTime()).toBeGreaterThan(Date.now() + 59 * 60_000);
+
+    // Another payment's event to the same endpoint is delivered: the waiting retry goes now.
+    answerWith(OK);
+    await runner.takeIn(paymentEvent(randomUUID(), 1));
+    const broughtForward = published[1]!;
+    expect(broughtForward).toMatchObject({
+      subject: Subjects.webhookAttemptDue,
+      id: `${waiting.eventId}:1:2:endpoint-back`,
+    });
+    expect(broughtForward.body).toMatchObject({ eventId: waiting.eventId, attempt: 2, reason: 'attempt' });
+    expect((await metrics.broughtForward.get()).values[0]?.value).toBe(1);
+
+    expect(await runner.handle(delivered(broughtForward.body as WebhookAttemptMessage))).toEqual({ ack: true });
+    expect(log.find(waiting.eventId)).toMatchObject({ status: 'delivered', runAttempts: 2 });
+    // Its schedule fires an hour later: the attempt is made already, so nothing is sent again.
+    expect(await runner.handle(delivered(scheduled))).toEqual({ ack: true });
+    expect(sent.filter((s) => s.eventId === waiting.eventId)).toHaveLength(2);
+    expect(published).toHaveLength(2);
+  });
+
+  it('are not brought forward by a success at another endpoint, nor once their schedule fired', async () => {
+    const { runner, published, answerWith } = harness({ schedule: [0, 60 * 60_000, 60 * 60_000] });
+    answerWith(DOWN);
+    const waiting = paymentEvent(randomUUID(), 1);
+    await runner.takeIn(waiting);
+    answerWith(OK);
+    await runner.takeIn({ ...paymentEvent(randomUUID(), 1), webhookUrl: 'https://other.example/hooks' });
+    expect(published).toHaveLength(1);
+
+    // Its schedule fires (made and failed again): what waits now is the next retry, once.
+    answerWith(DOWN);
+    expect(await runner.handle(delivered(published[0]!.body as WebhookAttemptMessage))).toEqual({ ack: true });
+    expect((published[1]!.body as WebhookAttemptMessage).attempt).toBe(3);
+    answerWith(OK);
+    await runner.takeIn(paymentEvent(randomUUID(), 1));
+    expect(published.slice(2).map((p) => [p.id, (p.body as WebhookAttemptMessage).attempt])).toEqual([
+      [`${waiting.eventId}:1:3:endpoint-back`, 3],
+    ]);
+  });
+});

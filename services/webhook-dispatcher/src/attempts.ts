@@ -23,6 +23,7 @@ import { FinishedEvents } from './finished-events';
 import type { DispatcherMetrics } from './metrics';
 import { withJitter } from './schedule';
 import type { SecretsCache } from './secrets';
+import { WaitingRetries } from './waiting-retries';
 
 /**
  * How long a claim holds without its claimant extending it. The claimant extends it every half of
@@ -49,6 +50,13 @@ const DEFER_MAX_MS = 5_000;
 const EARLIER_IN_HAND_WAIT_MS = 500;
 /** Behind an event not recorded yet: nothing wakes it, so it looks again often. */
 const MISSING_LOOK_MAX_MS = 2_000;
+/**
+ * How many of an endpoint's waiting retries each 2xx of it brings forward: a slow start, each
+ * success making room for the next few, within the endpoint's slots.
+ */
+const BRING_FORWARD_AT_ONCE = 16;
+/** A retry due within this goes by its schedule: bringing it forward would save nothing. */
+const BRING_FORWARD_MIN_AHEAD_MS = 2_000;
 
 export interface AttemptRunnerDeps {
   js: JetStreamClient;
@@ -103,6 +111,8 @@ export class AttemptRunner {
   private readonly finished = new FinishedEvents();
   /** The payments' events this replica is taking in, for a later one to wait a moment for. */
   private readonly inHand = new EventsInHand();
+  /** The retries this replica scheduled, brought forward when their endpoint answers 2xx again. */
+  private readonly waiting = new WaitingRetries();
 
   constructor(private readonly deps: AttemptRunnerDeps) {}
 
@@ -174,6 +184,8 @@ export class AttemptRunner {
     const { msg } = entry;
     const origin = originOf(msg.url);
     if (entry.from === 'attempts') {
+      // Its retry, if one waits here, is this message or one that came before it.
+      this.waiting.forget(msg.eventId);
       // Before anything that reads the log, so a message handed back costs no command. Busy (its
       // endpoint's line is full, or its endpoint is served while every slot is taken): the message
       // goes back to the consumer, which hands it out again a little later (backing off with its
@@ -405,7 +417,8 @@ export class AttemptRunner {
       latencyMs: result.latencyMs,
     };
     if (conclusion.next === 'retry') {
-      await advance(js, 'retry', msg, { at: conclusion.at });
+      const scheduled = await advance(js, 'retry', msg, { at: conclusion.at });
+      this.waiting.add(line.endpoint, scheduled, conclusion.at);
       if (!again) {
         metrics.retries.inc();
         logger.warn(
@@ -425,8 +438,31 @@ export class AttemptRunner {
       }
     } else if (!again) {
       logger.info(line, 'webhook delivered');
+      await this.bringForward(line.endpoint);
     }
     if (successorWaiting) await this.wakeSuccessor(msg);
+  }
+
+  /**
+   * The endpoint answered 2xx: retries of its that this replica scheduled go now rather than at
+   * their time (minutes or hours later, by the schedule), a few at a time, so that each later
+   * success brings forward the next few and an endpoint that just came back is not flooded. One
+   * that fails again is scheduled as any failed attempt is.
+   */
+  private async bringForward(endpoint: string): Promise<void> {
+    const due = this.waiting.take(endpoint, BRING_FORWARD_AT_ONCE, Date.now() + BRING_FORWARD_MIN_AHEAD_MS);
+    if (due.length === 0) return;
+    const { js, metrics, logger } = this.deps;
+    try {
+      for (const retry of due) {
+        await advance(js, 'endpoint-back', retry);
+        metrics.broughtForward.inc();
+      }
+      logger.info({ endpoint, retries: due.length }, 'endpoint answers again: its waiting retries go now');
+    } catch (err) {
+      // Not this delivery's own step: the retries not published go at their scheduled time.
+      logger.warn({ err, endpoint }, 'waiting retries not brought forward; they go at their time');
+    }
   }
 
   /**

@@ -25,6 +25,11 @@ export function createMetrics(registry: Registry) {
       help: 'Failed webhook attempts scheduled for another attempt',
       registers: [registry],
     }),
+    broughtForward: new Counter({
+      name: 'webhook_retries_brought_forward_total',
+      help: 'Webhook retries sent before their scheduled time because their endpoint answered 2xx again',
+      registers: [registry],
+    }),
     deadLetters: new Counter({
       name: 'webhook_dead_letters_total',
       help: 'Webhook deliveries given up and sent to the dead-letter stream',
