@@ -34,6 +34,12 @@ describe("an endpoint's retries once it answers again", () => {
       (attempts) => attempts.length === 1 && attempts[0]?.outcome === 'failure',
       30_000,
     );
+    // Counted once its retry is scheduled, and so remembered by the replica.
+    await eventually(
+      () => metric(stack.opsUrls['webhook-dispatcher'], 'webhook_retries_total'),
+      (n) => n === 1,
+      30_000,
+    );
 
     down = false;
     const next = await createPayment(stack, store.token, url);
