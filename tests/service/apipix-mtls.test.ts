@@ -355,7 +355,26 @@ describe('the API Pix client over mutual TLS', () => {
     expect(await refundSettled(client, payment.id, asked.body.id)).toEqual(
       expect.objectContaining({ status: 'failed', failureReason: 'refund larger than the Pix' }),
     );
-    expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 0 });
+    // Reconciliation (every 3 s here) tells the platform of the PSP's own devolução: recorded as a
+    // refund with origin psp. Ours, refused, never counts: 22, never 27.
+    const listed = await eventually(
+      async () =>
+        (
+          await api<{ items: Array<{ id: string; amount: number; status: string; origin: string }> }>(
+            stack.gatewayUrl,
+            'GET',
+            `/public-api/v1/payments/${payment.id}/refunds`,
+            { token: client.store.token },
+          )
+        ).body.items,
+      (refunds) => refunds.length === 2,
+      20_000,
+    );
+    expect(listed.map((r) => [r.amount, r.status, r.origin]).sort()).toEqual([
+      [22, 'succeeded', 'psp'],
+      [5, 'failed', 'merchant'],
+    ]);
+    expect(await client.get(payment.id)).toMatchObject({ refundedAmount: 22 });
   });
 
   it('removes the charge of a cancelled payment, retrying while the PSP answers 503', async () => {
