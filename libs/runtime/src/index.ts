@@ -11,6 +11,7 @@ export {
   type NatsSettings,
 } from './connections';
 export { syncIndexes } from './indexes';
+export { driverCollection } from './driver-collection';
 export { MonitorWatchdog } from './database-watchdog';
 export { POOL_UPKEEP_MS } from './pool-upkeep';
 export { closeHttpServer } from './http-server';

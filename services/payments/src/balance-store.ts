@@ -13,7 +13,7 @@ import {
   type StatementTotals,
 } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
-import { isDuplicateKey, syncIndexes } from '@pix/runtime';
+import { driverCollection, isDuplicateKey, syncIndexes } from '@pix/runtime';
 import { newestFirst, PageWindows } from './list-page';
 import type { BalanceMovement } from './model';
 import type { StoreScope } from './payment-storage';
@@ -70,7 +70,7 @@ MovementSchema.index({ endToEndId: 1 });
 export const MovementModel = mongoose.model<StoredMovement>('BalanceTransaction', MovementSchema);
 
 function movementsCollection(): mongo.Collection<StoredMovement> {
-  return MovementModel.collection as unknown as mongo.Collection<StoredMovement>;
+  return driverCollection(MovementModel);
 }
 
 function keyOf(scope: string, at: Date, id: string): string {

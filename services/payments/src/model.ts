@@ -1,4 +1,5 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
+import { driverCollection } from '@pix/runtime';
 import type {
   BalanceTransactionType,
   ModeName,
@@ -255,5 +256,5 @@ export const OutboxWriterModel = mongoose.model<OutboxWriterDoc>('OutboxWriter',
 
 /** The driver's collection under the model, typed, for writes that need none of mongoose's casting. */
 export function paymentsCollection(): mongo.Collection<StoredPayment> {
-  return PaymentModel.collection as unknown as mongo.Collection<StoredPayment>;
+  return driverCollection(PaymentModel);
 }

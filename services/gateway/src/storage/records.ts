@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import { driverCollection } from '@pix/runtime';
 
 /**
  * What the gateway keeps in the database: stores, their API tokens (by hash) and Idempotency-Keys
@@ -112,5 +113,5 @@ export const IdempotencyKeyModel = mongoose.model<IdempotencyKeyDoc>('Idempotenc
 
 /** The collection itself: a key is built whole here, so mongoose's casting would only cost time on every create. */
 export function idempotencyKeys(): mongoose.mongo.Collection<IdempotencyKeyDoc> {
-  return IdempotencyKeyModel.collection as unknown as mongoose.mongo.Collection<IdempotencyKeyDoc>;
+  return driverCollection(IdempotencyKeyModel);
 }

@@ -1,6 +1,6 @@
 import mongoose, { Schema, type mongo } from 'mongoose';
 import type { Logger } from '@pix/observability';
-import { isDuplicateKey, syncIndexes } from '@pix/runtime';
+import { driverCollection, isDuplicateKey, syncIndexes } from '@pix/runtime';
 import type { AnalysisState, Cob, Devolucao, PixEntry } from '@pix/api-pix';
 
 /**
@@ -121,7 +121,7 @@ const ChargeModel = mongoose.model<SandboxCharge>('SandboxCharge', ChargeSchema)
  * more CPU than the engine's work for them (sandbox_psp_pix's, below, alike).
  */
 function chargesCollection(): mongo.Collection<SandboxCharge> {
-  return ChargeModel.collection as unknown as mongo.Collection<SandboxCharge>;
+  return driverCollection(ChargeModel);
 }
 
 const ReceivedPixSchema = new Schema<ReceivedPixLine>(
@@ -137,7 +137,7 @@ ReceivedPixSchema.index({ paidAt: 1, _id: 1 });
 const ReceivedPixModel = mongoose.model<ReceivedPixLine>('SandboxReceivedPix', ReceivedPixSchema);
 
 function receivedPixCollection(): mongo.Collection<ReceivedPixLine> {
-  return ReceivedPixModel.collection as unknown as mongo.Collection<ReceivedPixLine>;
+  return driverCollection(ReceivedPixModel);
 }
 
 const RefundModel = mongoose.model<SandboxRefund>(

@@ -1,5 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
 import type { EventType, PaymentEvent, WebhookAttemptOutcome, WebhookDeliveryStatus } from '@pix/contracts';
+import { driverCollection } from '@pix/runtime';
 
 /**
  * What the delivery log holds: one document per event's delivery to its payment's webhookUrl,
@@ -118,7 +119,7 @@ export const DeliveryModel = mongoose.model<DeliveryDoc>('WebhookDelivery', Deli
  * would only cost time on the dispatcher's hottest path.
  */
 export function deliveries() {
-  return DeliveryModel.collection as unknown as mongoose.mongo.Collection<DeliveryDoc>;
+  return driverCollection(DeliveryModel);
 }
 
 export function attemptKey(run: number, attempt: number): string {
