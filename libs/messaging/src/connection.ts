@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import {
-  connect,
   nkeyAuthenticator,
   PermissionViolationError,
   type ConnectionOptions,
@@ -8,6 +7,7 @@ import {
 } from '@nats-io/transport-node';
 import { inboxPrefix, type NatsIdentity } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
+import { connectCorked } from './corked-transport';
 import { permissionViolations } from './telemetry';
 
 const disconnected = new WeakSet<NatsConnection>();
@@ -53,7 +53,7 @@ export async function connectNats(
   logger: Logger,
   credentials: NatsCredentials = {},
 ): Promise<NatsConnection> {
-  const nc = await connect({
+  const nc = await connectCorked({
     servers: url.split(',').map((server) => server.trim()),
     name: identity,
     ...natsAccess(identity, credentials),
