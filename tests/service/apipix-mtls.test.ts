@@ -358,15 +358,7 @@ describe('the API Pix client over mutual TLS', () => {
     // Reconciliation (every 3 s here) tells the platform of the PSP's own devolução: recorded as a
     // refund with origin psp. Ours, refused, never counts: 22, never 27.
     const listed = await eventually(
-      async () =>
-        (
-          await api<{ items: Array<{ id: string; amount: number; status: string; origin: string }> }>(
-            stack.gatewayUrl,
-            'GET',
-            `/public-api/v1/payments/${payment.id}/refunds`,
-            { token: client.store.token },
-          )
-        ).body.items,
+      () => client.refunds(payment.id),
       (refunds) => refunds.length === 2,
       20_000,
     );

@@ -5,6 +5,7 @@ import { api, eventually } from './api';
 import { streamMessages } from './streams';
 
 export type PaymentBody = Record<string, unknown> & { id: string; status: string };
+export type RefundBody = Record<string, unknown> & { id: string; amount: number; status: string; origin: string };
 
 /** A store of the given stack and helpers to create and follow its payments. */
 export async function paymentsClient(stack: StackNats & { gatewayUrl: string }) {
@@ -22,6 +23,11 @@ export async function paymentsClient(stack: StackNats & { gatewayUrl: string }) 
     async get(id: string): Promise<PaymentBody> {
       return (await api<PaymentBody>(stack.gatewayUrl, 'GET', `/public-api/v1/payments/${id}`, { token: store.token }))
         .body;
+    },
+    /** The payment's refunds, newest first (the merchant's and the PSP's own). */
+    async refunds(id: string): Promise<RefundBody[]> {
+      const path = `/public-api/v1/payments/${id}/refunds`;
+      return (await api<{ items: RefundBody[] }>(stack.gatewayUrl, 'GET', path, { token: store.token })).body.items;
     },
     async waitForStatus(id: string, status: string, timeoutMs = 15_000): Promise<PaymentBody> {
       return eventually(
