@@ -31,7 +31,7 @@ infra: ## nats-server and FerretDB 2 into .tools/bin; PostgreSQL with DocumentDB
 build: install ## Compile every package, and bundle the gateway's browser scripts
 	npm run -s build
 
-up: build ## Start NATS, PostgreSQL, FerretDB and the four services on loopback, in the background
+up: build ## Start NATS, PostgreSQL, FerretDB, the four services and the PSP simulators on loopback, in the background
 	@$(STACK) up
 
 down: ## Stop exactly what `make up` started

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import mongoose from 'mongoose';
 import { got } from '@pix/http';
-import { databaseOf, readLocalSecrets, withDatabase, type PemFiles, type PspConnection } from '@pix/devstack';
+import { readLocalSecrets, type PemFiles, type PspConnection } from '@pix/devstack';
 import { SandboxBooks } from '../../services/psp-simulator/src/books';
 import { Streams, Subjects } from '@pix/contracts';
 import { ApiPixClient } from '../../services/pix-provider-adapter/src/api-pix/client';
@@ -45,7 +45,7 @@ describe('the API Pix client over mutual TLS', () => {
     });
     psp = stack.psp!;
     callbackUrl = `https://127.0.0.1:${stack.ports.adapterHttp}/psp/callbacks`;
-    await mongoose.connect(withDatabase(stack.mongoAdminUrl!, databaseOf(psp.mongoUrl)));
+    await mongoose.connect(stack.pspMongoAdminUrl!);
   });
   afterAll(async () => {
     await stack.stop();

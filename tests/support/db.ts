@@ -1,5 +1,5 @@
 import { MongoClient, type Db } from 'mongodb';
-import { databaseOf, type StackInfo } from '@pix/devstack';
+import type { StackInfo } from '@pix/devstack';
 
 /**
  * Direct read access to a stack's database, for what no API shows: the refund kept on a payment,
@@ -20,10 +20,7 @@ export async function withDb<T>(mongoUrl: string, fn: (db: Db) => Promise<T>, da
  * The stack's PSP simulator's database (its books: sandbox_psp_cobs, _pix, _refunds), read with the
  * stack's administrator login: the PSP's side of what the platform did.
  */
-export function withPspDb<T>(
-  stack: Pick<StackInfo, 'mongoAdminUrl' | 'mongoUrl'>,
-  fn: (db: Db) => Promise<T>,
-): Promise<T> {
-  if (!stack.mongoAdminUrl) throw new Error('the stack has no administrator login');
-  return withDb(stack.mongoAdminUrl, fn, `${databaseOf(stack.mongoUrl)}_psp`);
+export function withPspDb<T>(stack: Pick<StackInfo, 'pspMongoAdminUrl'>, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (!stack.pspMongoAdminUrl) throw new Error('the stack has no PSP simulator or no administrator login');
+  return withDb(stack.pspMongoAdminUrl, fn);
 }

@@ -35,7 +35,8 @@ export function peakRssMiB(root: number): number | null {
 
 /**
  * Whether a stack process is the platform's: the PSP simulators (test mode's and the live stand-in)
- * do a PSP's work, which issue 41 leaves out of every CPU figure, so totals sum the others only.
+ * and their own database server (psp-simulator-postgres, -ferretdb) do a PSP's work, which issue 41
+ * leaves out of every CPU figure, so totals sum the others only.
  */
 export function isPlatformProcess(name: string): boolean {
   return !name.startsWith('psp-simulator');

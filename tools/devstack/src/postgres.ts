@@ -130,13 +130,13 @@ function clusterOwner(): RunAs | undefined {
 }
 
 /**
- * The cluster's data directory, data/postgres in the stack's directory. As root, the owner must be
+ * The cluster's data directory, data/<name> in the stack's directory. As root, the owner must be
  * able to reach it: the stack's own directories are opened for traversal, and when a directory
  * above the checkout is closed to other users (root's home) the cluster lives in the temporary
- * directory instead, with data/postgres a link to it (removeStackDir removes both).
+ * directory instead, with data/<name> a link to it (removeStackDir removes both).
  */
-function clusterDir(stackDir: string, owner: RunAs | undefined): string {
-  const dir = path.join(stackDir, 'data', 'postgres');
+function clusterDir(stackDir: string, owner: RunAs | undefined, name: string): string {
+  const dir = path.join(stackDir, 'data', name);
   const link = fs.lstatSync(dir, { throwIfNoEntry: false });
   if (link?.isSymbolicLink() && !fs.existsSync(dir)) fs.unlinkSync(dir); // the temporary directory was wiped
   if (fs.existsSync(dir)) return fs.realpathSync(dir);
@@ -147,7 +147,7 @@ function clusterDir(stackDir: string, owner: RunAs | undefined): string {
   const reachable = spawnSync('test', ['-w', dir], { uid: owner.uid, gid: owner.gid }).status === 0;
   if (reachable) return dir;
   fs.rmdirSync(dir);
-  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'pix-postgres-'));
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), `pix-${name}-`));
   fs.chownSync(elsewhere, owner.uid, owner.gid);
   fs.symlinkSync(elsewhere, dir);
   return elsewhere;
@@ -263,7 +263,8 @@ async function waitForPostgres(server: PostgresServer, timeoutMs: number, alive:
 /**
  * Starts a PostgreSQL server on 127.0.0.1:port with its cluster in the stack's directory, created
  * on first use and kept across restarts (make up after make down finds its data again), as are
- * its logins (`secretsFile`, generated on first use).
+ * its logins (`secretsFile`, generated on first use). `name`: the process's, its data directory's
+ * and its log's (the PSP simulators' server is another one beside the platform's).
  */
 export async function startPostgres(
   stackDir: string,
@@ -271,20 +272,21 @@ export async function startPostgres(
   detached: boolean,
   timeoutMs = 90_000,
   secretsFile = secretsFileOf(stackDir),
+  name = 'postgres',
 ): Promise<{ started: Started; server: PostgresServer }> {
   const bin = postgresBinDir();
   const owner = clusterOwner();
-  const dataDir = clusterDir(stackDir, owner);
+  const dataDir = clusterDir(stackDir, owner, name);
   const { secrets, created } = loadLocalSecrets(secretsFile);
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) initdb(bin, dataDir, owner, secrets.superuser.password);
   else if (created) setSuperuserPassword(bin, dataDir, owner, secrets.superuser.password);
   writeHba(dataDir, secrets, owner);
   const pgpass = writePgpass(dataDir, secrets, owner);
-  await assertPortFree(port, 'postgres');
+  await assertPortFree(port, name);
   const settings = serverSettings().flatMap((s) => ['-c', s]);
-  const started = launch('postgres', path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
+  const started = launch(name, path.join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings], {
     env: { ...process.env, PGPASSFILE: pgpass },
-    logFile: path.join(stackDir, 'logs', 'postgres.log'),
+    logFile: path.join(stackDir, 'logs', `${name}.log`),
     detached,
     cwd: dataDir,
     user: owner,
@@ -301,16 +303,27 @@ export async function startPostgres(
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
+/** Whose data a server holds: the platform's services', the PSP simulators', or both (tests share one). */
+export interface ServerUsers {
+  services: boolean;
+  pspSimulator: boolean;
+}
+
 /**
  * Makes the DocumentDB extension (and what it needs: pg_cron, PostGIS, RUM, pgvector) exist in the
  * engine's database, and the logins of the secrets file: FerretDB's role (DocumentDB's admin role,
- * no superuser), the administrator, one per service and the PSP simulator's. A no-op but for the passwords on a cluster
- * that has them. scripts/install-postgresql.sh installs the extension.
+ * no superuser), the administrator, and those of whom the server is for (`users`): one per service,
+ * the PSP simulator's. The login of one it is not for is removed (a server made when it held both).
+ * A no-op but for the passwords on a cluster that has them. scripts/install-postgresql.sh installs
+ * the extension.
  *
  * The logins are made in SQL rather than with FerretDB's createUser, which makes every user it
  * creates a PostgreSQL superuser (FerretDB 2.7 on DocumentDB 0.106): docs/decisions/local-engine-logins.md.
  */
-export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
+export async function ensureDocumentDb(
+  server: PostgresServer,
+  users: ServerUsers = { services: true, pspSimulator: true },
+): Promise<void> {
   const secrets = readLocalSecrets(server.secretsFile);
   await withPostgres(server, ENGINE_DATABASE, async (client) => {
     try {
@@ -326,12 +339,17 @@ export async function ensureDocumentDb(server: PostgresServer): Promise<void> {
     if (stale.rowCount) await client.query('SELECT documentdb_api_internal.schedule_background_index_build_jobs(true)');
     // A statement that fails is logged with its text: not these, which hold passwords.
     await client.query("SET log_min_error_statement = 'panic'");
+    const services = SERVICE_NAMES.map((name) => ({ ...secrets.services[name], grant: null }));
+    const simulator = [{ ...secrets.pspSimulator, grant: null }];
     const logins = [
       { ...secrets.ferretdb, grant: 'documentdb_admin_role' },
       { ...secrets.admin, grant: null },
-      ...SERVICE_NAMES.map((name) => ({ ...secrets.services[name], grant: null })),
-      { ...secrets.pspSimulator, grant: null },
+      ...(users.services ? services : []),
+      ...(users.pspSimulator ? simulator : []),
     ];
+    for (const { user } of [...(users.services ? [] : services), ...(users.pspSimulator ? [] : simulator)]) {
+      await client.query(`DROP ROLE IF EXISTS ${ident(user)}`);
+    }
     for (const { user, password, grant } of logins) {
       const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user]);
       const verb = exists.rowCount ? 'ALTER' : 'CREATE';
@@ -355,11 +373,12 @@ export function ferretdbPostgresUrl(server: PostgresServer): string {
   return `postgres://${ferretdb.user}:${ferretdb.password}@${server.host}:${server.port}/${ENGINE_DATABASE}`;
 }
 
-/** Removes a stack's directory and, when its cluster lives in the temporary directory, that too. */
+/** Removes a stack's directory and, when its clusters live in the temporary directory, those too. */
 export function removeStackDir(stackDir: string): void {
-  const link = path.join(stackDir, 'data', 'postgres');
-  if (fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) {
-    fs.rmSync(fs.readlinkSync(link), { recursive: true, force: true });
+  const data = path.join(stackDir, 'data');
+  for (const entry of fs.existsSync(data) ? fs.readdirSync(data, { withFileTypes: true }) : []) {
+    if (entry.isSymbolicLink())
+      fs.rmSync(fs.readlinkSync(path.join(data, entry.name)), { recursive: true, force: true });
   }
   fs.rmSync(stackDir, { recursive: true, force: true });
 }

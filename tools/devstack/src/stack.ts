@@ -3,7 +3,7 @@ import path from 'node:path';
 import { provisionJetStream } from '@pix/messaging';
 import { connectAs, natsAuthorizationFile, natsCredentials, type NatsCredentialFiles } from './nats-access';
 import { natsClusterUrl, startNatsCluster, type NatsNodePorts } from './nats-cluster';
-import { SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
+import { PSP_SIMULATOR, SERVICE_NAMES, serviceEntry, TOOLS_BIN, type ServiceName } from './layout';
 import {
   loadLocalSecrets,
   readLocalSecrets,
@@ -43,6 +43,8 @@ export interface StackPorts {
   postgres: number;
   mongo: number;
   mongoDebug: number;
+  /** The PSP simulators' own database server, when the stack runs one (StackOptions.pspDatabase). */
+  pspDatabase: DatabasePorts;
   gateway: number;
   adapterHttp: number;
   /** The adapter's live connection's callback server (LIVE_PSP_CALLBACK_PORT). */
@@ -52,6 +54,13 @@ export interface StackPorts {
   psp: PspPorts;
   /** The stand-in live PSP's (a second simulator: StackOptions.livePsp). */
   livePsp: PspPorts;
+}
+
+/** A database server of the stack: PostgreSQL, and FerretDB on it (its client and debug ports). */
+export interface DatabasePorts {
+  postgres: number;
+  mongo: number;
+  mongoDebug: number;
 }
 
 /** What a running stack is: where to reach it and which processes are its own. */
@@ -69,6 +78,8 @@ export interface StackInfo {
   mongoUrl: string;
   /** The same with the administrator's login, for tools (the bench, tests reading the database). */
   mongoAdminUrl?: string;
+  /** The administrator's URL of the test PSP simulator's database (its books), wherever it is (pspDatabase). */
+  pspMongoAdminUrl?: string;
   /** The PostgreSQL database under FerretDB, as its superuser (absent when given a MongoDB URL). */
   postgresUrl?: string;
   /** The PostgreSQL server under FerretDB, to restart FerretDB on it. */
@@ -115,6 +126,14 @@ export interface StackOptions {
   /** Environment for the PSP simulator, on top of what the stack computes. */
   pspEnv?: NodeJS.ProcessEnv;
   /**
+   * Where the PSP simulators keep their books: on a database server of their own (`'own'`, as a
+   * PSP's are not the platform's: its CPU is the PSP's, which the bench leaves out of the
+   * platform's figures), or in a database of their own on the platform's server (`'platform'`).
+   * By default their own when the stack starts its own PostgreSQL (make up, the bench, the chaos
+   * test), the platform's when it is given one (tests, which share a server among their stacks).
+   */
+  pspDatabase?: 'own' | 'platform';
+  /**
    * Whether to start a second simulator as the stand-in live PSP, with its own certificates,
    * secret, database and ports, and give the adapter a live connection to it (`make up` does,
    * unless LIVE_PSP_API_URL names a real PSP). Only with the test simulator.
@@ -142,6 +161,11 @@ export function defaultPorts(env: NodeJS.ProcessEnv = process.env): StackPorts {
     postgres: n('POSTGRES_PORT', 15432),
     mongo: n('MONGO_PORT', 37017),
     mongoDebug: n('MONGO_DEBUG_PORT', 37018),
+    pspDatabase: {
+      postgres: n('PSP_POSTGRES_PORT', 15433),
+      mongo: n('PSP_MONGO_PORT', 37019),
+      mongoDebug: n('PSP_MONGO_DEBUG_PORT', 37020),
+    },
     gateway: n('GATEWAY_PORT', 8080),
     adapterHttp: n('ADAPTER_HTTP_PORT', 8081),
     adapterLiveHttp: n('ADAPTER_LIVE_HTTP_PORT', 8084),
@@ -184,6 +208,7 @@ export async function randomPorts(natsMembers = 1): Promise<StackPorts> {
     postgres: await freePort(),
     mongo: await freePort(),
     mongoDebug: await freePort(),
+    pspDatabase: { postgres: await freePort(), mongo: await freePort(), mongoDebug: await freePort() },
     gateway: await freePort(),
     adapterHttp: await freePort(),
     adapterLiveHttp: await freePort(),
@@ -252,6 +277,7 @@ export async function startNats(
  * FerretDB 2 on PostgreSQL with DocumentDB, with authentication (its default): a client without a
  * valid login may only ping. It runs every query as its own PostgreSQL role, whose URL (with the
  * password) it reads from a file rather than from its command line, which `ps` shows to anyone.
+ * `name`: the process's, its state directory's and its log's.
  */
 export async function startFerretDb(
   dir: string,
@@ -259,14 +285,15 @@ export async function startFerretDb(
   debugPort: number,
   detached: boolean,
   server: PostgresServer,
+  name = 'ferretdb',
 ): Promise<Started> {
-  const stateDir = path.join(dir, 'data', 'ferretdb');
+  const stateDir = path.join(dir, 'data', name);
   fs.mkdirSync(stateDir, { recursive: true });
-  const urlFile = path.join(dir, 'secrets', 'ferretdb-postgresql-url');
+  const urlFile = path.join(dir, 'secrets', `${name}-postgresql-url`);
   writePrivateFile(urlFile, ferretdbPostgresUrl(server));
-  await assertPortFree(port, 'ferretdb');
+  await assertPortFree(port, name);
   const started = launch(
-    'ferretdb',
+    name,
     binary('ferretdb'),
     [
       `--postgresql-url-file=${urlFile}`,
@@ -276,10 +303,39 @@ export async function startFerretDb(
       '--telemetry=disable',
       '--log-level=WARN',
     ],
-    { env: process.env, logFile: path.join(dir, 'logs', 'ferretdb.log'), detached },
+    { env: process.env, logFile: path.join(dir, 'logs', `${name}.log`), detached },
   );
-  await waitForPort('127.0.0.1', port, STARTUP_TIMEOUT_MS, 'ferretdb');
+  await waitForPort('127.0.0.1', port, STARTUP_TIMEOUT_MS, name);
   return started;
+}
+
+/** The PSP simulators' own database server's processes: named as the simulator's, not the platform's. */
+export const PSP_DATABASE_PROCESSES = { postgres: `${PSP_SIMULATOR}-postgres`, ferretdb: `${PSP_SIMULATOR}-ferretdb` };
+
+/**
+ * The PSP simulators' own database server: a PostgreSQL cluster and a FerretDB beside the
+ * platform's, with the stack's secrets but only the logins a PSP needs (FerretDB's role, the
+ * administrator's, the simulator's). Its URL, without login, for the simulators' databases.
+ */
+async function startPspDatabase(
+  dir: string,
+  ports: DatabasePorts,
+  detached: boolean,
+  secretsFile: string,
+  database: string,
+  started: Started[],
+): Promise<string> {
+  const names = PSP_DATABASE_PROCESSES;
+  const own = await startPostgres(dir, ports.postgres, detached, STARTUP_TIMEOUT_MS, secretsFile, names.postgres);
+  started.push(own.started);
+  await ensureDocumentDb(own.server, { services: false, pspSimulator: true });
+  started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, detached, own.server, names.ferretdb));
+  return `mongodb://127.0.0.1:${ports.mongo}/${database}`;
+}
+
+/** A mongodb:// URL without login, with this one. */
+function withLogin(mongoUrl: string, login: { user: string; password: string }): string {
+  return mongoUrl.replace(/^mongodb:\/\//, `mongodb://${login.user}:${login.password}@`);
 }
 
 /** The fact keys a service is given: its own signing key, the public keys of the facts it applies. */
@@ -485,6 +541,10 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     }
     const database = stackDatabase(options);
     const mongoUrl = options.mongoUrl ?? `mongodb://127.0.0.1:${ports.mongo}/${database}`;
+    // The adapter's PSP: a stack that runs the adapter runs the simulator too, unless told otherwise.
+    const runsPsp = options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter');
+    const pspDatabase = options.pspDatabase ?? (options.mongoUrl || options.postgres ? 'platform' : 'own');
+    const ownPspDatabase = runsPsp && pspDatabase === 'own';
     let server = options.postgres;
     let mongoAdminUrl: string | undefined;
     if (!options.mongoUrl) {
@@ -493,7 +553,8 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         started.push(own.started);
         server = own.server;
       }
-      await ensureDocumentDb(server);
+      // A server given (shared by other stacks) keeps every login; the stack's own, only its users'.
+      await ensureDocumentDb(server, { services: true, pspSimulator: !ownPspDatabase || Boolean(options.postgres) });
       started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, server));
       const { admin } = readLocalSecrets(secretsFile);
       mongoAdminUrl = `mongodb://${admin.user}:${admin.password}@127.0.0.1:${ports.mongo}/${database}`;
@@ -505,13 +566,16 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
           natsCredentials: natsCredentials(dir),
         };
     await provision(nats, streamReplicas(options));
+    const pspMongoUrl = ownPspDatabase
+      ? await startPspDatabase(dir, ports.pspDatabase, options.detached, secretsFile, database, started)
+      : mongoUrl;
     /** One of the stack's simulators, calling back the adapter's callback server on `callbackPort`. */
     const simulator = async (instance: PspInstance, callbackPort: number) => {
       const { started: proc, connection } = await startPspSimulator({
         instance,
         dir,
         ports: instance === 'live' ? ports.livePsp : ports.psp,
-        mongoUrl,
+        mongoUrl: pspMongoUrl,
         secrets: readLocalSecrets(secretsFile),
         ownLogin: !options.mongoUrl,
         env: options.pspEnv,
@@ -522,8 +586,6 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       started.push(proc);
       return connection;
     };
-    // The adapter's PSP: a stack that runs the adapter runs the simulator too, unless told otherwise.
-    const runsPsp = options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter');
     const psp = runsPsp ? await simulator('test', ports.adapterHttp) : undefined;
     const livePsp = psp && options.livePsp ? await simulator('live', ports.adapterLiveHttp) : undefined;
     const peers: StackPeers = { ...nats, psp, livePsp };
@@ -538,6 +600,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       ...nats,
       mongoUrl,
       mongoAdminUrl,
+      pspMongoAdminUrl: mongoAdminUrl && psp && withLogin(psp.mongoUrl, readLocalSecrets(secretsFile).admin),
       postgresUrl: server && !options.mongoUrl ? postgresUrl(server) : undefined,
       postgres: options.mongoUrl ? undefined : server,
       secretsFile,
