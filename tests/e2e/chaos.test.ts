@@ -235,10 +235,33 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       process.stdout.write(`chaos: ${JSON.stringify(fault)}\n`);
       await sleep(SETTLE_MS);
     };
-    const started = async <T>(start: () => Promise<T>): Promise<{ value: T; readyMs: number }> => {
+    /**
+     * Starts a process; readyMs runs from the spawn to its first /readyz 200 when it has an ops port
+     * (`opsUrl`), else to the end of `start`. Not to the end of startService, which also waits for
+     * the adapter's callback registration at the PSP: the URL the PSP already has, which a starved
+     * simulator took tens of seconds to take again while the replica had been ready for long.
+     */
+    const started = async <T>(
+      start: () => Promise<T>,
+      opsUrl?: string,
+    ): Promise<{ value: T; readyMs: number; readyAt: number }> => {
       const spawned = Date.now();
-      const value = await start();
-      return { value, readyMs: Date.now() - spawned };
+      let readyAt: number | undefined;
+      let starting = true;
+      const watch = (async () => {
+        while (opsUrl && starting && readyAt === undefined) {
+          const status = await fetch(`${opsUrl}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+            async (res) => (await res.arrayBuffer(), res.status),
+            () => undefined,
+          );
+          if (status === 200) readyAt = Date.now();
+          else await sleep(100);
+        }
+      })();
+      const value = await start().finally(() => (starting = false));
+      await watch;
+      readyAt ??= Date.now();
+      return { value, readyMs: readyAt - spawned, readyAt };
     };
 
     await sleep(STEADY_MS);
@@ -287,12 +310,13 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
       readiness.setDown(`${name} 1`, true);
       kill9(stack, name);
       await sleep(RESTART_AFTER_MS);
-      const restarted = await started(() => stack.startService(name, {}, stack.ports.ops[name]));
+      const restarted = await started(() => stack.startService(name, {}, stack.ports.ops[name]), stack.opsUrls[name]);
       readiness.setDown(`${name} 1`, false);
       await recovered({
         name: `kill -9 one ${name} replica`,
         start,
-        recovery: Date.now(),
+        // Over once the replica is back and ready.
+        recovery: restarted.readyAt,
         readyMs: restarted.readyMs,
         ...FIRST_CREATE.afterAnyOther,
       });
