@@ -577,7 +577,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
         ports: instance === 'live' ? ports.livePsp : ports.psp,
         mongoUrl: pspMongoUrl,
         secrets: readLocalSecrets(secretsFile),
-        ownLogin: !options.mongoUrl,
+        ownLogin: !options.mongoUrl || ownPspDatabase,
         env: options.pspEnv,
         detached: options.detached,
         nodeFlags: serviceNodeFlags(),
