@@ -11,7 +11,14 @@ import {
   writePrivateFile,
   type LocalSecrets,
 } from './local-secrets';
-import { ensureDocumentDb, ferretdbPostgresUrl, postgresUrl, startPostgres, type PostgresServer } from './postgres';
+import {
+  ensureDocumentDb,
+  ferretdbPostgresUrl,
+  postgresUrl,
+  startPostgres,
+  type PostgresServer,
+  type ServerUsers,
+} from './postgres';
 import {
   adapterApiPixEnv,
   adapterLiveEnv,
@@ -313,24 +320,37 @@ export async function startFerretDb(
 export const PSP_DATABASE_PROCESSES = { postgres: `${PSP_SIMULATOR}-postgres`, ferretdb: `${PSP_SIMULATOR}-ferretdb` };
 
 /**
- * The PSP simulators' own database server: a PostgreSQL cluster and a FerretDB beside the
- * platform's, with the stack's secrets but only the logins a PSP needs (FerretDB's role, the
- * administrator's, the simulator's). Its URL, without login, for the simulators' databases.
+ * One of the stack's database servers: FerretDB on a PostgreSQL server (`server`, given, or one it
+ * starts), with the logins of those it is for (`users`), its processes named `names` (the
+ * platform's by default; the PSP simulators' own server is another). Its processes go to `started`.
  */
-async function startPspDatabase(
-  dir: string,
-  ports: DatabasePorts,
-  detached: boolean,
-  secretsFile: string,
-  database: string,
-  started: Started[],
-): Promise<string> {
-  const names = PSP_DATABASE_PROCESSES;
-  const own = await startPostgres(dir, ports.postgres, detached, STARTUP_TIMEOUT_MS, secretsFile, names.postgres);
-  started.push(own.started);
-  await ensureDocumentDb(own.server, { services: false, pspSimulator: true });
-  started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, detached, own.server, names.ferretdb));
-  return `mongodb://127.0.0.1:${ports.mongo}/${database}`;
+async function startDatabaseServer(options: {
+  dir: string;
+  ports: DatabasePorts;
+  detached: boolean;
+  secretsFile: string;
+  users: ServerUsers;
+  started: Started[];
+  server?: PostgresServer;
+  names?: { postgres: string; ferretdb: string };
+}): Promise<PostgresServer> {
+  const { dir, ports, detached, names = { postgres: 'postgres', ferretdb: 'ferretdb' } } = options;
+  let server = options.server;
+  if (!server) {
+    const own = await startPostgres(
+      dir,
+      ports.postgres,
+      detached,
+      STARTUP_TIMEOUT_MS,
+      options.secretsFile,
+      names.postgres,
+    );
+    options.started.push(own.started);
+    server = own.server;
+  }
+  await ensureDocumentDb(server, options.users);
+  options.started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, detached, server, names.ferretdb));
+  return server;
 }
 
 /** A mongodb:// URL without login, with this one. */
@@ -545,19 +565,19 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
     const runsPsp = options.pspSimulator ?? (options.services ?? SERVICE_NAMES).includes('pix-provider-adapter');
     const pspDatabase = options.pspDatabase ?? (options.mongoUrl || options.postgres ? 'platform' : 'own');
     const ownPspDatabase = runsPsp && pspDatabase === 'own';
+    const { admin } = readLocalSecrets(secretsFile);
+    const databaseServer = { dir, detached: options.detached, secretsFile, started };
     let server = options.postgres;
     let mongoAdminUrl: string | undefined;
     if (!options.mongoUrl) {
-      if (!server) {
-        const own = await startPostgres(dir, ports.postgres, options.detached, STARTUP_TIMEOUT_MS, secretsFile);
-        started.push(own.started);
-        server = own.server;
-      }
-      // A server given (shared by other stacks) keeps every login; the stack's own, only its users'.
-      await ensureDocumentDb(server, { services: true, pspSimulator: !ownPspDatabase || Boolean(options.postgres) });
-      started.push(await startFerretDb(dir, ports.mongo, ports.mongoDebug, options.detached, server));
-      const { admin } = readLocalSecrets(secretsFile);
-      mongoAdminUrl = `mongodb://${admin.user}:${admin.password}@127.0.0.1:${ports.mongo}/${database}`;
+      server = await startDatabaseServer({
+        ...databaseServer,
+        ports,
+        server,
+        // A server given (shared by other stacks) keeps every login; the stack's own, only its users'.
+        users: { services: true, pspSimulator: !ownPspDatabase || Boolean(options.postgres) },
+      });
+      mongoAdminUrl = withLogin(mongoUrl, admin);
     }
     const nats: StackNats = options.natsUrl
       ? { natsUrl: options.natsUrl, natsCredentials: options.natsCredentials }
@@ -566,9 +586,15 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
           natsCredentials: natsCredentials(dir),
         };
     await provision(nats, streamReplicas(options));
-    const pspMongoUrl = ownPspDatabase
-      ? await startPspDatabase(dir, ports.pspDatabase, options.detached, secretsFile, database, started)
-      : mongoUrl;
+    if (ownPspDatabase) {
+      await startDatabaseServer({
+        ...databaseServer,
+        ports: ports.pspDatabase,
+        users: { services: false, pspSimulator: true },
+        names: PSP_DATABASE_PROCESSES,
+      });
+    }
+    const pspMongoUrl = ownPspDatabase ? `mongodb://127.0.0.1:${ports.pspDatabase.mongo}/${database}` : mongoUrl;
     /** One of the stack's simulators, calling back the adapter's callback server on `callbackPort`. */
     const simulator = async (instance: PspInstance, callbackPort: number) => {
       const { started: proc, connection } = await startPspSimulator({
@@ -600,7 +626,7 @@ export async function startStack(options: StackOptions): Promise<StackInfo & { s
       ...nats,
       mongoUrl,
       mongoAdminUrl,
-      pspMongoAdminUrl: mongoAdminUrl && psp && withLogin(psp.mongoUrl, readLocalSecrets(secretsFile).admin),
+      pspMongoAdminUrl: mongoAdminUrl && psp && withLogin(psp.mongoUrl, admin),
       postgresUrl: server && !options.mongoUrl ? postgresUrl(server) : undefined,
       postgres: options.mongoUrl ? undefined : server,
       secretsFile,
