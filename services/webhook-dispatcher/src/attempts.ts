@@ -191,9 +191,10 @@ export class AttemptRunner {
       // goes back to the consumer, which hands it out again a little later (backing off with its
       // deliveries). Only the attempts consumer's own pending messages wait so: a backlog at one
       // endpoint does not hold the others (see its max_ack_pending), and an endpoint with nothing
-      // in flight waits here for the next slot freed (endpoint-limiter.ts). Stopping: handed back
+      // in flight waits here for the next slot freed (endpoint-limiter.ts). An event's first
+      // attempt waits in a line of its own, beside the retries owed. Stopping: handed back
       // at once, for another replica (or this one, restarted).
-      const taken = await this.deps.limiter.take(origin);
+      const taken = await this.deps.limiter.take(origin, msg.run === 1 && msg.attempt === 1 ? 'first' : 'again');
       if ('stopped' in taken) return this.handBack(msg, 0);
       if ('busy' in taken) return this.handBack(msg, waitDelay(entry.deliveryCount - 1, DEFER_MAX_MS));
       inUse.slot = taken.slot;
@@ -211,7 +212,7 @@ export class AttemptRunner {
     if (!secrets) return this.passOn(entry, 'no-secrets', new Date(Date.now() + SECRETS_UNAVAILABLE_RETRY_MS));
     if (entry.from === 'intake') {
       // A slot now, or the attempt waits on the stream: an event taken in never overtakes the
-      // endpoint's attempts already waiting (retries, events held behind another).
+      // endpoint's first attempts already waiting, nor its owed ones beyond the first attempts' share.
       const slot = this.deps.limiter.tryTake(origin);
       if (!slot) return this.passOn(entry, 'first');
       inUse.slot = slot;
