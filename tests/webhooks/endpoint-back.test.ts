@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createStore, type StoreCredentials } from '../support/admin';
+import { admin, createStore, type StoreCredentials } from '../support/admin';
 import { eventually } from '../support/api';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -115,5 +115,45 @@ describe("an endpoint's retries once it answers again", () => {
       );
       expect(receiver.events(id, 'payment.created')).toHaveLength(2);
     }
+  });
+
+  it("sends a payment's retry ahead when its later event waits for it, though no replica remembers the retry", async () => {
+    const retries = () => metric(stack.opsUrls['webhook-dispatcher'], 'webhook_retries_total');
+    let down = true;
+    receiver.respond = () => (down ? 503 : 200);
+    const retriedBefore = await retries();
+    const paymentId = await createPayment(stack, store.token, url);
+    await eventually(retries, (n) => n === retriedBefore + 1, 30_000);
+
+    // The replica that scheduled the retry (10 minutes out) restarts: nothing remembers it, so the
+    // endpoint's next 2xx does not bring it forward.
+    await stack.stopProcess(stack.processesOf('webhook-dispatcher').at(-1)!, 'SIGTERM');
+    await stack.startService('webhook-dispatcher', {}, stack.ports.ops['webhook-dispatcher']);
+    down = false;
+    const other = await createPayment(stack, store.token, url);
+    await eventually(
+      async () => receiver.events(other, 'payment.created').length,
+      (n) => n === 1,
+      30_000,
+    );
+    expect(receiver.events(paymentId, 'payment.created')).toHaveLength(1);
+
+    // Paid: its status change waits for payment.created, and sends that retry ahead of its schedule.
+    await admin(stack, 'sandbox', 'pay', paymentId);
+    await eventually(
+      async () => receiver.events(paymentId, 'payment.status_changed').length,
+      (n) => n === 1,
+      30_000,
+    );
+    expect(receiver.events(paymentId).map((h) => h.json.event)).toEqual([
+      'payment.created',
+      'payment.created',
+      'payment.status_changed',
+    ]);
+    const [created] = (await deliveriesOf(stack, paymentId)).filter((d) => d.event === 'payment.created');
+    expect(created?.attempts.map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'failure'],
+      [2, 'success'],
+    ]);
   });
 });

@@ -73,6 +73,12 @@ export const WebhookAttemptMessageSchema = z.object({
   waits: z.number().int().min(0),
   /** When it began waiting for an earlier event that was not recorded yet (it waits 10 minutes at most). */
   missingSince: z.string().nullable(),
+  /**
+   * A retry brought forward because a later event of its payment waits for it: it is served with
+   * the events' first attempts, not behind the endpoint's other retries. Absent otherwise (and in
+   * messages published before it existed).
+   */
+  ahead: z.literal(true).optional(),
   trace: z.record(z.string(), z.string()),
 });
 export type WebhookAttemptMessage = z.infer<typeof WebhookAttemptMessageSchema>;

@@ -41,6 +41,18 @@ describe('the attempt lifecycle', () => {
     ]);
   });
 
+  it('marks a retry brought ahead for a later event of its payment, for that attempt only', async () => {
+    const { js, published } = capturePublished<WebhookAttemptMessage>();
+    const ahead = await advance(js, 'ahead', base);
+    expect(published.map((p) => [p.subject, p.id, p.body.attempt, p.body.ahead])).toEqual([
+      ['webhooks.attempts.due', `${event.eventId}:1:3:ahead`, 3, true],
+    ]);
+    // Handed back it stays ahead; failing again, its next retry is like any other.
+    expect((await advance(js, 'hand-back', ahead)).ahead).toBe(true);
+    const retry = await advance(js, 'retry', ahead, { at: new Date() });
+    expect([retry.attempt, retry.ahead]).toEqual([4, undefined]);
+  });
+
   it('publishes nothing for a redo, made in place under the next number, nor for a hand-back', async () => {
     const { js, published } = capturePublished<WebhookAttemptMessage>();
     const deferred: WebhookAttemptMessage = { ...base, reason: 'deferred' };
@@ -54,6 +66,7 @@ describe('the attempt lifecycle', () => {
   it('has a rule for every step', () => {
     expect(Object.keys(LIFECYCLE).sort()).toEqual(
       [
+        'ahead',
         'endpoint-back',
         'first',
         'first-later',

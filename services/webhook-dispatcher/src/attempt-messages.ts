@@ -17,12 +17,13 @@ import { attemptId } from './delivery-log';
  * | `wake`          | the earlier event it waits for finished                           | attempt 1, woken   | now          |
  * | `retry`         | the attempt failed with attempts left                             | next, attempt      | the schedule |
  * | `endpoint-back` | a retry waiting for its schedule, once its endpoint answers 2xx   | same, attempt      | now          |
+ * | `ahead`         | a retry a later event of its payment waits for, endpoint back     | same, ahead        | now          |
  * | `redo`          | its claim lapsed without a result (its replica died mid-attempt)  | next, attempt      | in place     |
  * | `hand-back`     | its endpoint has no room, the replica stops, a live claim is out  | same, unchanged    | back, later  |
  *
  * `now` publishes on webhooks.attempts.due with the attempt's id as message id, so publishing one
  * twice (a redelivered event, a replay retried) is one message; the stall check adds which look it
- * is, and a wake or a retry brought forward that it is one, since a message JetStream stored (and
+ * is, and a wake or a retry brought forward (`endpoint-back`, `ahead`) that it is one, since a message JetStream stored (and
  * maybe lost) keeps its id taken for the duplicate window. The rest are scheduled messages on the
  * event's own subject, which fire onto webhooks.attempts.due when due; a schedule replaces the one
  * before it there, so an event never has two next steps waiting. A wake does not go through the
@@ -43,6 +44,7 @@ export type AttemptStep =
   | 'wake'
   | 'retry'
   | 'endpoint-back'
+  | 'ahead'
   | 'redo'
   | 'hand-back';
 
@@ -66,6 +68,7 @@ export const LIFECYCLE: Readonly<Record<AttemptStep, StepRule>> = {
   wake: { reason: 'woken', attempt: 'same', waits: 'keep', publish: 'now' },
   retry: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'scheduled' },
   'endpoint-back': { reason: 'attempt', attempt: 'same', waits: 'keep', publish: 'now' },
+  ahead: { reason: 'attempt', attempt: 'same', waits: 'keep', publish: 'now' },
   redo: { reason: 'attempt', attempt: 'next', waits: 'reset', publish: 'in-place' },
   'hand-back': { reason: 'kept', attempt: 'same', waits: 'keep', publish: 'back' },
 };
@@ -123,13 +126,17 @@ export async function advance(
     waits: rule.waits === 'count' ? msg.waits + 1 : rule.waits === 'reset' ? 0 : msg.waits,
     missingSince: step === 'held' ? (options.missingSince ?? null) : rule.waits === 'reset' ? null : msg.missingSince,
   };
+  // Ahead of the endpoint's other retries for this attempt only: the one after it, if it fails, is
+  // a retry like any other. A message handed back stays as it came.
+  if (step === 'ahead') next.ahead = true;
+  else if (rule.publish !== 'back') delete next.ahead;
   if (rule.publish === 'in-place' || rule.publish === 'back') return next;
   // The scheduler keeps only the body, so the trace context goes in it.
   const published = { ...next, trace: traceCarrier() };
   if (rule.publish === 'now') {
     const id = attemptId(next.eventId, next.run, next.attempt);
     const suffix =
-      step === 'wake' || step === 'endpoint-back'
+      step === 'wake' || step === 'endpoint-back' || step === 'ahead'
         ? `:${step}`
         : options.stallLook === undefined
           ? ''

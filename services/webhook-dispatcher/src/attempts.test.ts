@@ -311,6 +311,58 @@ describe('a failed attempt', () => {
   });
 });
 
+describe('a retry a later event of its payment waits for', () => {
+  const HOUR = 60 * 60_000;
+  /** Two replicas over one log: the retry is remembered by the one that failed, not by the other. */
+  function replicas() {
+    const log = new InMemoryDeliveryLog(CONTRACT_SETTINGS);
+    const [a, b] = [harness({ schedule: [0, HOUR], log }), harness({ schedule: [0, HOUR], log })];
+    return { log, a, b };
+  }
+
+  it('goes ahead once its endpoint answered again, and wakes the later event', async () => {
+    const { log, a, b } = replicas();
+    const paymentId = randomUUID();
+    const [created, paid] = [paymentEvent(paymentId, 1), paymentEvent(paymentId, 2)];
+    a.answerWith(DOWN);
+    await a.runner.takeIn(created);
+    expect(log.find(created.eventId)).toMatchObject({ status: 'pending', claimed: 1, runAttempts: 1 });
+    // The other replica hears the endpoint answer 2xx after that failure.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await b.runner.takeIn(paymentEvent(randomUUID(), 1));
+
+    await b.runner.takeIn(paid);
+    expect(log.find(paid.eventId)).toMatchObject({ status: 'pending', claimed: 0 });
+    const ahead = b.published.find((p) => p.id === `${created.eventId}:1:2:ahead`);
+    expect(ahead?.subject).toBe(Subjects.webhookAttemptDue);
+    expect(ahead?.body).toMatchObject({ eventId: created.eventId, attempt: 2, ahead: true });
+    expect((await b.metrics.broughtForward.get()).values[0]?.value).toBe(1);
+
+    expect(await b.runner.handle(delivered(ahead!.body as WebhookAttemptMessage))).toEqual({ ack: true });
+    const wake = b.published.find((p) => p.id === `${paid.eventId}:1:1:wake`);
+    expect(await b.runner.handle(delivered(wake!.body as WebhookAttemptMessage))).toEqual({ ack: true });
+    expect(b.sent.slice(1).map((s) => s.eventId)).toEqual([created.eventId, paid.eventId]);
+    expect([log.find(created.eventId)?.status, log.find(paid.eventId)?.status]).toEqual(['delivered', 'delivered']);
+
+    // Its schedule fires an hour later and finds the attempt made.
+    const scheduled = a.published[0]!.body as WebhookAttemptMessage;
+    expect(await a.runner.handle(delivered(scheduled))).toEqual({ ack: true });
+    expect(a.sent).toHaveLength(1);
+  });
+
+  it('waits for its schedule while its endpoint has not answered since it failed', async () => {
+    const { log, b } = replicas();
+    const paymentId = randomUUID();
+    const [created, paid] = [paymentEvent(paymentId, 1), paymentEvent(paymentId, 2)];
+    b.answerWith(DOWN);
+    await b.runner.takeIn(created);
+    await b.runner.takeIn(paid);
+    expect(log.find(paid.eventId)).toMatchObject({ status: 'pending', claimed: 0 });
+    expect(log.find(created.eventId)).toMatchObject({ successorWaiting: true });
+    expect(b.published.map((p) => p.id ?? p.subject)).toEqual([`webhooks.attempts.scheduled.${paymentId}.1`]);
+  });
+});
+
 describe("an endpoint's waiting retries", () => {
   it('go at once when the endpoint answers 2xx again, and their schedule then finds them made', async () => {
     const { runner, log, published, sent, answerWith, metrics } = harness({ schedule: [0, 60 * 60_000] });

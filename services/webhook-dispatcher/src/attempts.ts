@@ -11,13 +11,14 @@ import { decide, retryAt } from './conclusion';
 import { publishDeadLetter } from './dead-letters';
 import type { AttemptResult as SentResult } from './deliver';
 import {
+  holdsLaterEvents,
   someNotRecorded,
   type AttemptResult,
   type Conclusion,
   type DeliveryLogProtocol,
   type EarlierDeliveries,
 } from './delivery-log';
-import { originOf, type EndpointLimiter, type Slot } from './endpoint-limiter';
+import { originOf, type AttemptKind, type EndpointLimiter, type Slot } from './endpoint-limiter';
 import { EventsInHand } from './events-in-hand';
 import { FinishedEvents } from './finished-events';
 import type { DispatcherMetrics } from './metrics';
@@ -113,6 +114,8 @@ export class AttemptRunner {
   private readonly inHand = new EventsInHand();
   /** The retries this replica scheduled, brought forward when their endpoint answers 2xx again. */
   private readonly waiting = new WaitingRetries();
+  /** When each endpoint last answered 2xx here, for a held event to bring its predecessor ahead (`bringAhead`). */
+  private readonly answeredAt = new EndpointAnswers();
 
   constructor(private readonly deps: AttemptRunnerDeps) {}
 
@@ -194,7 +197,7 @@ export class AttemptRunner {
       // in flight waits here for the next slot freed (endpoint-limiter.ts). An event's first
       // attempt waits in a line of its own, beside the retries owed. Stopping: handed back
       // at once, for another replica (or this one, restarted).
-      const taken = await this.deps.limiter.take(origin, msg.run === 1 && msg.attempt === 1 ? 'first' : 'again');
+      const taken = await this.deps.limiter.take(origin, kindOf(msg));
       if ('stopped' in taken) return this.handBack(msg, 0);
       if ('busy' in taken) return this.handBack(msg, waitDelay(entry.deliveryCount - 1, DEFER_MAX_MS));
       inUse.slot = taken.slot;
@@ -352,6 +355,7 @@ export class AttemptRunner {
     }
     if (earlier.pending > 0 && (await log.waitBehind(msg.paymentId, msg.sequence))) {
       logger.debug(line, 'webhook held behind an earlier event of its payment still pending');
+      await this.bringAhead(msg, earlier);
       return 'held';
     }
     if (missing) logger.warn(line, 'earlier events of the payment never arrived; delivering out of order');
@@ -439,6 +443,7 @@ export class AttemptRunner {
       }
     } else if (!again) {
       logger.info(line, 'webhook delivered');
+      this.answeredAt.answered(line.endpoint);
       await this.bringForward(line.endpoint);
     }
     if (successorWaiting) await this.wakeSuccessor(msg);
@@ -467,6 +472,41 @@ export class AttemptRunner {
   }
 
   /**
+   * The payment's earliest pending event, which `msg` now waits behind, goes now when all it waits
+   * for is its next retry (its last attempt failed) and its endpoint has answered 2xx here since:
+   * otherwise the later event would wait for that retry's schedule (minutes or hours, by
+   * production's), or behind the endpoint's whole backlog after an outage. Its message is served
+   * with the events' first attempts (`ahead`); its schedule still fires, and finds the attempt made.
+   * Before the endpoint answers again nothing is brought: an attempt made then would only spend
+   * one of the schedule's. The order check's read says whether it waits for a retry; the delivery
+   * itself is read only to send it ahead.
+   */
+  private async bringAhead(msg: WebhookAttemptMessage, earlier: EarlierDeliveries): Promise<void> {
+    const waiting = earlier.waitingForRetry;
+    if (!waiting || !this.answeredAt.since(originOf(msg.url), waiting.failedAttemptAt.getTime())) return;
+    const blocking = await this.deps.log.delivery(waiting.eventId);
+    // Read as it is now: a retry may have been claimed, or finished it, since.
+    if (!blocking || !holdsLaterEvents(blocking) || blocking.runAttempts !== blocking.claimed) return;
+    const line = { eventId: blocking._id, paymentId: msg.paymentId, attempt: blocking.claimed + 1 };
+    try {
+      await advance(this.deps.js, 'ahead', { ...firstAttempt(blocking, blocking.run), attempt: line.attempt });
+    } catch (err) {
+      // The held event is held all the same: the retry goes at its time, and wakes it then.
+      this.deps.logger.warn(
+        { ...line, err },
+        'a retry a later event waits for was not sent ahead; it goes at its time',
+      );
+      return;
+    }
+    this.waiting.forget(blocking._id);
+    this.deps.metrics.broughtForward.inc();
+    this.deps.logger.info(
+      { ...line, heldEventId: msg.eventId },
+      'a later event of the payment waits for this retry: it goes now',
+    );
+  }
+
+  /**
    * The payment's next event, held waiting for this one, goes now: its first attempt is published
    * at once, built from its delivery in the log (recorded before it waited). Not through its
    * scheduled hold, which a stream's new leader may fire late; the hold still fires in its time and
@@ -477,5 +517,32 @@ export class AttemptRunner {
     if (next?.status === 'pending' && next.claimed === 0) {
       await advance(this.deps.js, 'wake', firstAttempt(next, next.run));
     }
+  }
+}
+
+/**
+ * The limiter's line for an attempt message: an event's first attempt, or a retry a later event of
+ * its payment waits for (`ahead`), goes with the first attempts; any other is owed from before.
+ */
+function kindOf(msg: WebhookAttemptMessage): AttemptKind {
+  return (msg.run === 1 && msg.attempt === 1) || msg.ahead === true ? 'first' : 'again';
+}
+
+/** When each endpoint (URL origin) last answered 2xx, for the most recently answering ones (a few hundred KiB at most). */
+class EndpointAnswers {
+  private readonly at = new Map<string, number>();
+
+  constructor(private readonly limit = 10_000) {}
+
+  answered(endpoint: string, now = Date.now()): void {
+    // Moved to the end, so that the first key is the endpoint heard from longest ago.
+    this.at.delete(endpoint);
+    if (this.at.size >= this.limit) this.at.delete(this.at.keys().next().value!);
+    this.at.set(endpoint, now);
+  }
+
+  /** Whether the endpoint answered 2xx after `time` (ms). */
+  since(endpoint: string, time: number): boolean {
+    return (this.at.get(endpoint) ?? -Infinity) > time;
   }
 }

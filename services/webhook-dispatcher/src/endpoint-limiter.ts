@@ -20,8 +20,9 @@ const WAITING_PER_SLOT = 8;
 
 /**
  * Which line an attempt waits in: an event's first attempt (`first`: taken in, passed on while its
- * endpoint was busy, or held behind an earlier event of its payment), or one owed from before
- * (`again`: a retry, one brought forward, a replay, a lapsed claim made again).
+ * endpoint was busy, or held behind an earlier event of its payment) or a retry such a held event
+ * waits for (sent `ahead`: attempts.ts); or one owed from before (`again`: a retry, one brought
+ * forward, a replay, a lapsed claim made again).
  */
 export type AttemptKind = 'first' | 'again';
 

@@ -27,7 +27,9 @@ export function createMetrics(registry: Registry) {
     }),
     broughtForward: new Counter({
       name: 'webhook_retries_brought_forward_total',
-      help: 'Webhook retries sent before their scheduled time because their endpoint answered 2xx again',
+      help:
+        'Webhook retries sent before their scheduled time because their endpoint answered 2xx again ' +
+        '(remembered by the replica, or waited for by a later event of their payment)',
       registers: [registry],
     }),
     deadLetters: new Counter({

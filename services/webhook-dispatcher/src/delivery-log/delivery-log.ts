@@ -1,15 +1,7 @@
 import type { PaymentEvent } from '@pix/contracts';
 import type { Logger } from '@pix/observability';
 import { isDuplicateKey, syncIndexes } from '@pix/runtime';
-import {
-  concluded,
-  HOLDS_LATER_EVENTS,
-  holdsLaterEvents,
-  newClaim,
-  newDelivery,
-  nextAttemptOf,
-  replayed,
-} from './documents';
+import { concluded, earlierOf, HOLDS_LATER_EVENTS, newClaim, newDelivery, nextAttemptOf, replayed } from './documents';
 import { attemptKey, DeliveryModel, deliveries, type AttemptEntry, type DeliveryDoc } from './records';
 
 /** How long the log keeps what it records, and when the stall check looks at a pending delivery. */
@@ -37,6 +29,12 @@ export type Conclusion =
 export interface EarlierDeliveries {
   recorded: number;
   pending: number;
+  /**
+   * The earliest pending one, when all it waits for is its next retry (its last attempt failed):
+   * its event, and when that attempt was made. Null otherwise (none pending, or the earliest is
+   * held itself, or in flight).
+   */
+  waitingForRetry: { eventId: string; failedAttemptAt: Date } | null;
 }
 
 /**
@@ -167,10 +165,14 @@ export class DeliveryLog {
    */
   async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
     const all = await deliveries()
-      .find({ paymentId }, { projection: { sequence: 1, status: 1, run: 1 } })
+      .find({ paymentId }, { projection: { sequence: 1, status: 1, run: 1, claimed: 1, runAttempts: 1, attempts: 1 } })
       .toArray();
-    const earlier = all.filter((d) => d.sequence < sequence);
-    return { recorded: earlier.length, pending: earlier.filter(holdsLaterEvents).length };
+    return earlierOf(all, sequence);
+  }
+
+  /** A delivery as the log holds it now, event and all. */
+  delivery(eventId: string): Promise<DeliveryDoc | null> {
+    return deliveries().findOne({ _id: eventId });
   }
 
   /** The payment's delivery of the event after `sequence` (the one a finishing delivery may wake). */

@@ -1,5 +1,5 @@
 import type { PaymentEvent } from '@pix/contracts';
-import type { AttemptResult, Conclusion, DeliveryLogSettings } from './delivery-log';
+import type { AttemptResult, Conclusion, DeliveryLogSettings, EarlierDeliveries } from './delivery-log';
 import { attemptKey, type AttemptEntry, type DeliveryDoc } from './records';
 
 /**
@@ -110,4 +110,21 @@ export function replayed(doc: DeliveryDoc, now: Date, settings: DeliveryLogSetti
 export const HOLDS_LATER_EVENTS = { status: 'pending', run: 1 } as const;
 export function holdsLaterEvents(doc: Pick<DeliveryDoc, 'status' | 'run'>): boolean {
   return doc.status === HOLDS_LATER_EVENTS.status && doc.run === HOLDS_LATER_EVENTS.run;
+}
+
+/** What a later event of a payment needs of its earlier deliveries (`docs`, read with these fields at least). */
+export function earlierOf(
+  docs: Pick<DeliveryDoc, '_id' | 'sequence' | 'status' | 'run' | 'claimed' | 'runAttempts' | 'attempts'>[],
+  sequence: number,
+): EarlierDeliveries {
+  const earlier = docs.filter((d) => d.sequence < sequence);
+  const pending = earlier.filter(holdsLaterEvents).sort((a, b) => a.sequence - b.sequence);
+  const first = pending[0];
+  const failedAttemptAt =
+    first && first.claimed > 0 && first.runAttempts === first.claimed ? first.attempts.at(-1)?.at : undefined;
+  return {
+    recorded: earlier.length,
+    pending: pending.length,
+    waitingForRetry: first && failedAttemptAt ? { eventId: first._id, failedAttemptAt } : null,
+  };
 }

@@ -4,6 +4,7 @@
  * (delivery-log.ts) and what its readers read (reads.ts).
  */
 export { attemptId, type AttemptEntry, type DeliveryDoc } from './records';
+export { holdsLaterEvents } from './documents';
 export {
   DeliveryLog,
   type AttemptResult,

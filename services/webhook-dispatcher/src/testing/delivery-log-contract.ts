@@ -91,20 +91,38 @@ export function describeDeliveryLogContract(make: () => ContractSubject): void {
     expect(await log.claim({ eventId, run: 1, attempt: 3 })).toBe(false);
   });
 
-  it("counts a payment's earlier deliveries, marks the pending ones a later event waits behind, finds the next", async () => {
+  it('tells a later event when the earliest pending delivery waits only for its next retry', async () => {
+    const first = await recorded(1, true);
+    const { paymentId, eventId } = first;
+    await recorded(2, false, paymentId);
+    await log.conclude({ eventId, run: 1, attempt: 1 }, FAILURE, { next: 'retry', at: new Date(Date.now() + 60_000) });
+    const failedAttemptAt = (await read(eventId))!.attempts[0]!.at;
+    expect(await log.earlierDeliveries(paymentId, 3)).toEqual({
+      recorded: 2,
+      pending: 2,
+      waitingForRetry: { eventId, failedAttemptAt },
+    });
+    // Its retry claimed, it is in flight again: nothing to send ahead.
+    await log.claim({ eventId, run: 1, attempt: 2 });
+    expect((await log.earlierDeliveries(paymentId, 3)).waitingForRetry).toBeNull();
+  });
+
+  it("counts a payment's earlier deliveries, marks the pending ones a later event waits behind, finds one and the next", async () => {
     const first = await recorded(1, true);
     const { paymentId } = first;
     await recorded(2, false, paymentId);
-    expect(await log.earlierDeliveries(paymentId, 3)).toEqual({ recorded: 2, pending: 2 });
-    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 1 });
+    // The first is in flight (claimed, no result): nothing waits for a retry.
+    expect(await log.earlierDeliveries(paymentId, 3)).toEqual({ recorded: 2, pending: 2, waitingForRetry: null });
+    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 1, waitingForRetry: null });
     expect(await log.waitBehind(paymentId, 2)).toBe(true);
     expect(await read(first.eventId)).toMatchObject({ successorWaiting: true });
     const finished = await log.conclude({ eventId: first.eventId, run: 1, attempt: 1 }, SUCCESS, {
       next: 'delivered',
     });
     expect(finished).toEqual({ recorded: true, successorWaiting: true });
-    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 0 });
+    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 0, waitingForRetry: null });
     expect(await log.waitBehind(paymentId, 2)).toBe(false);
+    expect(await log.delivery(first.eventId)).toMatchObject({ sequence: 1, status: 'delivered' });
     expect(await log.successorOf(paymentId, 1)).toMatchObject({ sequence: 2, status: 'pending', claimed: 0 });
     expect(await log.successorOf(paymentId, 2)).toBeNull();
   });
@@ -115,7 +133,7 @@ export function describeDeliveryLogContract(make: () => ContractSubject): void {
     await log.conclude({ eventId: first.eventId, run: 1, attempt: 1 }, SUCCESS, { next: 'delivered' });
     expect(await log.startReplay((await read(first.eventId))!)).toBe(true);
     expect(await read(first.eventId)).toMatchObject({ status: 'pending', run: 2 });
-    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 0 });
+    expect(await log.earlierDeliveries(paymentId, 2)).toEqual({ recorded: 1, pending: 0, waitingForRetry: null });
     expect(await log.waitBehind(paymentId, 2)).toBe(false);
     expect(await read(first.eventId)).toMatchObject({ successorWaiting: false });
   });

@@ -10,7 +10,15 @@ import {
   type DeliveryLogSettings,
   type EarlierDeliveries,
 } from '../delivery-log';
-import { concluded, holdsLaterEvents, newClaim, newDelivery, nextAttemptOf, replayed } from '../delivery-log/documents';
+import {
+  concluded,
+  earlierOf,
+  holdsLaterEvents,
+  newClaim,
+  newDelivery,
+  nextAttemptOf,
+  replayed,
+} from '../delivery-log/documents';
 import { attemptKey } from '../delivery-log/records';
 
 /**
@@ -73,8 +81,12 @@ export class InMemoryDeliveryLog implements DeliveryLogProtocol {
   }
 
   async earlierDeliveries(paymentId: string, sequence: number): Promise<EarlierDeliveries> {
-    const earlier = this.ofPayment(paymentId).filter((d) => d.sequence < sequence);
-    return { recorded: earlier.length, pending: earlier.filter(holdsLaterEvents).length };
+    return earlierOf(this.ofPayment(paymentId), sequence);
+  }
+
+  async delivery(eventId: string): Promise<DeliveryDoc | null> {
+    const doc = this.docs.get(eventId);
+    return doc ? structuredClone(doc) : null;
   }
 
   async successorOf(paymentId: string, sequence: number): Promise<DeliveryDoc | null> {
