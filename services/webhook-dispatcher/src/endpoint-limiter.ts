@@ -79,14 +79,13 @@ export class EndpointLimiter {
    * null otherwise.
    */
   tryTake(origin: string): Slot | null {
-    if (this.stopping || this.served(origin, 'first') !== 'first') return null;
-    return this.grant(origin, 'first');
+    return this.stopping || !this.nextInLine(origin, 'first') ? null : this.grant(origin, 'first');
   }
 
   /** A slot, waiting in line for one when one will come free for this endpoint (`mayWait`). */
   async take(origin: string, kind: AttemptKind): Promise<SlotOutcome> {
     if (this.stopping) return { stopped: true };
-    const slot = this.served(origin, kind) === kind ? this.grant(origin, kind) : null;
+    const slot = this.nextInLine(origin, kind) ? this.grant(origin, kind) : null;
     if (slot) return { slot };
     if (!this.mayWait(origin, kind)) return { busy: true };
     const granted = await new Promise<Slot | null>((resolve) => {
@@ -102,6 +101,11 @@ export class EndpointLimiter {
     this.stopping = true;
     for (const lines of this.waiting.values()) for (const resolve of [...lines.first, ...lines.again]) resolve(null);
     this.waiting.clear();
+  }
+
+  /** Whether a newcomer of `kind` would be served next: nobody waits in its line, and its line's turn is next. */
+  private nextInLine(origin: string, kind: AttemptKind): boolean {
+    return (this.waiting.get(origin)?.[kind].length ?? 0) === 0 && this.served(origin, kind) === kind;
   }
 
   /**
