@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
-import type { Throughput } from './stats';
+import { paceRequests } from './pace';
+import { throughputOf, type Throughput } from './stats';
 
 /** One HTTP request of a load: where, and as which store. */
 export interface Target {
@@ -52,4 +53,41 @@ export async function runLoad(options: {
     ok: result['2xx'],
     failed: result.non2xx + result.errors,
   };
+}
+
+/**
+ * An open-loop HTTP load: `count` requests sent at `ratePerSecond` whatever the answers (a slow
+ * answer does not hold back the next request), as merchants' creates arrive, cycling through
+ * `targets`. It ends when every request is answered; latency percentiles cover the 2xx answers.
+ * Issue 41's "fixed 50/s" figures: at that rate nothing is shared between requests (no NATS
+ * flush, no database round trip serves two), which the closed loop's figures hide.
+ */
+export async function runPaced(options: {
+  baseUrl: string;
+  method: 'GET' | 'POST';
+  targets: readonly Target[];
+  body?: string;
+  count: number;
+  ratePerSecond: number;
+}): Promise<Throughput> {
+  const latencies: number[] = [];
+  const keys = Array.from({ length: options.count }, (_, i) => String(i));
+  const started = performance.now();
+  const paced = await paceRequests(keys, options.ratePerSecond, async (key) => {
+    const { path, token } = options.targets[Number(key) % options.targets.length] as Target;
+    const sent = performance.now();
+    const res = await fetch(new URL(path, options.baseUrl), {
+      method: options.method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(options.body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(options.body ? { body: options.body } : {}),
+    });
+    await res.arrayBuffer();
+    if (res.ok) latencies.push(performance.now() - sent);
+    return res.ok;
+  });
+  const failed = await paced.refused;
+  return throughputOf(latencies, (performance.now() - started) / 1000, failed);
 }

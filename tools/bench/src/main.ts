@@ -39,6 +39,8 @@ function benchOptions(): BenchOptions {
     connections: numberEnv('BENCH_CONNECTIONS', 32),
     confirmations: numberEnv('BENCH_CONFIRMATIONS', quick ? 100 : 300),
     confirmationRate: numberEnv('BENCH_CONFIRMATION_RATE', 50),
+    fixedRate: numberEnv('BENCH_FIXED_RATE', 50),
+    fixedRateSeconds: numberEnv('BENCH_FIXED_SECONDS', quick ? 5 : 10),
     webhookWaitSeconds: numberEnv('BENCH_WEBHOOK_WAIT', quick ? 10 : 20),
     burst: numberEnv('BENCH_BURST', quick ? 5000 : 20_000),
     statementMovements: numberEnv('BENCH_STATEMENT', quick ? 10_000 : 100_000),
@@ -55,6 +57,7 @@ function describe(options: BenchOptions): string {
   return [
     `sizes ${options.sizes.map((n) => n.toLocaleString('en-US')).join(' and ')} payments across 100 stores`,
     `${options.connections} connections, ${options.seconds} s per throughput figure`,
+    `creates at a fixed ${options.fixedRate}/s for ${options.fixedRateSeconds} s`,
     `${options.confirmations} confirmations at ${options.confirmationRate}/s (webhooks waited for ${options.webhookWaitSeconds} s)`,
     `a burst of ${options.burst.toLocaleString('en-US')} payments in one store at the largest size`,
     `a store with ${options.statementMovements.toLocaleString('en-US')} Pix received in a month at the largest size`,

@@ -21,7 +21,7 @@ import {
   type ConfirmationLatency,
 } from './confirmations';
 import { databaseCommands } from './db-commands';
-import { runLoad, type Target } from './load';
+import { runLoad, runPaced, type Target } from './load';
 import { measureReconciliation, type ReconciliationCost } from './reconciliation';
 import { countSeeded, createStores, historicPayment, seedMovements, seedPayments, type BenchStore } from './seed';
 import { latency, reconciliationCell, throughput } from './report';
@@ -37,6 +37,9 @@ export interface BenchOptions {
   connections: number;
   confirmations: number;
   confirmationRate: number;
+  /** The fixed rate of the open-loop create figure, and for how long it is sent. */
+  fixedRate: number;
+  fixedRateSeconds: number;
   /** How long webhooks still owed are waited for. */
   webhookWaitSeconds: number;
   /** Payments a store receives in the two minutes before its list is measured, at the largest size. */
@@ -118,6 +121,8 @@ export interface SizeResult {
   storedAfter: StoredCount;
   seedPerSecond: number | null;
   create: ApiFigure;
+  /** Creates at a fixed rate (an open loop), one at a time as merchants' arrive: issue 41's fixed 50/s. */
+  createAtRate: ApiFigure;
   /** Gets of payments the API made (the create figure's), each with its view in the read model. */
   get: ApiFigure;
   /** Gets of seeded payments, which have no view: the database path (optional in older results). */
@@ -287,24 +292,12 @@ export async function runVariant(
       }
       const stored = await storedPayments(payments, written);
 
-      const measureApi = async (
-        what: string,
-        method: 'GET' | 'POST',
-        targets: Target[],
-        body?: string,
-        connections = options.connections,
-      ) => {
+      /** A load with what it cost: database commands per answered request, CPU of each process. */
+      const measured = async (what: string, load: () => Promise<Throughput>): Promise<ApiFigure> => {
         log(label, `${what} at ${stored.count} stored`);
         const commandsBefore = await databaseCommands(stack.opsUrls);
         const cpu = new CpuMeter(stack.processes);
-        const result = await runLoad({
-          baseUrl: stack.gatewayUrl,
-          method,
-          targets,
-          body,
-          connections,
-          seconds: options.seconds,
-        });
+        const result = await load();
         const usage = cpu.read();
         log(label, `  ${throughput(result)}`);
         const commandsAfter = await databaseCommands(stack.opsUrls);
@@ -314,6 +307,16 @@ export async function runVariant(
             : (commandsAfter - commandsBefore) / result.ok;
         return { ...result, dbCommandsPerRequest: perRequest, cpu: usage };
       };
+      const measureApi = (
+        what: string,
+        method: 'GET' | 'POST',
+        targets: Target[],
+        body?: string,
+        connections = options.connections,
+      ) =>
+        measured(what, () =>
+          runLoad({ baseUrl: stack.gatewayUrl, method, targets, body, connections, seconds: options.seconds }),
+        );
       /** A flash sale: the burst store gets its payments, then its first page is listed. */
       const measureBurst = async (): Promise<BurstFigures> => {
         log(label, `seeding a burst of ${options.burst} payments created in the last two minutes`);
@@ -360,6 +363,17 @@ export async function runVariant(
       // leave it busy for a while after the figure ends, which would slow whatever came next.
       const sample = pickSample(seeded, GET_SAMPLE);
       const create = await measureApi('create', 'POST', createTargets, createBody);
+      // Right after the closed loop, so the services' JIT is as warm for it as for the other figures.
+      const createAtRate = await measured(`create at a fixed ${options.fixedRate}/s`, () =>
+        runPaced({
+          baseUrl: stack.gatewayUrl,
+          method: 'POST',
+          targets: createTargets,
+          body: createBody,
+          count: Math.round(options.fixedRate * options.fixedRateSeconds),
+          ratePerSecond: options.fixedRate,
+        }),
+      );
       const insertOne = await raw('insertOne', () =>
         rawInsertOne(payments, newDocument, options.connections, options.seconds),
       );
@@ -427,7 +441,13 @@ export async function runVariant(
       }
       const burst = largest ? await measureBurst() : null;
       const statement = largest ? await measureStatement() : null;
-      written += create.ok + insertOne.ok + confirmation.sent + (reconciliation?.paid ?? 0) + (burst?.holds ?? 0);
+      written +=
+        create.ok +
+        createAtRate.ok +
+        insertOne.ok +
+        confirmation.sent +
+        (reconciliation?.paid ?? 0) +
+        (burst?.holds ?? 0);
       const storedAfter = await storedPayments(payments, written);
       sizes.push({
         size,
@@ -435,6 +455,7 @@ export async function runVariant(
         storedAfter,
         seedPerSecond: forList + forOthers > 0 ? (forList + forOthers) / seedSeconds : null,
         create,
+        createAtRate,
         get,
         getFromDatabase,
         list,

@@ -47,6 +47,11 @@ export async function closedLoop(
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([loops, new Promise((resolve) => (timer = setTimeout(resolve, 2 * seconds * 1000)))]);
   clearTimeout(timer);
+  return throughputOf(latencies, seconds, failed);
+}
+
+/** A run's figure from the latencies (ms) of its successful operations over `seconds`. */
+export function throughputOf(latencies: number[], seconds: number, failed: number): Throughput {
   latencies.sort((a, b) => a - b);
   return {
     perSecond: latencies.length / seconds,
