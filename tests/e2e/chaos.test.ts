@@ -26,7 +26,7 @@ import {
 import { createStore, type StoreCredentials } from '../support/admin';
 import { api, eventually } from '../support/api';
 import { withPspDb } from '../support/db';
-import { MerchantClient, startLoad, type Created } from '../support/merchant-load';
+import { MerchantClient, startLoad, type Attempt, type Created } from '../support/merchant-load';
 import { ReadinessWatch } from '../support/readiness-watch';
 import { startPrivateStack, type PrivateStack } from '../support/stack';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
@@ -410,9 +410,10 @@ describe('chaos under load, on a 3-member NATS cluster with two replicas of ever
     expect(new Set(payments.map((p) => p.id)).size).toBe(payments.length);
     for (const [key, ids] of client.answers) expect({ key, ids: new Set(ids).size }).toEqual({ key, ids: 1 });
     // A fault is a 503 (or no answer from a replica that is gone), never a 500; and no 503 without one.
-    const unexpected = client.attempts.filter((a) => ![0, 200, 409, 503].includes(a.status));
-    expect(unexpected.map((a) => `${a.key} answered ${a.status} at ${new Date(a.at).toISOString()}`)).toEqual([]);
-    expect(unexpected503.map((a) => `${a.key} answered 503 at ${new Date(a.at).toISOString()}`)).toEqual([]);
+    // Each with what it was told: the 5xx's message names the part that failed.
+    const told = (a: Attempt) => `${a.key} answered ${a.status} at ${new Date(a.at).toISOString()}: ${a.why ?? ''}`;
+    expect(client.attempts.filter((a) => ![0, 200, 409, 503].includes(a.status)).map(told)).toEqual([]);
+    expect(unexpected503.map(told)).toEqual([]);
     // Readiness tells the truth under load: no replica whose NATS and database work said it was not ready.
     expect(
       readiness.notReady.map((n) => `${n.replica} ${n.status} at ${new Date(n.at).toISOString()}: ${n.body}`),

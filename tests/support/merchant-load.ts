@@ -8,6 +8,8 @@ export interface Attempt {
   at: number;
   /** The HTTP status, or 0 for a network error or a timeout. */
   status: number;
+  /** A 5xx's message, or the network error's: what a failure outside a fault is told by. */
+  why?: string;
 }
 
 /** A refund the merchant asked for: its key, its id, and how much (centavos). */
@@ -113,6 +115,7 @@ export class MerchantClient {
       const sentAt = Date.now();
       let status = 0;
       let parsed: Record<string, unknown> = {};
+      let why: string | undefined;
       try {
         const res = await post(
           new URL(path, base),
@@ -125,10 +128,12 @@ export class MerchantClient {
         } catch {
           parsed = {};
         }
-      } catch {
+        if (status >= 500) why = typeof parsed.message === 'string' ? parsed.message : res.text.slice(0, 200);
+      } catch (err) {
         status = 0; // refused, reset or timed out: the replica is away
+        why = err instanceof Error ? err.message : String(err);
       }
-      this.attempts.push({ key, sentAt, at: Date.now(), status });
+      this.attempts.push({ key, sentAt, at: Date.now(), status, ...(why !== undefined && { why }) });
       if (status !== 0 && status < 500 && status !== retryStatus) return { status, body: parsed };
       if (Date.now() > giveUpAt || this.halt.aborted) {
         if (!this.halt.aborted) this.givenUp.push({ key, firstSentAt: giveUpAt - this.patienceMs, lastStatus: status });
