@@ -1,7 +1,7 @@
 /**
  * What create-cost, get-cost and pay-cost share: a private stack of their own (random ports), the
  * operator's connection and one store on it, a measured window with the CPU of each process per
- * unit of work (/proc), and with PROFILE_DIR every process under `--cpu-prof`, its profile of the
+ * unit of work (/proc) and the NATS server's messages per unit (its /varz), and with PROFILE_DIR every process under `--cpu-prof`, its profile of the
  * window summarized once the stack has stopped (a profile is written as its process exits).
  */
 import fs from 'node:fs';
@@ -15,6 +15,16 @@ import { CpuMeter, platformSeconds } from './usage';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
+/** Messages the NATS server has taken in from and sent out to its clients since it started. */
+async function natsMessages(monitorPort: number | undefined): Promise<{ in: number; out: number }> {
+  if (monitorPort === undefined) throw new Error('the NATS server of the probe has no monitoring port');
+  const varz = (await (await fetch(`http://127.0.0.1:${monitorPort}/varz`)).json()) as {
+    in_msgs: number;
+    out_msgs: number;
+  };
+  return { in: varz.in_msgs, out: varz.out_msgs };
+}
+
 /** A measured window, ended: each process's CPU per unit, and those figures as lines of text. */
 export interface WindowCost {
   usage: { name: string; seconds: number }[];
@@ -25,8 +35,11 @@ export interface CostProbe {
   stack: Stack;
   nc: NatsConnection;
   store: BenchStore;
-  /** Starts measuring the CPU of every process; `end` divides it by the units of work done. */
-  startWindow(): { end(units: number): WindowCost };
+  /**
+   * Starts measuring the CPU of every process and the messages the NATS server took in and sent
+   * out; `end` divides them by the units of work done.
+   */
+  startWindow(): Promise<{ end(units: number): Promise<WindowCost> }>;
 }
 
 /**
@@ -44,9 +57,10 @@ export async function withCostProbe(
   if (profileDir) profileServices(profileDir);
   let profiled: { fromUs: number; toUs: number; cpuMs: Map<string, number> } | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  const ports = await randomPorts(1);
   const stack = await startStack({
     dir,
-    ports: await randomPorts(1),
+    ports,
     detached: false,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000000' },
   });
@@ -54,12 +68,14 @@ export async function withCostProbe(
     const nc = await connectAs(stack.natsUrl, 'admin', stack.natsCredentials);
     const [store] = await createStores(nc, 1);
     if (!store) throw new Error('no store');
-    const startWindow = () => {
+    const startWindow = async () => {
+      const messagesBefore = await natsMessages(ports.natsMonitor);
       const cpu = new CpuMeter(stack.processes);
       const fromUs = monotonicUs();
       return {
-        end(units: number): WindowCost {
+        async end(units: number): Promise<WindowCost> {
           const usage = cpu.read();
+          const messages = await natsMessages(ports.natsMonitor);
           const perUnit = (seconds: number) => (seconds * 1000) / units;
           profiled = { fromUs, toUs: monotonicUs(), cpuMs: new Map(usage.map((u) => [u.name, perUnit(u.seconds)])) };
           const total = usage.reduce((sum, u) => sum + u.seconds, 0);
@@ -71,6 +87,9 @@ export async function withCostProbe(
               ...usage.map((u) => line(u.name, u.seconds)),
               line('total', total),
               line('platform', platformSeconds(usage), ' (the PSP simulators apart)'),
+              `nats messages in ${((messages.in - messagesBefore.in) / units).toFixed(2)}, ` +
+                `out ${((messages.out - messagesBefore.out) / units).toFixed(2)} per ${unit} ` +
+                '(every account, JetStream API and acknowledgements included)',
             ],
           };
         },

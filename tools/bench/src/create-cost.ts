@@ -93,12 +93,12 @@ async function main(): Promise<void> {
       pg = await openStatements(stack.postgresUrl);
       const rowsBefore = pg ? await tableRows(pg) : null;
       const cmdBefore = await commands(stack.opsUrls);
-      const window = startWindow();
+      const window = await startWindow();
       const t0 = performance.now();
       const ok = await creates(stack.gatewayUrl, store.token, CREATES, RATE);
       // What the creates set going (outbox clearing, webhooks) ends within a couple of seconds.
       await new Promise((r) => setTimeout(r, 2000));
-      const cost = window.end(ok);
+      const cost = await window.end(ok);
       const seconds = (performance.now() - t0) / 1000;
       const cmdAfter = await commands(stack.opsUrls);
       const out: string[] = [];

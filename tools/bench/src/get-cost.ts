@@ -25,9 +25,9 @@ async function main(): Promise<void> {
       const load = (seconds: number) =>
         runLoad({ baseUrl: stack.gatewayUrl, method: 'GET', targets, connections: CONNECTIONS, seconds });
       await load(3); // warm-up: the JIT, the auth cache, the pools
-      const window = startWindow();
+      const window = await startWindow();
       const result = await load(SECONDS);
-      const cost = window.end(result.ok);
+      const cost = await window.end(result.ok);
       const out = [
         `${result.ok} gets (${result.failed} failed) in ${SECONDS} s at ${CONNECTIONS} connections: ` +
           `${result.perSecond.toFixed(0)}/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; load ${os.loadavg()[0]?.toFixed(2)}`,

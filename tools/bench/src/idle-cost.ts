@@ -26,9 +26,9 @@ async function main(): Promise<void> {
     const pg = await openStatements(stack.postgresUrl);
     try {
       const before = await commandSamples(stack.opsUrls);
-      const window = startWindow();
+      const window = await startWindow();
       await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
-      const cost = window.end(SECONDS);
+      const cost = await window.end(SECONDS);
       const after = await commandSamples(stack.opsUrls);
       const out = [
         `idle ${SECONDS} s after ${PAYMENTS} payments; load ${os.loadavg()[0]?.toFixed(2)}`,

@@ -27,13 +27,13 @@ async function main(): Promise<void> {
       // The simulator's commands too: they run on the platform's database server, whose CPU is counted.
       const opsUrls = { ...stack.opsUrls, ...(stack.psp && { 'psp-simulator': stack.psp.opsUrl }) };
       const cmdBefore = await commandSamples(opsUrls);
-      const window = startWindow();
+      const window = await startWindow();
       const latency = await confirmAtFixedRate(nc, receiver, ids, RATE, WAIT_SECONDS);
       // What the last pays set going (the webhooks' bookkeeping) ends within a couple of seconds.
       await new Promise((r) => setTimeout(r, 2000));
       const paid = latency.received;
       if (paid === 0) throw new Error('no payment.status_changed webhook arrived');
-      const cost = window.end(paid);
+      const cost = await window.end(paid);
       const cmdAfter = await commandSamples(opsUrls);
       const out = [
         `${ids.length} pays at ${latency.ratePerSecond.toFixed(1)}/s, ${latency.refused} refused, ${paid} webhooks; ` +
