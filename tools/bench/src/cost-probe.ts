@@ -25,9 +25,9 @@ async function natsMessages(monitorPort: number | undefined): Promise<{ in: numb
   return { in: varz.in_msgs, out: varz.out_msgs };
 }
 
-/** A measured window, ended: each process's CPU per unit, and those figures as lines of text. */
+/** A measured window, ended: each process's CPU (and wakeups) per unit, and those figures as lines of text. */
 export interface WindowCost {
-  usage: { name: string; seconds: number }[];
+  usage: { name: string; seconds: number; wakeups: number }[];
   lines: string[];
 }
 
@@ -87,6 +87,8 @@ export async function withCostProbe(
               ...usage.map((u) => line(u.name, u.seconds)),
               line('total', total),
               line('platform', platformSeconds(usage), ' (the PSP simulators apart)'),
+              `wakeups per ${unit} (threads' voluntary context switches): ` +
+                usage.map((u) => `${u.name} ${(u.wakeups / units).toFixed(1)}`).join(', '),
               `nats messages in ${((messages.in - messagesBefore.in) / units).toFixed(2)}, ` +
                 `out ${((messages.out - messagesBefore.out) / units).toFixed(2)} per ${unit} ` +
                 '(every account, JetStream API and acknowledgements included)',

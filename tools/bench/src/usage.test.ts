@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { processTree } from '@pix/devstack';
-import { cpuSeconds, platformSeconds } from './usage';
+import { cpuSeconds, platformSeconds, wakeups } from './usage';
 
 // A child that burns 0.3 s of CPU, says so, then waits to be stopped.
 const BURNER = `
@@ -21,6 +21,14 @@ describe('CPU of a process counts its children', () => {
     await once(child, 'exit');
     expect(processTree(process.pid)).not.toContain(child.pid);
     expect(cpuSeconds(process.pid) - before).toBeGreaterThanOrEqual(0.3);
+  });
+});
+
+describe('wakeups of a process', () => {
+  it('counts each time a thread of it, or of a child, went to sleep and woke', async () => {
+    const before = wakeups(process.pid);
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(wakeups(process.pid) - before).toBeGreaterThanOrEqual(5);
   });
 });
 
