@@ -1,8 +1,9 @@
 /**
- * What create-cost, get-cost and pay-cost share: a private stack of their own (random ports), the
- * operator's connection and one store on it, a measured window with the CPU of each process per
- * unit of work (/proc) and the NATS server's messages per unit (its /varz), and with PROFILE_DIR every process under `--cpu-prof`, its profile of the
- * window summarized once the stack has stopped (a profile is written as its process exits).
+ * What create-cost, get-cost, pay-cost and idle-cost share: a private stack of their own (random
+ * ports), the operator's connection and one store on it, a measured window with the CPU and the
+ * wakeups of each process per unit of work (/proc) and the NATS server's messages per unit (its
+ * /varz), and with PROFILE_DIR every process under `--cpu-prof`, its profile of the window
+ * summarized once the stack has stopped (a profile is written as its process exits).
  */
 import fs from 'node:fs';
 import os from 'node:os';

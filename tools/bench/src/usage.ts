@@ -23,6 +23,7 @@ export function cpuSeconds(root: number): number {
  * Times the threads of a process and its descendants alive now have gone to sleep waiting and been
  * woken again (voluntary context switches): on this VM each costs 0.1-0.2 ms of CPU, so a load at a
  * fixed rate, where every message wakes its process, pays far more per request than a saturated one.
+ * Unlike CPU time, a child's count leaves with it: PostgreSQL's short-lived backends are not in it.
  */
 export function wakeups(root: number): number {
   let count = 0;
