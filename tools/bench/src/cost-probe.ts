@@ -37,8 +37,8 @@ export interface CostProbe {
   nc: NatsConnection;
   store: BenchStore;
   /**
-   * Starts measuring the CPU of every process and the messages the NATS server took in and sent
-   * out; `end` divides them by the units of work done.
+   * Starts measuring the CPU and wakeups of every process and the messages the NATS server took in
+   * and sent out; `end` divides them by the units of work done.
    */
   startWindow(): Promise<{ end(units: number): Promise<WindowCost> }>;
 }

@@ -3,61 +3,68 @@ import fs from 'node:fs';
 import { procStat, processTree } from '@pix/devstack';
 
 /**
- * CPU time and peak memory of a stack's processes, from /proc. A process counts with everything it
- * started (PostgreSQL serves each connection from a child of the postmaster), so each figure is
- * per stack process, children included.
+ * CPU time, wakeups and peak memory of a stack's processes, from /proc. A process counts with
+ * everything it started (PostgreSQL serves each connection from a child of the postmaster), so each
+ * figure is per stack process, children included.
  */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
+/** A number field of a /proc status file (`VmHWM` in kB, `voluntary_ctxt_switches`); null when gone. */
+function statusField(file: string, field: string): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(fs.readFileSync(file, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
 /**
- * CPU seconds used so far by a process and its descendants. A child that exits between two readings
- * moves its time into its parent's cutime/cstime, so differences of this sum stay exact.
+ * CPU seconds used so far by processes (a process and its descendants). A child that exits between
+ * two readings moves its time into its parent's cutime/cstime, so differences of this sum stay exact.
  */
-export function cpuSeconds(root: number): number {
+function secondsOf(tree: readonly number[]): number {
   let ticks = 0;
-  for (const pid of processTree(root)) ticks += procStat(pid)?.ticks ?? 0;
+  for (const pid of tree) ticks += procStat(pid)?.ticks ?? 0;
   return ticks / TICKS_PER_SECOND;
 }
 
 /**
- * Times the threads of a process and its descendants alive now have gone to sleep waiting and been
- * woken again (voluntary context switches): on this VM each costs 0.1-0.2 ms of CPU, so a load at a
- * fixed rate, where every message wakes its process, pays far more per request than a saturated one.
- * Unlike CPU time, a child's count leaves with it: PostgreSQL's short-lived backends are not in it.
+ * Times the threads of processes alive now have gone to sleep waiting and been woken again
+ * (voluntary context switches): on this VM each costs 0.1-0.2 ms of CPU, so a load at a fixed rate,
+ * where every message wakes its process, pays far more per request than a saturated one. Unlike CPU
+ * time, a child's count leaves with it: PostgreSQL's short-lived backends are not in it.
  */
-export function wakeups(root: number): number {
+function wakeupsOf(tree: readonly number[]): number {
   let count = 0;
-  for (const pid of processTree(root)) {
+  for (const pid of tree) {
     let threads: string[] = [];
     try {
       threads = fs.readdirSync(`/proc/${pid}/task`);
     } catch {
       continue; // gone meanwhile
     }
-    for (const tid of threads) {
-      try {
-        const match = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(
-          fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'),
-        );
-        count += Number(match?.[1] ?? 0);
-      } catch {
-        // gone meanwhile
-      }
-    }
+    for (const tid of threads) count += statusField(`/proc/${pid}/task/${tid}/status`, 'voluntary_ctxt_switches') ?? 0;
   }
   return count;
+}
+
+/** CPU seconds used so far by a process and its descendants (secondsOf). */
+export function cpuSeconds(root: number): number {
+  return secondsOf(processTree(root));
+}
+
+/** Wakeups so far of a process and its descendants alive now (wakeupsOf). */
+export function wakeups(root: number): number {
+  return wakeupsOf(processTree(root));
 }
 
 /** Peak resident memory (VmHWM) of the largest process in the tree, in MiB; null when unreadable. */
 export function peakRssMiB(root: number): number | null {
   let peak: number | null = null;
   for (const pid of processTree(root)) {
-    try {
-      const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) peak = Math.max(peak ?? 0, Number(match[1]) / 1024);
-    } catch {
-      // gone meanwhile
-    }
+    const kib = statusField(`/proc/${pid}/status`, 'VmHWM');
+    if (kib !== null) peak = Math.max(peak ?? 0, kib / 1024);
   }
   return peak;
 }
@@ -76,21 +83,28 @@ export function platformSeconds(usage: readonly { name: string; seconds: number 
   return usage.reduce((sum, u) => (isPlatformProcess(u.name) ? sum + u.seconds : sum), 0);
 }
 
-/** CPU used by each named process over a span of time: seconds of CPU, and % of one core. */
+/** CPU used by each named process over a span of time: seconds of CPU, % of one core, and wakeups. */
 export class CpuMeter {
   private readonly start: Map<string, { seconds: number; wakeups: number }>;
   private readonly startedAt = performance.now();
 
   constructor(private readonly processes: readonly { name: string; pid: number }[]) {
-    this.start = new Map(processes.map((p) => [p.name, { seconds: cpuSeconds(p.pid), wakeups: wakeups(p.pid) }]));
+    this.start = new Map(processes.map((p) => [p.name, CpuMeter.sample(p.pid)]));
+  }
+
+  /** One look at /proc for the process's tree, read for both figures. */
+  private static sample(root: number): { seconds: number; wakeups: number } {
+    const tree = processTree(root);
+    return { seconds: secondsOf(tree), wakeups: wakeupsOf(tree) };
   }
 
   read(): { name: string; seconds: number; percent: number; wakeups: number }[] {
     const elapsed = (performance.now() - this.startedAt) / 1000;
     return this.processes.map((p) => {
       const start = this.start.get(p.name) ?? { seconds: 0, wakeups: 0 };
-      const seconds = cpuSeconds(p.pid) - start.seconds;
-      return { name: p.name, seconds, percent: (seconds / elapsed) * 100, wakeups: wakeups(p.pid) - start.wakeups };
+      const now = CpuMeter.sample(p.pid);
+      const seconds = now.seconds - start.seconds;
+      return { name: p.name, seconds, percent: (seconds / elapsed) * 100, wakeups: now.wakeups - start.wakeups };
     });
   }
 }
