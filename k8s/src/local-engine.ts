@@ -2,7 +2,14 @@ import type { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-33';
 import { MONGO_PORT, labelsOf } from './services';
 import { cpuRequestMillis, type Settings } from './settings';
-import { backingContainerSecurity, backingPodSecurity, headlessService, quantity, storageClaim } from './stateful';
+import {
+  backingContainerSecurity,
+  backingPodSecurity,
+  goMaxProcsFromLimit,
+  headlessService,
+  quantity,
+  storageClaim,
+} from './stateful';
 
 /** The image `make images` builds (scripts/images.sh): PostgreSQL 15 with DocumentDB, FerretDB 2.7 on 27017. */
 export const LOCAL_ENGINE_IMAGE = 'localhost/pix/engine:local';
@@ -37,6 +44,8 @@ export function addLocalEngine(chart: Chart, settings: Settings, storage: string
               name: 'engine',
               image: LOCAL_ENGINE_IMAGE,
               imagePullPolicy: 'IfNotPresent',
+              // FerretDB is the Go process of the engine's two; PostgreSQL ignores it.
+              env: [goMaxProcsFromLimit('engine')],
               ports: [{ name: 'mongodb', containerPort: MONGO_PORT }],
               readinessProbe: { exec: { command: READY_CHECK }, periodSeconds: 5 },
               livenessProbe: {

@@ -4,7 +4,14 @@ import { natsAuthorization, type NatsIdentity } from '@pix/contracts';
 import { serverCertificate, type IssuerRef } from './certificates';
 import { NATS_CLIENT_PORT, NATS_CLUSTER_PORT, NATS_MONITOR_PORT, labelsOf } from './services';
 import { cpuRequestMillis, type Settings } from './settings';
-import { backingPodSecurity, backingContainerSecurity, headlessService, quantity, storageClaim } from './stateful';
+import {
+  backingPodSecurity,
+  backingContainerSecurity,
+  goMaxProcsFromLimit,
+  headlessService,
+  quantity,
+  storageClaim,
+} from './stateful';
 
 export const NATS_IMAGE = 'nats:2.15-alpine';
 const NATS_UID = 1000;
@@ -140,7 +147,10 @@ export function addNats(
               name: 'nats',
               image: NATS_IMAGE,
               args: ['--config', CONFIG_FILE],
-              env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+              env: [
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                goMaxProcsFromLimit('nats'),
+              ],
               ports: [
                 { name: 'client', containerPort: NATS_CLIENT_PORT },
                 { name: 'cluster', containerPort: NATS_CLUSTER_PORT },

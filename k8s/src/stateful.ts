@@ -29,6 +29,16 @@ export function backingContainerSecurity(uid: number): k8s.SecurityContext {
   };
 }
 
+/**
+ * GOMAXPROCS for a Go server (NATS, FerretDB), from its container's CPU limit in whole cores. Go
+ * reads a cgroup's limit itself since 1.25 but never below 2, and not on every cgroup v1 layout;
+ * with more threads than its limit, a Go server hands goroutines from thread to thread and wakes
+ * more for the same work (docs/development.md, "A wakeup's price").
+ */
+export function goMaxProcsFromLimit(container: string): k8s.EnvVar {
+  return { name: 'GOMAXPROCS', valueFrom: { resourceFieldRef: { containerName: container, resource: 'limits.cpu' } } };
+}
+
 /** Stable DNS names per pod (name-0.name ...), published before readiness so peers can meet. */
 export function headlessService(chart: Chart, name: string, ports: { name: string; port: number }[]): void {
   new k8s.KubeService(chart, `${name}-headless`, {

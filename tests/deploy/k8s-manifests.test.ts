@@ -558,6 +558,22 @@ describe('k8s/dist', () => {
     expect(byKind(objects, 'StatefulSet').find((s) => s.metadata.name === 'mongodb')?.spec?.replicas).toBe(3);
   });
 
+  it('runs each Go server with GOMAXPROCS its own CPU limit, in whole cores: NATS, and FerretDB on a small node', () => {
+    const smallNode = readObjects(synthInto(JSON.parse(fs.readFileSync(path.join(k8sDir, 'small-node.json'), 'utf8'))));
+    const servers = [
+      podOf(named(objects, 'StatefulSet', 'nats')).containers[0],
+      podOf(named(smallNode, 'StatefulSet', 'mongodb')).containers[0],
+    ];
+    expect(servers.map((c) => c.name)).toEqual(['nats', 'engine']);
+    for (const container of servers) {
+      expect(container.resources.limits.cpu).toBe('1');
+      expect(container.env).toContainEqual({
+        name: 'GOMAXPROCS',
+        valueFrom: { resourceFieldRef: { containerName: container.name, resource: 'limits.cpu' } },
+      });
+    }
+  });
+
   it("gives NATS the platform's authorization: each identity's public keys, no anonymous user", () => {
     const conf = named(objects, 'ConfigMap', 'nats-config').data!['nats.conf']!;
     // An account per identity, JetStream in its own (docs/decisions/nats-accounts.md).

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { TOOLS_BIN } from './layout';
 import { connectAs, natsAuthorizationFile, natsCredentials } from './nats-access';
-import { assertPortFree, launch, sleep, waitForPort, type Started } from './processes';
+import { assertPortFree, goServerEnv, launch, sleep, waitForPort, type Started } from './processes';
 
 /** One member of a local NATS cluster: where clients connect, and where the other members route to it. */
 export interface NatsNodePorts {
@@ -75,7 +75,7 @@ export async function startNatsMember(
       '--routes',
       routes,
     ],
-    { env: process.env, logFile: path.join(dir, 'logs', `${name}.log`), detached },
+    { env: goServerEnv(), logFile: path.join(dir, 'logs', `${name}.log`), detached },
   );
   await waitForPort('127.0.0.1', member.client, timeoutMs, name);
   return started;

@@ -1,4 +1,4 @@
-import { freePort } from './processes';
+import { freePort, goServerEnv } from './processes';
 
 describe('freePort', () => {
   const worker = process.env.JEST_WORKER_ID;
@@ -22,5 +22,12 @@ describe('freePort', () => {
     expect(mainHigh).toBeLessThan(firstLow!);
     expect(firstHigh).toBeLessThan(secondLow!);
     expect(Math.min(...main)).toBeGreaterThanOrEqual(20_000);
+  });
+});
+
+describe('goServerEnv', () => {
+  it('runs a Go server on one thread unless GOMAXPROCS is set, and passes the rest of the environment', () => {
+    expect(goServerEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', GOMAXPROCS: '1' });
+    expect(goServerEnv({ PATH: '/bin', GOMAXPROCS: '2' })).toEqual({ PATH: '/bin', GOMAXPROCS: '2' });
   });
 });

@@ -18,6 +18,17 @@ export interface RunAs {
   gid: number;
 }
 
+/**
+ * The environment of the stack's Go servers (NATS, FerretDB): Go code on one thread at a time,
+ * unless GOMAXPROCS is set already. With more, Go hands each goroutine made runnable to another
+ * idle thread, and each such wakeup costs this VM 0.1-0.2 ms: at 50 creates a second, NATS woke
+ * 29-30 times a create with two, 21 with one (docs/development.md, "A wakeup's price"). Kubernetes
+ * sets it from each Go server's CPU limit (k8s/src/stateful.ts).
+ */
+export function goServerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { GOMAXPROCS: '1', ...env };
+}
+
 /** Starts a process with its output in a log file; detached ones outlive this process. */
 export function launch(
   name: string,

@@ -30,6 +30,7 @@ import {
 import {
   assertPortFree,
   freePort,
+  goServerEnv,
   isAlive,
   launch,
   sleep,
@@ -271,7 +272,7 @@ export async function startNats(
       String(port),
     ],
     {
-      env: process.env,
+      env: goServerEnv(),
       logFile: path.join(dir, 'logs', 'nats-server.log'),
       detached,
     },
@@ -310,7 +311,7 @@ export async function startFerretDb(
       '--telemetry=disable',
       '--log-level=WARN',
     ],
-    { env: process.env, logFile: path.join(dir, 'logs', `${name}.log`), detached },
+    { env: goServerEnv(), logFile: path.join(dir, 'logs', `${name}.log`), detached },
   );
   await waitForPort('127.0.0.1', port, STARTUP_TIMEOUT_MS, name);
   return started;
