@@ -49,16 +49,6 @@ function wakeupsOf(tree: readonly number[]): number {
   return count;
 }
 
-/** CPU seconds used so far by a process and its descendants (secondsOf). */
-export function cpuSeconds(root: number): number {
-  return secondsOf(processTree(root));
-}
-
-/** Wakeups so far of a process and its descendants alive now (wakeupsOf). */
-export function wakeups(root: number): number {
-  return wakeupsOf(processTree(root));
-}
-
 /** Peak resident memory (VmHWM) of the largest process in the tree, in MiB; null when unreadable. */
 export function peakRssMiB(root: number): number | null {
   let peak: number | null = null;
